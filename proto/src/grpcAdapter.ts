@@ -1,0 +1,166 @@
+// Turns protoc-gen-es service descriptors into @grpc/grpc-js service definitions, servers and
+// promise-based typed clients, so neither service hand-writes (de)serialisers.
+import {
+  create,
+  type DescMessage,
+  fromBinary,
+  type MessageInitShape,
+  type MessageShape,
+  toBinary,
+} from "@bufbuild/protobuf";
+import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
+import * as grpc from "@grpc/grpc-js";
+
+/** The unary methods of a generated service, as `name -> { input, output }` schemas. */
+type UnaryMethods = GenServiceMethods;
+
+/** A server-side implementation: one async function per RPC, taking the request and call context. */
+export type ServiceImplementation<M extends UnaryMethods> = {
+  [K in keyof M]: (
+    request: MessageShape<M[K]["input"]>,
+    context: CallContext,
+  ) => Promise<MessageInitShape<M[K]["output"]>>;
+};
+
+/** What a handler may know about its call: metadata in, cancellation, and trailers out. */
+export interface CallContext {
+  readonly metadata: grpc.Metadata;
+  /** Aborted when the client cancels or the deadline passes. */
+  readonly signal: AbortSignal;
+  /** Remaining time before the client's deadline in ms, or Infinity without a deadline. */
+  readonly deadlineMs: number;
+}
+
+/** A typed client: one promise-returning function per RPC. */
+export type ServiceClient<M extends UnaryMethods> = {
+  [K in keyof M]: (
+    request: MessageInitShape<M[K]["input"]>,
+    options?: CallOptions,
+  ) => Promise<MessageShape<M[K]["output"]>>;
+} & { close(): void; readonly channel: grpc.Client };
+
+export interface CallOptions {
+  /** Per-call deadline in ms from now. */
+  timeoutMs?: number;
+  metadata?: grpc.Metadata;
+  signal?: AbortSignal;
+}
+
+/** An error carrying a gRPC status, thrown by handlers to choose the status the client sees. */
+export class GrpcStatusError extends Error {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+    readonly trailers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "GrpcStatusError";
+  }
+}
+
+function methodPath(service: GenService<UnaryMethods>, methodName: string): string {
+  return `/${service.typeName}/${methodName}`;
+}
+
+function serializerFor(schema: DescMessage) {
+  return {
+    serialize: (value: unknown) => Buffer.from(toBinary(schema, value as MessageShape<DescMessage>)),
+    deserialize: (bytes: Buffer): unknown => fromBinary(schema, bytes),
+  };
+}
+
+/** A grpc-js ServiceDefinition for every unary method of the service. */
+export function grpcServiceDefinition(service: GenService<UnaryMethods>): grpc.ServiceDefinition {
+  const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const method of service.methods) {
+    if (method.methodKind !== "unary") throw new Error(`${method.name}: only unary RPCs are supported`);
+    const input = serializerFor(method.input);
+    const output = serializerFor(method.output);
+    definition[method.localName] = {
+      path: methodPath(service, method.name),
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: input.serialize,
+      requestDeserialize: input.deserialize,
+      responseSerialize: output.serialize,
+      responseDeserialize: output.deserialize,
+      originalName: method.name,
+    };
+  }
+  return definition as grpc.ServiceDefinition;
+}
+
+function toServiceError(error: unknown): Partial<grpc.StatusObject> {
+  if (error instanceof GrpcStatusError) {
+    const metadata = new grpc.Metadata();
+    for (const [key, value] of Object.entries(error.trailers)) metadata.set(key, value);
+    return { code: error.code, details: error.message, metadata };
+  }
+  // Unknown failures never leak internals (stack, paths) to the caller.
+  return { code: grpc.status.INTERNAL, details: "internal error in the runner; see its logs" };
+}
+
+/** Registers a typed implementation on a grpc-js server. */
+export function addService<M extends UnaryMethods>(
+  server: grpc.Server,
+  service: GenService<M>,
+  implementation: ServiceImplementation<M>,
+  onUnexpectedError: (method: string, error: unknown) => void = () => {},
+): void {
+  const handlers: grpc.UntypedServiceImplementation = {};
+  for (const method of service.methods) {
+    const handle = implementation[method.localName as keyof M];
+    const output = method.output;
+    handlers[method.localName] = ((
+      call: grpc.ServerUnaryCall<unknown, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) => {
+      const abort = new AbortController();
+      call.on("cancelled", () => abort.abort(new Error("cancelled by client")));
+      const deadline = call.getDeadline();
+      const deadlineAt = deadline instanceof Date ? deadline.getTime() : Number(deadline);
+      const context: CallContext = {
+        metadata: call.metadata,
+        signal: abort.signal,
+        deadlineMs: Number.isFinite(deadlineAt) ? Math.max(0, deadlineAt - Date.now()) : Number.POSITIVE_INFINITY,
+      };
+      handle(call.request as never, context).then(
+        (answer) => callback(null, create(output, answer as never)),
+        (error: unknown) => {
+          if (!(error instanceof GrpcStatusError)) onUnexpectedError(method.name, error);
+          callback(toServiceError(error) as grpc.ServiceError);
+        },
+      );
+    }) as grpc.handleUnaryCall<unknown, unknown>;
+  }
+  server.addService(grpcServiceDefinition(service), handlers);
+}
+
+/** A promise-based client for every unary method of the service. */
+export function createClient<M extends UnaryMethods>(
+  service: GenService<M>,
+  address: string,
+  credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
+  channelOptions: grpc.ClientOptions = {},
+): ServiceClient<M> {
+  const Constructor = grpc.makeGenericClientConstructor(grpcServiceDefinition(service), service.typeName);
+  const channel = new Constructor(address, credentials, channelOptions);
+  const client: Record<string, unknown> = { channel, close: () => channel.close() };
+  for (const method of service.methods) {
+    const input = method.input;
+    const call = (channel as unknown as Record<string, Function>)[method.localName]!.bind(channel);
+    client[method.localName] = (request: MessageInitShape<DescMessage>, options: CallOptions = {}) =>
+      new Promise((resolve, reject) => {
+        const callOptions: grpc.CallOptions = {};
+        if (options.timeoutMs !== undefined) callOptions.deadline = Date.now() + options.timeoutMs;
+        const pending = call(
+          create(input, request),
+          options.metadata ?? new grpc.Metadata(),
+          callOptions,
+          (error: grpc.ServiceError | null, answer: unknown) => (error ? reject(error) : resolve(answer)),
+        ) as grpc.ClientUnaryCall;
+        options.signal?.addEventListener("abort", () => pending.cancel(), { once: true });
+      });
+  }
+  return client as ServiceClient<M>;
+}

@@ -1,0 +1,72 @@
+// Readable text shared by the tools: where a request pointed, locations with snippets, and the
+// wording for answers from a server that is not ready (never a bare "no results" then).
+import type { AnswerStatusOutput, LocationOutput, PositionAt, ServerStateName } from "./tools/shared.js";
+
+const STATE_PHRASES: Record<ServerStateName, string> = {
+  starting: "is starting",
+  indexing: "is indexing",
+  ready: "answered only partially",
+  degraded: "is degraded",
+  failed: "has failed",
+};
+
+const RETRY_ADVICE: Record<ServerStateName, string> = {
+  starting: "try again shortly",
+  indexing: "try again shortly",
+  ready: "try again shortly",
+  degraded: "try again shortly",
+  failed: "try again later",
+};
+
+function serverName(status: AnswerStatusOutput): string {
+  return status.language ? `the ${status.language} server` : "the language server";
+}
+
+function noteSuffix(status: AnswerStatusOutput): string {
+  return status.note ? ` (${status.note})` : "";
+}
+
+/** True when an empty or short answer says nothing about what exists. */
+export function isNotReady(status: AnswerStatusOutput): boolean {
+  return status.partial || status.state !== "ready";
+}
+
+/** First line for a non-empty answer from a server that is not ready; undefined otherwise. */
+export function statusHeader(status: AnswerStatusOutput): string | undefined {
+  if (!isNotReady(status)) return undefined;
+  return `Partial answer: ${serverName(status)} ${STATE_PHRASES[status.state]}, so results may be incomplete; ${RETRY_ADVICE[status.state]} for more.${noteSuffix(status)}`;
+}
+
+/** The text of an answer without results: `noResults` only when the server is ready and complete. */
+export function emptyAnswerText(status: AnswerStatusOutput, noResults: string): string {
+  if (!isNotReady(status)) return noResults;
+  return `No results yet: ${serverName(status)} ${STATE_PHRASES[status.state]}; ${RETRY_ADVICE[status.state]}.${noteSuffix(status)}`;
+}
+
+/** "src/a.ts:3:5", or "`name` at src/a.ts:3:5" for a symbol target (at the position it resolved to). */
+export function describeTarget(at: PositionAt, status: AnswerStatusOutput): string {
+  if (at.target.case === "position") return `${at.file}:${at.target.value.line}:${at.target.value.column}`;
+  const where = status.resolved ? `${at.file}:${status.resolved.line}:${status.resolved.column}` : at.file;
+  return `\`${at.target.value.name}\` at ${where}`;
+}
+
+/** "src/a.ts:12:5" and, indented below it, the code line. */
+export function locationText(location: LocationOutput): string {
+  const head = `${location.file}:${location.line}:${location.column}`;
+  const snippet = location.snippet.trimEnd();
+  if (snippet === "") return head;
+  return `${head}\n${snippet
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n")}`;
+}
+
+/** "1 definition", "3 definitions". */
+export function counted(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : plural}`;
+}
+
+/** Joins the present parts with newlines. */
+export function lines(...parts: Array<string | undefined>): string {
+  return parts.filter((part): part is string => part !== undefined && part !== "").join("\n");
+}

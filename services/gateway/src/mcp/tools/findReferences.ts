@@ -1,0 +1,70 @@
+// find_references: every place that refers to the symbol at a position.
+import type { ReferencesAnswer } from "@lspmesh/proto";
+import { z } from "zod";
+import { defineTool, type ToolAnswer } from "../defineTool.js";
+import { counted, describeTarget, emptyAnswerText, lines, locationText, statusHeader } from "../text.js";
+import { answerStatusShape, locationFrom, locationOutput, type PositionAt, positionArguments, positionFrom, statusFrom } from "./shared.js";
+
+/** References returned when `limit` is not given; keeps answers readable. */
+const DEFAULT_LIMIT = 200;
+const MAX_LIMIT = 5000;
+
+const input = z.object({
+  ...positionArguments,
+  include_declaration: z
+    .boolean({ error: "include_declaration must be true or false" })
+    .default(true)
+    .describe("Include the declaration itself among the references (default true)."),
+  limit: z
+    .number({ error: "limit must be a number" })
+    .int({ error: "limit must be a whole number" })
+    .min(1, { error: "limit must be at least 1" })
+    .max(MAX_LIMIT, { error: `limit must be at most ${MAX_LIMIT}` })
+    .default(DEFAULT_LIMIT)
+    .describe(`Most references to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}); total counts them all.`),
+});
+
+const output = z.object({
+  ...answerStatusShape,
+  locations: z.array(locationOutput).describe("Reference locations, at most limit of them."),
+  total: z.number().int().describe("How many references exist before the limit."),
+  truncated: z.boolean().describe("True when total is larger than the locations returned."),
+});
+
+export function referencesAnswer(answer: ReferencesAnswer, at: PositionAt): ToolAnswer<z.output<typeof output>> {
+  const status = statusFrom(answer.status);
+  const locations = answer.locations.map(locationFrom);
+  const total = Math.max(answer.total, locations.length);
+  const truncated = total > locations.length;
+  const target = describeTarget(at, status);
+  const heading = truncated
+    ? `${counted(total, "reference")} to ${target}; showing the first ${locations.length} (raise limit for more):`
+    : `${counted(total, "reference")} to ${target}:`;
+  const text =
+    locations.length === 0
+      ? emptyAnswerText(status, `No references found to ${target}.`)
+      : lines(statusHeader(status), heading, ...locations.map(locationText));
+  return { text, structured: { ...status, locations, total, truncated } };
+}
+
+export const findReferencesTool = defineTool({
+  name: "find_references",
+  title: "Find references",
+  description:
+    "Find all references to the identifier at a position across the workspace, each with its code line. " +
+    "Point at code with file plus line and column (both 1-based; column counts Unicode code points), " +
+    "or with file plus symbol (the exact identifier) and optionally line as a hint, which needs no column. " +
+    "include_declaration (default true) counts the declaration too; limit caps the list and total tells how many exist. " +
+    "partial=true in the answer means the server was still indexing and more references may exist.",
+  input,
+  output,
+  async run(args, call) {
+    const at = positionFrom(args);
+    const { workspace, runner } = await call.target(args.workspace);
+    const answer = await runner.findReferences(
+      { workspace, at, includeDeclaration: args.include_declaration, limit: args.limit },
+      call.runnerOptions(),
+    );
+    return referencesAnswer(answer, at);
+  },
+});

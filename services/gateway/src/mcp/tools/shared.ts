@@ -1,0 +1,160 @@
+// Pieces every tool shares: argument schemas (workspace, file, position), the answer-status and
+// location output schemas, and their conversion from runner answers.
+import { type AnswerStatus, type Location, type Range, ServerState } from "@lspmesh/proto";
+import { z } from "zod";
+import { GatewayError } from "../../errors.js";
+import { ID_PATTERN } from "../../workspaces.js";
+
+/** Upper bound for 1-based line and column numbers; far beyond any real file, well inside uint32. */
+const MAX_POSITION = 10_000_000;
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+export const workspaceArgument = z
+  .string()
+  .regex(ID_PATTERN, { error: "workspace must be a workspace id such as 'default' (a-z, 0-9, '_' or '-')" })
+  .optional()
+  .describe("Workspace id. Optional when the server serves a single workspace (the usual case): omit it.");
+
+export const fileArgument = z
+  .string()
+  .min(1, { error: "file must not be empty; give a workspace-relative path such as src/index.ts" })
+  .max(4096, { error: "file is longer than 4096 characters" })
+  .describe("Workspace-relative POSIX path of the file, e.g. src/index.ts.");
+
+const lineNumber = (name: string) =>
+  z
+    .number({ error: `${name} must be a number` })
+    .int({ error: `${name} must be a whole number` })
+    .min(1, { error: `${name} is 1-based: the first ${name} is 1` })
+    .max(MAX_POSITION, { error: `${name} is too large` });
+
+/** A position as in DESIGN.md 3.2: line + column, or symbol with an optional line hint. */
+export const positionArguments = {
+  workspace: workspaceArgument,
+  file: fileArgument,
+  line: lineNumber("line")
+    .optional()
+    .describe(
+      "1-based line number. Required with column. With symbol it is an optional hint: the symbol is looked for on this line first, then on the nearest lines around it.",
+    ),
+  column: lineNumber("column")
+    .optional()
+    .describe(
+      "1-based column, counting Unicode code points of the line (not bytes, not UTF-16 units). Give column or symbol, not both.",
+    ),
+  symbol: z
+    .string()
+    .min(1, { error: "symbol must not be empty" })
+    .max(256, { error: "symbol is longer than 256 characters" })
+    .optional()
+    .describe(
+      "Exact identifier to point at instead of a column, e.g. parseConfig. Matched on word boundaries; the answer reports where it resolved (resolved.line, resolved.column).",
+    ),
+  occurrence: lineNumber("occurrence")
+    .optional()
+    .describe("With symbol: which match on the resolved line to use, 1-based (default 1)."),
+};
+
+export type PositionArguments = z.output<z.ZodObject<typeof positionArguments>>;
+
+/** The runner's PositionSpec (runner.proto), as a plain init object. */
+export interface PositionAt {
+  file: string;
+  target:
+    | { case: "position"; value: { line: number; column: number } }
+    | { case: "symbol"; value: { name: string; lineHint: number; occurrence: number } };
+}
+
+/** Checks the rules between position fields that a schema cannot express, and builds the spec. */
+export function positionFrom(args: PositionArguments): PositionAt {
+  const { file, line, column, symbol, occurrence } = args;
+  const invalid = (message: string) => new GatewayError("INVALID_ARGUMENT", message);
+  if (column !== undefined && symbol !== undefined) throw invalid("give either column or symbol, not both");
+  if (column !== undefined) {
+    if (line === undefined) throw invalid("column needs line: give both (1-based), or give symbol instead");
+    if (occurrence !== undefined) throw invalid("occurrence only applies with symbol; drop it when giving column");
+    return { file, target: { case: "position", value: { line, column } } };
+  }
+  if (symbol !== undefined) {
+    // 0 means "not given" on the wire (runner.proto SymbolTarget).
+    return { file, target: { case: "symbol", value: { name: symbol, lineHint: line ?? 0, occurrence: occurrence ?? 0 } } };
+  }
+  throw invalid(
+    "say where: give line and column (1-based, column in code points), or symbol (an exact identifier, with line as an optional hint)",
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output: answer status
+
+export const SERVER_STATES = ["starting", "indexing", "ready", "degraded", "failed"] as const;
+export type ServerStateName = (typeof SERVER_STATES)[number];
+
+const positionOutput = z.object({ line: z.number().int(), column: z.number().int() });
+
+/** Spread into every tool's output schema: the language server's state behind the answer. */
+export const answerStatusShape = {
+  state: z.enum(SERVER_STATES).describe("Language server state when it answered."),
+  partial: z.boolean().describe("True when the answer may be incomplete (server not ready); retry later for more."),
+  note: z.string().optional().describe("Why the answer is partial, when it is."),
+  language: z.string().describe("Language id, e.g. typescript."),
+  server: z.string().describe("Language server name and version."),
+  resolved: positionOutput.optional().describe("Where a symbol argument resolved to (1-based line and column)."),
+};
+
+export type AnswerStatusOutput = z.output<z.ZodObject<typeof answerStatusShape>>;
+
+const STATE_NAMES: Record<ServerState, ServerStateName> = {
+  [ServerState.STARTING]: "starting",
+  [ServerState.INDEXING]: "indexing",
+  [ServerState.READY]: "ready",
+  [ServerState.DEGRADED]: "degraded",
+  [ServerState.FAILED]: "failed",
+  // A runner that does not report a state is not claimed ready.
+  [ServerState.UNSPECIFIED]: "degraded",
+};
+
+export function statusFrom(status: AnswerStatus | undefined): AnswerStatusOutput {
+  const output: AnswerStatusOutput = {
+    state: STATE_NAMES[status?.state ?? ServerState.UNSPECIFIED],
+    partial: status?.partial ?? false,
+    language: status?.language ?? "",
+    server: status?.server ?? "",
+  };
+  if (status?.note) output.note = status.note;
+  if (status?.resolved) output.resolved = { line: status.resolved.line, column: status.resolved.column };
+  return output;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output: ranges and locations
+
+export const rangeShape = {
+  line: z.number().int().describe("1-based start line."),
+  column: z.number().int().describe("1-based start column (Unicode code points)."),
+  end_line: z.number().int().describe("1-based end line."),
+  end_column: z.number().int().describe("1-based end column, exclusive."),
+};
+
+export type RangeOutput = z.output<z.ZodObject<typeof rangeShape>>;
+
+export const locationOutput = z.object({
+  file: z.string().describe("Workspace-relative path."),
+  ...rangeShape,
+  snippet: z.string().describe("The source line at the start of the range."),
+});
+
+export type LocationOutput = z.output<typeof locationOutput>;
+
+export function rangeFrom(range: Range | undefined): RangeOutput {
+  // An absent range means "the whole file": point at its start.
+  const start = range?.start ?? { line: 1, column: 1 };
+  const end = range?.end ?? start;
+  return { line: start.line, column: start.column, end_line: end.line, end_column: end.column };
+}
+
+export function locationFrom(location: Location): LocationOutput {
+  return { file: location.file, ...rangeFrom(location.range), snippet: location.snippet };
+}

@@ -1,0 +1,73 @@
+// workspace_symbols: symbols whose names match a query, in one workspace.
+import type { WorkspaceSymbol, WorkspaceSymbolsAnswer } from "@lspmesh/proto";
+import { z } from "zod";
+import { defineTool, type ToolAnswer } from "../defineTool.js";
+import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
+import { symbolKindName } from "./documentSymbols.js";
+import { answerStatusShape, locationFrom, locationOutput, statusFrom, workspaceArgument } from "./shared.js";
+
+const input = z.object({
+  workspace: workspaceArgument,
+  query: z
+    .string({ error: "query must be a string" })
+    .min(1, { error: "query must not be empty; give part of a symbol name" })
+    .max(256, { error: "query is longer than 256 characters" })
+    .describe("Part of a symbol name, e.g. parseConf; servers match fuzzily, so exact case is not needed."),
+});
+
+const workspaceSymbolOutput = z.object({
+  name: z.string(),
+  kind: z.string().describe("Symbol kind in lower case, e.g. class, function, enum_member."),
+  container: z.string().optional().describe("Enclosing symbol or module, when the server names one."),
+  location: locationOutput.describe("Where the symbol is declared."),
+});
+
+type WorkspaceSymbolOutput = z.output<typeof workspaceSymbolOutput>;
+
+const output = z.object({
+  ...answerStatusShape,
+  query: z.string(),
+  symbols: z.array(workspaceSymbolOutput),
+});
+
+function symbolFrom(symbol: WorkspaceSymbol): WorkspaceSymbolOutput {
+  const output: WorkspaceSymbolOutput = {
+    name: symbol.name,
+    kind: symbolKindName(symbol.kind),
+    location: locationFrom(symbol.location ?? { file: "", snippet: "" }),
+  };
+  if (symbol.containerName) output.container = symbol.containerName;
+  return output;
+}
+
+function symbolLine(symbol: WorkspaceSymbolOutput): string {
+  const { file, line, column } = symbol.location;
+  const container = symbol.container ? ` (in ${symbol.container})` : "";
+  return `${symbol.kind.replaceAll("_", " ")} ${symbol.name}${container}  ${file}:${line}:${column}`;
+}
+
+export function workspaceSymbolsAnswer(answer: WorkspaceSymbolsAnswer, query: string): ToolAnswer<z.output<typeof output>> {
+  const status = statusFrom(answer.status);
+  const symbols = answer.symbols.map(symbolFrom);
+  const text =
+    symbols.length === 0
+      ? emptyAnswerText(status, `No symbols match "${query}".`)
+      : lines(statusHeader(status), `${counted(symbols.length, "symbol")} matching "${query}":`, ...symbols.map(symbolLine));
+  return { text, structured: { ...status, query, symbols } };
+}
+
+export const workspaceSymbolsTool = defineTool({
+  name: "workspace_symbols",
+  title: "Workspace symbols",
+  description:
+    "Find classes, functions, types, variables and other symbols by name across one workspace, " +
+    "with the file, 1-based line and column of each declaration (ready to pass to the position tools). " +
+    "partial=true means the server was still indexing and more symbols may match later.",
+  input,
+  output,
+  async run(args, call) {
+    const { workspace, runner } = await call.target(args.workspace);
+    const answer = await runner.workspaceSymbols({ workspace, query: args.query }, call.runnerOptions());
+    return workspaceSymbolsAnswer(answer, args.query);
+  },
+});

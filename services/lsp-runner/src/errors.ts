@@ -1,0 +1,27 @@
+// The runner's one error family. Messages are shown to end users: they name the fix and never
+// carry stack traces or paths outside the caller's workspace.
+
+export type RunnerErrorCode =
+  | "INVALID_ARGUMENT"
+  | "OUTSIDE_WORKSPACE"
+  | "NOT_FOUND"
+  | "NO_LANGUAGE_SERVER"
+  | "SYMBOL_NOT_FOUND"
+  | "SERVER_STARTING"
+  | "SERVER_FAILED"
+  | "TIMEOUT"
+  | "UNSUPPORTED"
+  | "FILE_TOO_LARGE"
+  | "UNAVAILABLE";
+
+export class RunnerError extends Error {
+  constructor(
+    readonly code: RunnerErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "RunnerError";
+  }
+}
+
+export const invalidArgument = (message: string) => new RunnerError("INVALID_ARGUMENT", message);

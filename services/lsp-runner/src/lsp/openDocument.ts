@@ -1,0 +1,27 @@
+import { sha256, splitLines } from "./textDocument.js";
+
+/** A document as the server currently has it open. */
+export class OpenDocument {
+  lines: string[];
+  hash: string;
+
+  constructor(
+    readonly uri: string,
+    readonly languageId: string,
+    public text: string,
+    public version: number,
+    /** Diagnostics-store sequence at the time this content was sent to the server. */
+    public syncedAt: number,
+  ) {
+    this.lines = splitLines(text);
+    this.hash = sha256(text);
+  }
+
+  replace(text: string, syncedAt: number): void {
+    this.text = text;
+    this.lines = splitLines(text);
+    this.hash = sha256(text);
+    this.version++;
+    this.syncedAt = syncedAt;
+  }
+}

@@ -1,0 +1,72 @@
+// Finds an identifier by name on a hinted line or the nearest lines around it (DESIGN.md 3.2).
+import { RunnerError } from "../errors.js";
+import { codePointLength, type Position } from "./positionEncoding.js";
+
+export interface SymbolQuery {
+  name: string;
+  /** 1-based; 0 or undefined searches from the top of the file. */
+  lineHint?: number;
+  /** 1-based among matches on the resolved line; 0 or undefined = first. */
+  occurrence?: number;
+}
+
+/** How far from the hinted line to look, in lines, before giving up. */
+export const SYMBOL_SEARCH_RADIUS = 50;
+
+const IDENTIFIER_CHAR = /[\p{L}\p{N}_$\p{Mn}\p{Mc}\p{Pc}]/u;
+
+/** Code-point columns (1-based) where `name` stands on word boundaries in `lineText`. */
+export function findOnLine(lineText: string, name: string): number[] {
+  const columns: number[] = [];
+  let from = 0;
+  for (;;) {
+    const index = lineText.indexOf(name, from);
+    if (index < 0) return columns;
+    const before = lineText.slice(0, index);
+    const prev = [...before].at(-1);
+    const next = [...lineText.slice(index + name.length)][0];
+    const startsWord = !IDENTIFIER_CHAR.test(name[0] ?? "") || prev === undefined || !IDENTIFIER_CHAR.test(prev);
+    const endsWord = !IDENTIFIER_CHAR.test(name.at(-1) ?? "") || next === undefined || !IDENTIFIER_CHAR.test(next);
+    if (startsWord && endsWord) columns.push(codePointLength(before) + 1);
+    from = index + name.length;
+  }
+}
+
+/** Lines to try, nearest first: hint, hint+1, hint-1, hint+2, … (1-based, within the file). */
+function candidateLines(lineCount: number, hint: number | undefined): number[] {
+  if (!hint) return Array.from({ length: lineCount }, (_, i) => i + 1);
+  const lines = [hint];
+  for (let d = 1; d <= SYMBOL_SEARCH_RADIUS; d++) lines.push(hint + d, hint - d);
+  return lines.filter((line) => line >= 1 && line <= lineCount);
+}
+
+export function locateSymbol(lines: readonly string[], query: SymbolQuery, file: string): Position {
+  const name = query.name.trim();
+  if (name === "" || /\s/.test(name)) {
+    throw new RunnerError("INVALID_ARGUMENT", "'symbol' must be one identifier, without spaces");
+  }
+  if (query.lineHint && query.lineHint > lines.length) {
+    throw new RunnerError(
+      "INVALID_ARGUMENT",
+      `line ${query.lineHint} is past the end of ${file} (${lines.length} lines)`,
+    );
+  }
+  const occurrence = query.occurrence || 1;
+  for (const line of candidateLines(lines.length, query.lineHint)) {
+    const columns = findOnLine(lines[line - 1] ?? "", name);
+    if (columns.length === 0) continue;
+    const column = columns[occurrence - 1];
+    if (column === undefined) {
+      throw new RunnerError(
+        "SYMBOL_NOT_FOUND",
+        `'${name}' occurs ${columns.length} time(s) on line ${line} of ${file}, not ${occurrence}; lower 'occurrence'`,
+      );
+    }
+    return { line, column };
+  }
+  const where = query.lineHint ? `within ${SYMBOL_SEARCH_RADIUS} lines of line ${query.lineHint}` : "anywhere";
+  throw new RunnerError(
+    "SYMBOL_NOT_FOUND",
+    `'${name}' was not found ${where} in ${file}; check the spelling or give 'line' and 'column'`,
+  );
+}

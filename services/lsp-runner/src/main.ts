@@ -1,0 +1,24 @@
+// Composition root of a standalone runner: the only place that reads the environment.
+//   LSPMESH_LISTEN           host:port for gRPC (default 0.0.0.0:7421)
+//   LSPMESH_WORKSPACES_ROOT  volume holding <tenant>/<workspace> folders (default /workspaces)
+//   LSPMESH_MAX_FILE_BYTES   largest file sent to a language server (default 4 MiB)
+import { startRunnerServer } from "./runnerServer.js";
+import { VolumeWorkspaceLocator } from "./workspace/workspaceLocator.js";
+
+const log = (entry: Record<string, unknown>) =>
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), service: "runner", ...entry })}\n`);
+
+const runner = await startRunnerServer({
+  listen: process.env.LSPMESH_LISTEN ?? "0.0.0.0:7421",
+  locator: new VolumeWorkspaceLocator(process.env.LSPMESH_WORKSPACES_ROOT ?? "/workspaces"),
+  maxFileBytes: process.env.LSPMESH_MAX_FILE_BYTES ? Number(process.env.LSPMESH_MAX_FILE_BYTES) : undefined,
+  log,
+});
+log({ level: "info", msg: "runner listening", address: runner.address });
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    log({ level: "info", msg: "draining", signal });
+    void runner.close().then(() => process.exit(0));
+  });
+}

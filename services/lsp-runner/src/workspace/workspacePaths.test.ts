@@ -1,0 +1,46 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { WorkspacePaths } from "./workspacePaths.js";
+
+const base = mkdtempSync(join(tmpdir(), "lspmesh-paths-"));
+const root = join(base, "ws");
+let paths: WorkspacePaths;
+
+beforeAll(async () => {
+  mkdirSync(join(root, "src"), { recursive: true });
+  writeFileSync(join(root, "src/a.ts"), "export const a = 1;\n");
+  writeFileSync(join(base, "secret.ts"), "secret\n");
+  symlinkSync(join(base, "secret.ts"), join(root, "src/leak.ts"));
+  symlinkSync(join(root, "src/a.ts"), join(root, "src/alias.ts"));
+  paths = await WorkspacePaths.open(root);
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+test("workspace-relative paths resolve, normalised", async () => {
+  await expect(paths.resolveFile("src/./a.ts")).resolves.toMatchObject({ path: "src/a.ts", size: 20 });
+  await expect(paths.resolveFile("src/../src/a.ts")).resolves.toMatchObject({ path: "src/a.ts" });
+});
+
+test("a symlink inside the workspace to a file inside it is allowed", async () => {
+  await expect(paths.resolveFile("src/alias.ts")).resolves.toMatchObject({ path: "src/alias.ts" });
+});
+
+test.each(["../secret.ts", "src/../../secret.ts", "/etc/passwd", "src/leak.ts", "C:/x.ts"])(
+  "%s is OUTSIDE_WORKSPACE",
+  async (path) => {
+    await expect(paths.resolveFile(path)).rejects.toMatchObject({ code: "OUTSIDE_WORKSPACE" });
+  },
+);
+
+test("missing files, directories and empty paths are refused with their own codes", async () => {
+  await expect(paths.resolveFile("src/none.ts")).rejects.toMatchObject({ code: "NOT_FOUND" });
+  await expect(paths.resolveFile("src")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+  await expect(paths.resolveFile("")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+});
+
+test("server paths map back only when inside the workspace", () => {
+  expect(paths.toWorkspacePath(join(paths.root, "src/a.ts"))).toBe("src/a.ts");
+  expect(paths.toWorkspacePath(join(base, "secret.ts"))).toBeUndefined();
+});

@@ -1,0 +1,69 @@
+// Turns caller-supplied workspace-relative paths into real files inside the workspace, and real
+// paths from language servers back into workspace-relative ones. Everything that resolves outside
+// the workspace (after realpath, symlinks included) is refused.
+import { realpath, stat } from "node:fs/promises";
+import { isAbsolute, posix, relative, resolve, sep } from "node:path";
+import { RunnerError } from "../errors.js";
+
+export interface ResolvedFile {
+  /** Workspace-relative POSIX path, normalised. */
+  readonly path: string;
+  /** Absolute real path on disk. */
+  readonly absolute: string;
+  readonly size: number;
+}
+
+function outside(path: string): RunnerError {
+  return new RunnerError(
+    "OUTSIDE_WORKSPACE",
+    `'${path}' is outside the workspace: give a path relative to the workspace root, without '..' or a leading '/'`,
+  );
+}
+
+export function isInside(root: string, absolute: string): boolean {
+  const rel = relative(root, absolute);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+export class WorkspacePaths {
+  private constructor(
+    /** Real path of the workspace root. */
+    readonly root: string,
+  ) {}
+
+  static async open(dir: string): Promise<WorkspacePaths> {
+    return new WorkspacePaths(await realpath(dir));
+  }
+
+  /** Validates a caller's path and finds the regular file it names. */
+  async resolveFile(path: string): Promise<ResolvedFile> {
+    if (typeof path !== "string" || path.trim() === "") {
+      throw new RunnerError("INVALID_ARGUMENT", "'file' is required: give a path relative to the workspace root");
+    }
+    if (path.includes("\0")) throw new RunnerError("INVALID_ARGUMENT", "'file' contains a NUL character");
+    const posixPath = path.replaceAll("\\", "/");
+    if (posixPath.startsWith("/") || /^[a-zA-Z]:/.test(posixPath)) throw outside(path);
+    const normalised = posix.normalize(posixPath);
+    if (normalised === ".." || normalised.startsWith("../")) throw outside(path);
+    const candidate = resolve(this.root, normalised);
+    if (!isInside(this.root, candidate)) throw outside(path);
+    const real = await realpath(candidate).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT" || error.code === "ENOTDIR") {
+        throw new RunnerError("NOT_FOUND", `no such file in the workspace: '${normalised}'; check the path`);
+      }
+      throw error;
+    });
+    if (!isInside(this.root, real)) throw outside(path);
+    const info = await stat(real);
+    if (!info.isFile()) {
+      throw new RunnerError("INVALID_ARGUMENT", `'${normalised}' is not a regular file; name a source file`);
+    }
+    return { path: normalised.replace(/^\.\//, ""), absolute: real, size: info.size };
+  }
+
+  /** Workspace-relative path for an absolute path a server reported, or undefined when outside. */
+  toWorkspacePath(absolute: string): string | undefined {
+    if (!isInside(this.root, absolute)) return undefined;
+    return relative(this.root, absolute).split(sep).join("/");
+  }
+}
