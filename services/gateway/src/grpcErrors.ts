@@ -67,5 +67,7 @@ export function toolErrorFromGrpc(error: ServiceError): GatewayError {
 function runnerMessage(details: string | undefined): string | undefined {
   const firstParagraph = (details ?? "").split(/\n\s*(?:\n|at\s)/)[0]?.trim() ?? "";
   if (firstParagraph === "") return undefined;
-  return firstParagraph.length > MAX_MESSAGE_LENGTH ? `${firstParagraph.slice(0, MAX_MESSAGE_LENGTH)}…` : firstParagraph;
+  return firstParagraph.length > MAX_MESSAGE_LENGTH
+    ? `${firstParagraph.slice(0, MAX_MESSAGE_LENGTH)}…`
+    : firstParagraph;
 }

@@ -14,15 +14,15 @@ export interface Logger {
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-export function createJsonLogger(
-  options: { level?: LogLevel; write?: (line: string) => void } = {},
-): Logger {
+export function createJsonLogger(options: { level?: LogLevel; write?: (line: string) => void } = {}): Logger {
   const threshold = RANK[options.level ?? "info"];
   const write = options.write ?? ((line: string) => process.stderr.write(line));
-  const log = (level: LogLevel) => (msg: string, fields: LogFields = {}) => {
-    if (RANK[level] < threshold) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
-  };
+  const log =
+    (level: LogLevel) =>
+    (msg: string, fields: LogFields = {}) => {
+      if (RANK[level] < threshold) return;
+      write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
+    };
   return { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
 }
 

@@ -66,7 +66,7 @@ export function counted(count: number, singular: string, plural = `${singular}s`
   return `${count} ${count === 1 ? singular : plural}`;
 }
 
-/** Joins the present parts with newlines. */
+/** Joins the parts that are present with newlines ("" stays, as a blank line). */
 export function lines(...parts: Array<string | undefined>): string {
-  return parts.filter((part): part is string => part !== undefined && part !== "").join("\n");
+  return parts.filter((part): part is string => part !== undefined).join("\n");
 }

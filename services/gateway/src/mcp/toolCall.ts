@@ -66,7 +66,13 @@ export async function runTool(
   } catch (error) {
     const toolError = toGatewayError(error);
     if (toolError) {
-      deps.logger.info("tool call", { requestId, tool, durationMs: durationMs(), outcome: "error", code: toolError.code });
+      deps.logger.info("tool call", {
+        requestId,
+        tool,
+        durationMs: durationMs(),
+        outcome: "error",
+        code: toolError.code,
+      });
       return toolErrorResult(toolError, requestId);
     }
     deps.logger.error("tool call failed unexpectedly", {

@@ -22,7 +22,7 @@ const LINES = [
 
 describe("code point ⇄ encoding units", () => {
   test("known offsets for astral and CJK characters", () => {
-    const line = 'a🎉b挨c';
+    const line = "a🎉b挨c";
     // code points: a 🎉 b 挨 c
     expect(codePointsToUnits(line, 2, "utf-16")).toBe(3);
     expect(codePointsToUnits(line, 2, "utf-8")).toBe(5);

@@ -28,5 +28,7 @@ test("a missing symbol or occurrence is SYMBOL_NOT_FOUND with a hint", () => {
   const missing = () => locateSymbol(LINES, { name: "nothere", lineHint: 2 }, "a.ts");
   expect(missing).toThrow(RunnerError);
   expect(missing).toThrow(/not found within 50 lines of line 2/);
-  expect(() => locateSymbol(LINES, { name: "greet", lineHint: 2, occurrence: 3 }, "a.ts")).toThrow(/lower 'occurrence'/);
+  expect(() => locateSymbol(LINES, { name: "greet", lineHint: 2, occurrence: 3 }, "a.ts")).toThrow(
+    /lower 'occurrence'/,
+  );
 });

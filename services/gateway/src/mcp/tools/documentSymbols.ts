@@ -1,9 +1,18 @@
 // document_symbols: the outline of one file, nested, with kinds and ranges.
-import { type DocumentSymbol, type DocumentSymbolsAnswer, SymbolKind } from "@lspmesh/proto";
+import type { DocumentSymbol, DocumentSymbolsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
-import { answerStatusShape, fileArgument, rangeFrom, type RangeOutput, rangeShape, statusFrom, workspaceArgument } from "./shared.js";
+import {
+  answerStatusShape,
+  fileArgument,
+  type RangeOutput,
+  rangeFrom,
+  rangeShape,
+  statusFrom,
+  symbolKindName,
+  workspaceArgument,
+} from "./shared.js";
 
 const input = z.object({ workspace: workspaceArgument, file: fileArgument });
 
@@ -35,12 +44,6 @@ const output = z.object({
   symbols: z.array(documentSymbolOutput).describe("Top-level symbols, each with nested children."),
 });
 
-/** "enum member" for SymbolKind.ENUM_MEMBER; "symbol" when the server gave no kind. */
-export function symbolKindName(kind: SymbolKind): string {
-  if (kind === SymbolKind.UNSPECIFIED) return "symbol";
-  return (SymbolKind[kind] ?? "symbol").toLowerCase();
-}
-
 function symbolFrom(symbol: DocumentSymbol): DocumentSymbolOutput {
   const name = symbol.selectionRange?.start ?? symbol.range?.start ?? { line: 1, column: 1 };
   const output: DocumentSymbolOutput = {
@@ -58,7 +61,8 @@ function symbolFrom(symbol: DocumentSymbol): DocumentSymbolOutput {
 function outlineLines(symbols: DocumentSymbolOutput[], depth = 0): string[] {
   return symbols.flatMap((symbol) => {
     const detail = symbol.detail ? `: ${symbol.detail}` : "";
-    const extent = symbol.range.end_line > symbol.range.line ? ` (lines ${symbol.range.line}-${symbol.range.end_line})` : "";
+    const extent =
+      symbol.range.end_line > symbol.range.line ? ` (lines ${symbol.range.line}-${symbol.range.end_line})` : "";
     const line = `${"  ".repeat(depth)}${symbol.kind.replaceAll("_", " ")} ${symbol.name}${detail}  ${symbol.line}:${symbol.column}${extent}`;
     return [line, ...outlineLines(symbol.children ?? [], depth + 1)];
   });
@@ -68,13 +72,20 @@ function countSymbols(symbols: DocumentSymbolOutput[]): number {
   return symbols.reduce((sum, symbol) => sum + 1 + countSymbols(symbol.children ?? []), 0);
 }
 
-export function documentSymbolsAnswer(answer: DocumentSymbolsAnswer, file: string): ToolAnswer<z.output<typeof output>> {
+export function documentSymbolsAnswer(
+  answer: DocumentSymbolsAnswer,
+  file: string,
+): ToolAnswer<z.output<typeof output>> {
   const status = statusFrom(answer.status);
   const symbols = answer.symbols.map(symbolFrom);
   const text =
     symbols.length === 0
       ? emptyAnswerText(status, `No symbols in ${file}.`)
-      : lines(statusHeader(status), `Outline of ${file} (${counted(countSymbols(symbols), "symbol")}):`, ...outlineLines(symbols));
+      : lines(
+          statusHeader(status),
+          `Outline of ${file} (${counted(countSymbols(symbols), "symbol")}):`,
+          ...outlineLines(symbols),
+        );
   return { text, structured: { ...status, file, symbols } };
 }
 

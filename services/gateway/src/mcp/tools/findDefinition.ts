@@ -3,7 +3,15 @@ import type { LocationsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, describeTarget, emptyAnswerText, lines, locationText, statusHeader } from "../text.js";
-import { answerStatusShape, locationFrom, locationOutput, type PositionAt, positionArguments, positionFrom, statusFrom } from "./shared.js";
+import {
+  answerStatusShape,
+  locationFrom,
+  locationOutput,
+  type PositionAt,
+  positionArguments,
+  positionFrom,
+  statusFrom,
+} from "./shared.js";
 
 const input = z.object(positionArguments);
 

@@ -3,7 +3,15 @@ import type { ReferencesAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, describeTarget, emptyAnswerText, lines, locationText, statusHeader } from "../text.js";
-import { answerStatusShape, locationFrom, locationOutput, type PositionAt, positionArguments, positionFrom, statusFrom } from "./shared.js";
+import {
+  answerStatusShape,
+  locationFrom,
+  locationOutput,
+  type PositionAt,
+  positionArguments,
+  positionFrom,
+  statusFrom,
+} from "./shared.js";
 
 /** References returned when `limit` is not given; keeps answers readable. */
 const DEFAULT_LIMIT = 200;

@@ -3,7 +3,15 @@ import type { HoverAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
-import { answerStatusShape, type PositionAt, positionArguments, positionFrom, rangeFrom, rangeShape, statusFrom } from "./shared.js";
+import {
+  answerStatusShape,
+  type PositionAt,
+  positionArguments,
+  positionFrom,
+  rangeFrom,
+  rangeShape,
+  statusFrom,
+} from "./shared.js";
 
 const input = z.object(positionArguments);
 

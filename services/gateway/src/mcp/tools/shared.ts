@@ -1,6 +1,6 @@
 // Pieces every tool shares: argument schemas (workspace, file, position), the answer-status and
 // location output schemas, and their conversion from runner answers.
-import { type AnswerStatus, type Location, type Range, ServerState } from "@lspmesh/proto";
+import { type AnswerStatus, type Location, type Range, ServerState, SymbolKind } from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 import { ID_PATTERN } from "../../workspaces.js";
@@ -79,7 +79,10 @@ export function positionFrom(args: PositionArguments): PositionAt {
   }
   if (symbol !== undefined) {
     // 0 means "not given" on the wire (runner.proto SymbolTarget).
-    return { file, target: { case: "symbol", value: { name: symbol, lineHint: line ?? 0, occurrence: occurrence ?? 0 } } };
+    return {
+      file,
+      target: { case: "symbol", value: { name: symbol, lineHint: line ?? 0, occurrence: occurrence ?? 0 } },
+    };
   }
   throw invalid(
     "say where: give line and column (1-based, column in code points), or symbol (an exact identifier, with line as an optional hint)",
@@ -155,6 +158,12 @@ export function rangeFrom(range: Range | undefined): RangeOutput {
   return { line: start.line, column: start.column, end_line: end.line, end_column: end.column };
 }
 
-export function locationFrom(location: Location): LocationOutput {
+export function locationFrom(location: Pick<Location, "file" | "range" | "snippet">): LocationOutput {
   return { file: location.file, ...rangeFrom(location.range), snippet: location.snippet };
+}
+
+/** "enum_member" for SymbolKind.ENUM_MEMBER; "symbol" when the server gave no kind. */
+export function symbolKindName(kind: SymbolKind): string {
+  if (kind === SymbolKind.UNSPECIFIED) return "symbol";
+  return (SymbolKind[kind] ?? "symbol").toLowerCase();
 }

@@ -3,8 +3,14 @@ import type { WorkspaceSymbol, WorkspaceSymbolsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
-import { symbolKindName } from "./documentSymbols.js";
-import { answerStatusShape, locationFrom, locationOutput, statusFrom, workspaceArgument } from "./shared.js";
+import {
+  answerStatusShape,
+  locationFrom,
+  locationOutput,
+  statusFrom,
+  symbolKindName,
+  workspaceArgument,
+} from "./shared.js";
 
 const input = z.object({
   workspace: workspaceArgument,
@@ -46,13 +52,20 @@ function symbolLine(symbol: WorkspaceSymbolOutput): string {
   return `${symbol.kind.replaceAll("_", " ")} ${symbol.name}${container}  ${file}:${line}:${column}`;
 }
 
-export function workspaceSymbolsAnswer(answer: WorkspaceSymbolsAnswer, query: string): ToolAnswer<z.output<typeof output>> {
+export function workspaceSymbolsAnswer(
+  answer: WorkspaceSymbolsAnswer,
+  query: string,
+): ToolAnswer<z.output<typeof output>> {
   const status = statusFrom(answer.status);
   const symbols = answer.symbols.map(symbolFrom);
   const text =
     symbols.length === 0
       ? emptyAnswerText(status, `No symbols match "${query}".`)
-      : lines(statusHeader(status), `${counted(symbols.length, "symbol")} matching "${query}":`, ...symbols.map(symbolLine));
+      : lines(
+          statusHeader(status),
+          `${counted(symbols.length, "symbol")} matching "${query}":`,
+          ...symbols.map(symbolLine),
+        );
   return { text, structured: { ...status, query, symbols } };
 }
 

@@ -1,0 +1,70 @@
+// `lspmesh serve [dir]`: single-machine mode. One process runs a runner on a loopback port and
+// the gateway in front of it, serving `dir` as tenant "local", workspace "default".
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { createJsonLogger, StaticRunnerRouter, StaticWorkspaceResolver, startGateway } from "@lspmesh/gateway";
+import { SingleWorkspaceLocator, startRunnerServer } from "@lspmesh/lsp-runner";
+import { closeOnSignals } from "../shutdown.js";
+import { parsePort, UsageError } from "../usage.js";
+
+const HELP = `usage: lspmesh serve [dir] [--port 7420] [--host 127.0.0.1] [--workspace default]
+
+Serves dir (default: the current folder) over MCP at http://HOST:PORT/mcp.
+No token is needed on loopback. Stop with Ctrl-C: every language server is stopped with it.`;
+
+/** Single-machine tenant (DESIGN.md 3.1). */
+const LOCAL_TENANT = "local";
+
+export async function runServeCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      workspace: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  if (positionals.length > 1) throw new UsageError(`serve takes one folder, got ${positionals.length}`);
+  const dir = resolve(positionals[0] ?? ".");
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new UsageError(`'${positionals[0] ?? "."}' is not a folder`);
+  const port = parsePort(values.port, 7420);
+  const host = values.host ?? "127.0.0.1";
+  const workspace = values.workspace ?? "default";
+  if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(workspace)) {
+    throw new UsageError(`invalid workspace id '${workspace}': use a-z, 0-9, '_' and '-' (1–63 characters)`);
+  }
+
+  const logger = createJsonLogger({ level: process.env.LSPMESH_LOG_LEVEL === "debug" ? "debug" : "warn" });
+  const runner = await startRunnerServer({
+    listen: "127.0.0.1:0",
+    locator: new SingleWorkspaceLocator(dir, LOCAL_TENANT, workspace),
+  });
+  const gateway = await startGateway({
+    host,
+    port,
+    router: new StaticRunnerRouter(runner.address),
+    workspaces: new StaticWorkspaceResolver({ tenant: LOCAL_TENANT, workspace }),
+    logger,
+  }).catch(async (error: NodeJS.ErrnoException) => {
+    await runner.close();
+    if (error.code === "EADDRINUSE")
+      throw new UsageError(`port ${port} on ${host} is in use: pick another with --port`);
+    throw error;
+  });
+  closeOnSignals(
+    async () => {
+      await gateway.close();
+      await runner.close();
+    },
+    (line) => process.stderr.write(`${line}\n`),
+  );
+  process.stdout.write(`lspmesh: serving ${dir} as workspace '${workspace}' at ${gateway.url}\n`);
+}

@@ -1,0 +1,1 @@
+export { runServeCommand } from "./commands/serve.js";

@@ -1,0 +1,42 @@
+// Entry of the `lspmesh` command: picks the subcommand; each command module is its own
+// composition root.
+import { runGatewayCommand } from "./commands/gateway.js";
+import { runRunnerCommand } from "./commands/runner.js";
+import { runServeCommand } from "./commands/serve.js";
+import { UsageError } from "./usage.js";
+
+const USAGE = `usage: lspmesh <command> [options]
+
+commands:
+  serve [dir]   serve a folder over MCP on one machine (gateway + runner in one process)
+                  --port N (default 7420)  --host H (default 127.0.0.1)  --workspace ID (default "default")
+  gateway       run the MCP gateway (LSPMESH_* environment; see docs/operations.md)
+  runner        run a language-server runner (LSPMESH_* environment; see docs/operations.md)
+
+Run \`lspmesh <command> --help\` for a command's options.`;
+
+const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
+  serve: runServeCommand,
+  gateway: runGatewayCommand,
+  runner: runRunnerCommand,
+};
+
+const [command, ...args] = process.argv.slice(2);
+if (!command || command === "--help" || command === "-h" || command === "help") {
+  console.log(USAGE);
+  process.exit(command ? 0 : 2);
+}
+const run = COMMANDS[command];
+if (!run) {
+  console.error(`lspmesh: unknown command '${command}'\n\n${USAGE}`);
+  process.exit(2);
+}
+try {
+  await run(args);
+} catch (error) {
+  if (error instanceof UsageError) {
+    console.error(`lspmesh ${command}: ${error.message}`);
+    process.exit(2);
+  }
+  throw error;
+}

@@ -1,0 +1,24 @@
+// Clean shutdown on SIGINT/SIGTERM: close everything once, then exit. A second signal while
+// closing exits at once (the language servers still get SIGKILL from their own close ladder
+// only if it already ran, so the first close is awaited whenever possible).
+
+export function closeOnSignals(close: () => Promise<void>, log: (line: string) => void): void {
+  let closing = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      if (closing) {
+        log(`lspmesh: ${signal} again; exiting now`);
+        process.exit(130);
+      }
+      closing = true;
+      log(`lspmesh: ${signal}: stopping language servers…`);
+      close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log(`lspmesh: error while stopping: ${String(error)}`);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}

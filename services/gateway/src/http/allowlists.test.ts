@@ -1,0 +1,27 @@
+import { expect, test } from "vitest";
+import { allowlistsFor, isLoopbackHost } from "./allowlists.js";
+
+test.each([
+  ["127.0.0.1", true],
+  ["127.1.2.3", true],
+  ["localhost", true],
+  ["::1", true],
+  ["[::1]", true],
+  ["0.0.0.0", false],
+  ["10.0.0.5", false],
+  ["::", false],
+])("isLoopbackHost(%s) is %s", (host, loopback) => {
+  expect(isLoopbackHost(host)).toBe(loopback);
+});
+
+test("loopback accepts only localhost names, whatever is configured", () => {
+  const lists = allowlistsFor("127.0.0.1", { hosts: ["evil.example.com"], origins: ["evil.example.com"] });
+  expect(lists.hosts).toContain("localhost");
+  expect(lists.hosts).not.toContain("evil.example.com");
+  expect(lists.origins).not.toContain("evil.example.com");
+});
+
+test("elsewhere the configured lists apply; no origin list refuses browsers", () => {
+  expect(allowlistsFor("0.0.0.0", { hosts: ["gw.example.com"] })).toEqual({ hosts: ["gw.example.com"], origins: [] });
+  expect(allowlistsFor("0.0.0.0", {}).hosts).toBeUndefined();
+});

@@ -1,0 +1,54 @@
+import { describe, expect, test } from "vitest";
+import { emptyAnswerText, locationText, statusHeader } from "./text.js";
+import type { AnswerStatusOutput } from "./tools/shared.js";
+
+const ready: AnswerStatusOutput = { state: "ready", partial: false, language: "typescript", server: "tsserver" };
+const indexing: AnswerStatusOutput = { ...ready, state: "indexing", partial: true };
+
+describe("answers from a server that is not ready", () => {
+  test("an empty answer says the server is not ready, never plainly 'no results'", () => {
+    const text = emptyAnswerText(indexing, "No definition found.");
+    expect(text).toBe("No results yet: the typescript server is indexing; try again shortly.");
+    expect(text).not.toContain("No definition found");
+  });
+
+  test("the note explains why", () => {
+    expect(emptyAnswerText({ ...indexing, note: "indexing 120 of 900 files" }, "none")).toMatch(
+      /\(indexing 120 of 900 files\)$/,
+    );
+  });
+
+  test.each([
+    ["starting", "is starting; try again shortly"],
+    ["degraded", "is degraded; try again shortly"],
+    ["failed", "has failed; try again later"],
+  ] as const)("state %s without the partial flag is still not claimed empty", (state, phrase) => {
+    expect(emptyAnswerText({ ...ready, state }, "none")).toBe(`No results yet: the typescript server ${phrase}.`);
+  });
+
+  test("a partial answer from a ready server (e.g. fan-out gaps) is worded too", () => {
+    expect(emptyAnswerText({ ...ready, partial: true }, "none")).toMatch(/^No results yet: .* answered only partially/);
+  });
+
+  test("a non-empty partial answer gets a header; a complete one does not", () => {
+    expect(statusHeader(indexing)).toBe(
+      "Partial answer: the typescript server is indexing, so results may be incomplete; try again shortly for more.",
+    );
+    expect(statusHeader(ready)).toBeUndefined();
+  });
+
+  test("an empty answer from a ready server says there is nothing", () => {
+    expect(emptyAnswerText(ready, "No definition found.")).toBe("No definition found.");
+  });
+
+  test("without a language id the wording stays general", () => {
+    expect(emptyAnswerText({ ...indexing, language: "" }, "none")).toMatch(/the language server is indexing/);
+  });
+});
+
+test("a location is file:line:column with its code line indented below", () => {
+  expect(locationText({ file: "a.ts", line: 2, column: 3, end_line: 2, end_column: 4, snippet: "let x = 1;  " })).toBe(
+    "a.ts:2:3\n  let x = 1;",
+  );
+  expect(locationText({ file: "a.ts", line: 2, column: 3, end_line: 2, end_column: 4, snippet: "" })).toBe("a.ts:2:3");
+});

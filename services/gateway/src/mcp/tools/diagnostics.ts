@@ -1,0 +1,167 @@
+// diagnostics: errors and warnings for some files or the whole workspace, optionally waiting
+// for diagnostics that belong to the files' current content.
+import { type Diagnostic, type DiagnosticsAnswer, type FileDiagnostics, Severity } from "@lspmesh/proto";
+import { z } from "zod";
+import { defineTool, type ToolAnswer } from "../defineTool.js";
+import { counted, emptyAnswerText, isNotReady, lines, statusHeader } from "../text.js";
+import { answerStatusShape, fileArgument, rangeFrom, rangeShape, statusFrom, workspaceArgument } from "./shared.js";
+
+/** Default and largest wait for fresh diagnostics, in ms. */
+const DEFAULT_WAIT_MS = 3000;
+const MAX_WAIT_MS = 60_000;
+const MAX_FILES = 500;
+
+const SEVERITIES = ["error", "warning", "information", "hint"] as const;
+type SeverityName = (typeof SEVERITIES)[number];
+
+const SEVERITY_NAMES: Record<Severity, SeverityName> = {
+  [Severity.ERROR]: "error",
+  [Severity.WARNING]: "warning",
+  [Severity.INFORMATION]: "information",
+  [Severity.HINT]: "hint",
+  // LSP leaves a missing severity to the client; editors show it as an error.
+  [Severity.UNSPECIFIED]: "error",
+};
+
+const input = z.object({
+  workspace: workspaceArgument,
+  files: z
+    .array(fileArgument, { error: "files must be a list of workspace-relative paths" })
+    .max(MAX_FILES, { error: `files lists more than ${MAX_FILES} paths; omit it to check the whole workspace` })
+    .optional()
+    .describe('Workspace-relative paths to check, e.g. ["src/a.ts"]. Omit for every file the servers have checked.'),
+  wait_ms: z
+    .number({ error: "wait_ms must be a number" })
+    .int({ error: "wait_ms must be a whole number of milliseconds" })
+    .min(0, { error: "wait_ms must be 0 or more" })
+    .max(MAX_WAIT_MS, { error: `wait_ms must be at most ${MAX_WAIT_MS}` })
+    .default(DEFAULT_WAIT_MS)
+    .describe(
+      `Milliseconds to wait for diagnostics computed from the files' current content, e.g. right after an edit (0-${MAX_WAIT_MS}, default ${DEFAULT_WAIT_MS}). 0 answers at once with what is known.`,
+    ),
+});
+
+const diagnosticOutput = z.object({
+  ...rangeShape,
+  severity: z.enum(SEVERITIES),
+  code: z.string().optional().describe("The server's diagnostic code, e.g. 2322."),
+  source: z.string().optional().describe("What produced it, e.g. typescript."),
+  message: z.string(),
+});
+
+type DiagnosticOutput = z.output<typeof diagnosticOutput>;
+
+const fileDiagnosticsOutput = z.object({
+  file: z.string(),
+  fresh: z.boolean().describe("True when the diagnostics belong to the file's current content."),
+  version: z.number().int().describe("Document version the diagnostics belong to."),
+  diagnostics: z.array(diagnosticOutput),
+});
+
+type FileDiagnosticsOutput = z.output<typeof fileDiagnosticsOutput>;
+
+const output = z.object({
+  ...answerStatusShape,
+  files: z.array(fileDiagnosticsOutput),
+  counts: z.object({
+    error: z.number().int(),
+    warning: z.number().int(),
+    information: z.number().int(),
+    hint: z.number().int(),
+  }),
+});
+
+function diagnosticFrom(diagnostic: Diagnostic): DiagnosticOutput {
+  const output: DiagnosticOutput = {
+    ...rangeFrom(diagnostic.range),
+    severity: SEVERITY_NAMES[diagnostic.severity] ?? "error",
+    message: diagnostic.message,
+  };
+  if (diagnostic.code) output.code = diagnostic.code;
+  if (diagnostic.source) output.source = diagnostic.source;
+  return output;
+}
+
+function fileFrom(file: FileDiagnostics): FileDiagnosticsOutput {
+  return {
+    file: file.file,
+    fresh: file.fresh,
+    version: file.version,
+    diagnostics: file.diagnostics.map(diagnosticFrom),
+  };
+}
+
+/** "src/a.ts:3:7 error 2322: Type ..." with continuation lines of long messages indented. */
+function diagnosticLine(file: string, diagnostic: DiagnosticOutput): string {
+  const code = diagnostic.code ? ` ${diagnostic.code}` : "";
+  const message = diagnostic.message.trimEnd().replaceAll("\n", "\n  ");
+  return `${file}:${diagnostic.line}:${diagnostic.column} ${diagnostic.severity}${code}: ${message}`;
+}
+
+function summary(counts: Record<SeverityName, number>, fileCount: number): string {
+  const parts = SEVERITIES.filter((severity) => counts[severity] > 0).map((severity) =>
+    counted(
+      counts[severity],
+      severity === "information" ? "info" : severity,
+      severity === "information" ? "infos" : undefined,
+    ),
+  );
+  return `${parts.join(", ")} in ${counted(fileCount, "file")}:`;
+}
+
+export function diagnosticsAnswer(
+  answer: DiagnosticsAnswer,
+  requestedFiles: string[],
+): ToolAnswer<z.output<typeof output>> {
+  const status = statusFrom(answer.status);
+  const files = answer.files.map(fileFrom);
+  const counts = { error: 0, warning: 0, information: 0, hint: 0 };
+  for (const file of files) for (const diagnostic of file.diagnostics) counts[diagnostic.severity] += 1;
+
+  const withProblems = files.filter((file) => file.diagnostics.length > 0);
+  const stale = files.filter((file) => !file.fresh).map((file) => file.file);
+  const staleNote =
+    stale.length > 0
+      ? `Not yet re-checked after their latest change (retry with a larger wait_ms): ${stale.join(", ")}`
+      : undefined;
+
+  let text: string;
+  if (withProblems.length > 0) {
+    text = lines(
+      statusHeader(status),
+      summary(counts, withProblems.length),
+      ...withProblems.flatMap((file) => file.diagnostics.map((diagnostic) => diagnosticLine(file.file, diagnostic))),
+      staleNote,
+    );
+  } else if (isNotReady(status)) {
+    text = emptyAnswerText(status, "");
+  } else if (staleNote) {
+    text = lines("No diagnostics reported so far.", staleNote);
+  } else {
+    const scope = requestedFiles.length > 0 ? counted(requestedFiles.length, "file") : "the workspace";
+    text = `No problems: no diagnostics in ${scope}.`;
+  }
+  return { text, structured: { ...status, files, counts } };
+}
+
+export const diagnosticsTool = defineTool({
+  name: "diagnostics",
+  title: "Diagnostics",
+  description:
+    "Compiler and linter errors and warnings from the language servers, for the given files or for the whole workspace, " +
+    "each as file:line:column (1-based; column in Unicode code points) with severity, code and message. " +
+    "After editing files, keep wait_ms (default 3000) so the answer reflects the new content; fresh=false marks files " +
+    "whose diagnostics are older than their content. partial=true means a server was not ready, so an empty list proves nothing.",
+  input,
+  output,
+  async run(args, call) {
+    const files = args.files ?? [];
+    const { workspace, runner } = await call.target(args.workspace);
+    // The runner may spend up to wait_ms waiting, so the deadline grows by that much.
+    const answer = await runner.diagnostics(
+      { workspace, files, waitMs: args.wait_ms },
+      call.runnerOptions(args.wait_ms),
+    );
+    return diagnosticsAnswer(answer, files);
+  },
+});

@@ -1,0 +1,52 @@
+import { create } from "@bufbuild/protobuf";
+import { ReferencesAnswerSchema, ServerState } from "@lspmesh/proto";
+import { expect, test } from "vitest";
+import { referencesAnswer } from "./findReferences.js";
+import type { PositionAt } from "./shared.js";
+
+const at: PositionAt = { file: "src/a.ts", target: { case: "position", value: { line: 1, column: 17 } } };
+
+function location(line: number, snippet: string) {
+  return { file: "src/a.ts", range: { start: { line, column: 5 }, end: { line, column: 10 } }, snippet };
+}
+
+test("references list each place with its code line", () => {
+  const answer = create(ReferencesAnswerSchema, {
+    status: { state: ServerState.READY, language: "typescript" },
+    locations: [location(1, "export const naïve = 1;"), location(9, "    naïve + 1")],
+    total: 2,
+  });
+  const { text, structured } = referencesAnswer(answer, at);
+  expect(text).toBe(
+    "2 references to src/a.ts:1:17:\nsrc/a.ts:1:5\n  export const naïve = 1;\nsrc/a.ts:9:5\n      naïve + 1",
+  );
+  expect(structured).toMatchObject({ total: 2, truncated: false });
+  expect(structured.locations).toHaveLength(2);
+});
+
+test("a limited answer says how many exist and how to see more", () => {
+  const answer = create(ReferencesAnswerSchema, {
+    status: { state: ServerState.READY, language: "typescript" },
+    locations: [location(1, "x")],
+    total: 120,
+  });
+  const { text, structured } = referencesAnswer(answer, at);
+  expect(text.split("\n")[0]).toBe("120 references to src/a.ts:1:17; showing the first 1 (raise limit for more):");
+  expect(structured).toMatchObject({ total: 120, truncated: true });
+});
+
+test("a partial non-empty answer is labelled partial", () => {
+  const answer = create(ReferencesAnswerSchema, {
+    status: { state: ServerState.INDEXING, language: "go", partial: true, note: "loading packages" },
+    locations: [location(1, "x")],
+    total: 1,
+  });
+  expect(referencesAnswer(answer, at).text.split("\n")[0]).toBe(
+    "Partial answer: the go server is indexing, so results may be incomplete; try again shortly for more. (loading packages)",
+  );
+});
+
+test("an empty partial answer is not reported as 'no references'", () => {
+  const answer = create(ReferencesAnswerSchema, { status: { state: ServerState.STARTING, partial: true } });
+  expect(referencesAnswer(answer, at).text).toBe("No results yet: the language server is starting; try again shortly.");
+});

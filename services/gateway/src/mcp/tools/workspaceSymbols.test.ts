@@ -1,0 +1,56 @@
+import { create } from "@bufbuild/protobuf";
+import { ServerState, SymbolKind, WorkspaceSymbolsAnswerSchema } from "@lspmesh/proto";
+import { expect, test } from "vitest";
+import { workspaceSymbolsAnswer } from "./workspaceSymbols.js";
+
+test("each match shows kind, name, container and where it is declared", () => {
+  const answer = create(WorkspaceSymbolsAnswerSchema, {
+    status: { state: ServerState.READY, language: "go" },
+    symbols: [
+      {
+        name: "Überprüfe",
+        kind: SymbolKind.FUNCTION,
+        containerName: "prüfung",
+        location: {
+          file: "prüfung/prüfe.go",
+          range: { start: { line: 12, column: 6 }, end: { line: 12, column: 15 } },
+          snippet: "func Überprüfe(x int) error {",
+        },
+      },
+      {
+        name: "Config",
+        kind: SymbolKind.STRUCT,
+        location: { file: "config.go", range: { start: { line: 3, column: 6 } } },
+      },
+    ],
+  });
+  const { text, structured } = workspaceSymbolsAnswer(answer, "prüf");
+  expect(text).toBe(
+    '2 symbols matching "prüf":\nfunction Überprüfe (in prüfung)  prüfung/prüfe.go:12:6\nstruct Config  config.go:3:6',
+  );
+  expect(structured.symbols[0]).toEqual({
+    name: "Überprüfe",
+    kind: "function",
+    container: "prüfung",
+    location: {
+      file: "prüfung/prüfe.go",
+      line: 12,
+      column: 6,
+      end_line: 12,
+      end_column: 15,
+      snippet: "func Überprüfe(x int) error {",
+    },
+  });
+  expect(structured.query).toBe("prüf");
+});
+
+test("no matches: plain from a ready server, not-ready wording while indexing", () => {
+  const ready = create(WorkspaceSymbolsAnswerSchema, { status: { state: ServerState.READY } });
+  expect(workspaceSymbolsAnswer(ready, "nothing").text).toBe('No symbols match "nothing".');
+  const indexing = create(WorkspaceSymbolsAnswerSchema, {
+    status: { state: ServerState.INDEXING, language: "go", partial: true },
+  });
+  expect(workspaceSymbolsAnswer(indexing, "x").text).toBe(
+    "No results yet: the go server is indexing; try again shortly.",
+  );
+});

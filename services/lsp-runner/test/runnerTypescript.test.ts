@@ -1,0 +1,176 @@
+// The runner's gRPC service against a real typescript-language-server on a fixture workspace.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createClient, GrpcStatus, Runner, ServerState, type ServiceClient, type ServiceError } from "@lspmesh/proto";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
+import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
+
+const ws = { tenant: "local", workspace: "default" };
+let fixture: FixtureWorkspace;
+let runner: RunnerServer;
+let client: ServiceClient<typeof Runner.method>;
+
+beforeAll(async () => {
+  fixture = fixtureWorkspace("typescript-basic");
+  runner = await startRunnerServer({
+    listen: "127.0.0.1:0",
+    locator: new SingleWorkspaceLocator(fixture.dir, "local", "default"),
+  });
+  client = createClient(Runner, runner.address);
+});
+
+afterAll(async () => {
+  client?.close();
+  await runner?.close();
+  fixture?.[Symbol.dispose]();
+});
+
+const at = (file: string, line: number, column: number) => ({
+  file,
+  target: { case: "position" as const, value: { line, column } },
+});
+const symbol = (file: string, name: string, lineHint = 0, occurrence = 0) => ({
+  file,
+  target: { case: "symbol" as const, value: { name, lineHint, occurrence } },
+});
+
+describe("answers equal the server's, positions exact", () => {
+  test("definition by symbol on a line with CJK and emoji before it", async () => {
+    // Line 4 has CJK and two astral emoji before makeGreeting: code-point column 37, UTF-16 index 38.
+    const answer = await client.findDefinition({ workspace: ws, at: symbol("src/main.ts", "makeGreeting", 4) });
+    expect(answer.status?.resolved).toMatchObject({ line: 4, column: 37 });
+    expect(answer.locations.map((l) => [l.file, l.range?.start?.line, l.range?.start?.column])).toEqual([
+      ["src/greeter.ts", 14, 17],
+    ]);
+    expect(answer.locations[0]?.snippet).toBe("export function makeGreeting(name: string): string {");
+    expect(answer.status?.state).toBe(ServerState.READY);
+  });
+
+  test("definition by line and column equals the symbol answer", async () => {
+    const answer = await client.findDefinition({ workspace: ws, at: at("src/main.ts", 4, 76) });
+    expect(answer.locations.map((l) => [l.file, l.range?.start?.line, l.range?.start?.column])).toEqual([
+      ["src/greeter.ts", 14, 17],
+    ]);
+  });
+
+  test("references across files, with and without the declaration, and a limit", async () => {
+    const all = await client.findReferences({
+      workspace: ws,
+      at: symbol("src/greeter.ts", "makeGreeting", 14),
+      includeDeclaration: true,
+    });
+    const places = all.locations.map((l) => `${l.file}:${l.range?.start?.line}:${l.range?.start?.column}`).sort();
+    expect(places).toEqual(
+      [
+        "src/broken.ts:1:10",
+        "src/broken.ts:3:30",
+        "src/greeter.ts:14:17",
+        "src/main.ts:1:10",
+        "src/main.ts:4:37",
+        "src/main.ts:4:76",
+        "src/main.ts:6:30",
+      ].sort(),
+    );
+    const limited = await client.findReferences({
+      workspace: ws,
+      at: symbol("src/greeter.ts", "makeGreeting", 14),
+      includeDeclaration: false,
+      limit: 2,
+    });
+    expect(limited.locations).toHaveLength(2);
+    expect(limited.total).toBe(6);
+  });
+
+  test("hover shows the type", async () => {
+    const answer = await client.hover({ workspace: ws, at: symbol("src/main.ts", "wave", 4) });
+    expect(answer.contents).toContain("const wave: string");
+  });
+
+  test("document symbols are nested with ranges", async () => {
+    const answer = await client.documentSymbols({ workspace: ws, file: "src/greeter.ts" });
+    const polite = answer.symbols.find((s) => s.name === "PoliteGreeter");
+    expect(polite?.range?.start).toMatchObject({ line: 7, column: 1 });
+    expect(polite?.children.map((c) => c.name)).toEqual(["greet"]);
+  });
+
+  test("workspace symbols find declarations in files never opened", async () => {
+    const answer = await client.workspaceSymbols({ workspace: ws, query: "PoliteGreeter" });
+    expect(answer.symbols.map((s) => [s.name, s.location?.file, s.location?.range?.start?.line])).toContainEqual([
+      "PoliteGreeter",
+      "src/greeter.ts",
+      7,
+    ]);
+  });
+});
+
+describe("diagnostics", () => {
+  test("a type error is reported at its line and column, then fixed and reintroduced on disk", async () => {
+    const first = await client.diagnostics({ workspace: ws, files: ["src/broken.ts"], waitMs: 10_000 });
+    const file = first.files[0]!;
+    expect(file.fresh).toBe(true);
+    expect(file.diagnostics.map((d) => [d.code, d.range?.start?.line, d.range?.start?.column])).toEqual([
+      ["2322", 3, 14],
+    ]);
+
+    writeFileSync(
+      join(fixture.dir, "src/broken.ts"),
+      'import { makeGreeting } from "./greeter";\n\nexport const count: number = makeGreeting("typed").length;\n',
+    );
+    const fixed = await client.diagnostics({ workspace: ws, files: ["src/broken.ts"], waitMs: 10_000 });
+    expect(fixed.files[0]).toMatchObject({ fresh: true, version: file.version + 1, diagnostics: [] });
+
+    writeFileSync(join(fixture.dir, "src/broken.ts"), 'export const flag: boolean = "no";\n');
+    const again = await client.diagnostics({ workspace: ws, files: ["src/broken.ts"], waitMs: 10_000 });
+    expect(again.files[0]?.version).toBe(file.version + 2);
+    expect(again.files[0]?.diagnostics.map((d) => [d.code, d.range?.start?.line, d.range?.start?.column])).toEqual([
+      ["2322", 1, 14],
+    ]);
+  });
+});
+
+describe("bad input gets a clear error and a stable code", () => {
+  const cases: Array<[string, string, GrpcStatus, string]> = [
+    ["a path with ..", "../outside/secret.ts", GrpcStatus.INVALID_ARGUMENT, "OUTSIDE_WORKSPACE"],
+    ["an absolute path", "/etc/passwd", GrpcStatus.INVALID_ARGUMENT, "OUTSIDE_WORKSPACE"],
+    ["a symlink to outside", "src/leak.ts", GrpcStatus.INVALID_ARGUMENT, "OUTSIDE_WORKSPACE"],
+    ["a missing file", "src/nope.ts", GrpcStatus.NOT_FOUND, "NOT_FOUND"],
+    ["an unknown extension", "README.txt", GrpcStatus.FAILED_PRECONDITION, "NO_LANGUAGE_SERVER"],
+  ];
+  test.each(cases)("%s", async (_name, file, status, code) => {
+    const error = (await client
+      .hover({ workspace: ws, at: at(file, 1, 1) })
+      .catch((e: ServiceError) => e)) as ServiceError;
+    expect(error.code).toBe(status);
+    expect(error.metadata.get("lspmesh-error-code")).toEqual([code]);
+    expect(error.details).not.toContain(fixture.outside);
+  });
+
+  test("an unknown symbol and an out-of-range column name the fix", async () => {
+    const missing = (await client
+      .hover({ workspace: ws, at: symbol("src/main.ts", "nothing", 2) })
+      .catch((e) => e)) as ServiceError;
+    expect(missing.metadata.get("lspmesh-error-code")).toEqual(["SYMBOL_NOT_FOUND"]);
+    const column = (await client
+      .hover({ workspace: ws, at: at("src/main.ts", 1, 500) })
+      .catch((e) => e)) as ServiceError;
+    expect(column.code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    expect(column.details).toMatch(/column 500 is outside line 1/);
+  });
+
+  test("another workspace is NOT_FOUND and the runner keeps serving", async () => {
+    const other = (await client
+      .hover({ workspace: { tenant: "other", workspace: "default" }, at: at("src/main.ts", 1, 1) })
+      .catch((e) => e)) as ServiceError;
+    expect(other.code).toBe(GrpcStatus.NOT_FOUND);
+    const answer = await client.hover({ workspace: ws, at: symbol("src/main.ts", "greeter", 3) });
+    expect(answer.contents).toContain("PoliteGreeter");
+  });
+});
+
+test("closing the runner stops every language server process", async () => {
+  const pids = await runner.sessions.pids();
+  expect(pids.length).toBeGreaterThan(0);
+  await runner.close();
+  for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+});
