@@ -22,7 +22,7 @@ export function runnerService(engine: QueryEngine): ServiceImplementation<typeof
         request: { workspace?: Parameters<typeof workspaceRef>[0]; at?: Parameters<typeof positionTarget>[0] },
         context: { signal: AbortSignal },
       ) => {
-        const answer = await engine.locations(
+        const answer = await engine.navigation.locations(
           kind,
           workspaceRef(request.workspace),
           positionTarget(request.at),
@@ -37,7 +37,7 @@ export function runnerService(engine: QueryEngine): ServiceImplementation<typeof
     findTypeDefinition: locations("typeDefinition"),
     findImplementations: locations("implementation"),
     findReferences: guarded(async (request, context) => {
-      const answer = await engine.references(
+      const answer = await engine.navigation.references(
         workspaceRef(request.workspace),
         positionTarget(request.at),
         request.includeDeclaration,
@@ -47,15 +47,23 @@ export function runnerService(engine: QueryEngine): ServiceImplementation<typeof
       return { status: answerStatus(answer.status), locations: answer.locations, total: answer.total };
     }),
     hover: guarded(async (request, context) => {
-      const answer = await engine.hover(workspaceRef(request.workspace), positionTarget(request.at), context.signal);
+      const answer = await engine.navigation.hover(
+        workspaceRef(request.workspace),
+        positionTarget(request.at),
+        context.signal,
+      );
       return { status: answerStatus(answer.status), contents: answer.contents, range: answer.range };
     }),
     documentSymbols: guarded(async (request, context) => {
-      const answer = await engine.documentSymbols(workspaceRef(request.workspace), request.file, context.signal);
+      const answer = await engine.navigation.documentSymbols(
+        workspaceRef(request.workspace),
+        request.file,
+        context.signal,
+      );
       return { status: answerStatus(answer.status), symbols: answer.symbols.map(documentSymbol) };
     }),
     workspaceSymbols: guarded(async (request, context) => {
-      const answer = await engine.workspaceSymbols(
+      const answer = await engine.navigation.workspaceSymbols(
         workspaceRef(request.workspace),
         request.query,
         request.language,
@@ -65,7 +73,7 @@ export function runnerService(engine: QueryEngine): ServiceImplementation<typeof
       return { status: answerStatus(answer.status), symbols: answer.symbols };
     }),
     diagnostics: guarded(async (request, context) => {
-      const answer = await engine.diagnostics(
+      const answer = await engine.diagnostics.diagnostics(
         workspaceRef(request.workspace),
         request.files,
         request.waitMs,
@@ -74,7 +82,7 @@ export function runnerService(engine: QueryEngine): ServiceImplementation<typeof
       return { status: answerStatus(answer.status), files: answer.files, epoch: BigInt(answer.epoch) };
     }),
     workspaceStatus: guarded(async (request) => {
-      const languages = await engine.workspaceStatus(workspaceRef(request.workspace));
+      const languages = await engine.status.workspaceStatus(workspaceRef(request.workspace));
       return { languages: languages.map((l) => ({ ...l, state: serverState(l.state) })) };
     }),
     completions: guarded(async () => unsupported("completions")),

@@ -1,0 +1,197 @@
+// What every engine query needs: the workspace and file, the session and synced document, the
+// resolved position, queries that wait out indexing, and the conversion of server answers.
+import { fileURLToPath } from "node:url";
+import type { Location as LspLocation, ServerCapabilities } from "vscode-languageserver-protocol";
+import { RunnerError } from "../errors.js";
+import type { LanguageRegistry, LanguageServerConfig } from "../lsp/languageRegistry.js";
+import type { LanguageSession } from "../lsp/languageSession.js";
+import type { OpenDocument } from "../lsp/openDocument.js";
+import { codePointLength, fromLspRange, type Position, toLspPosition } from "../lsp/positionEncoding.js";
+import type { SessionManager } from "../lsp/sessionManager.js";
+import { locateSymbol } from "../lsp/symbolLocator.js";
+import { listSourceFiles } from "../workspace/sourceFiles.js";
+import type { WorkspaceLocator } from "../workspace/workspaceLocator.js";
+import { type ResolvedFile, WorkspacePaths } from "../workspace/workspacePaths.js";
+import type { AnswerStatus, Location, PositionTarget, WorkspaceRef } from "./answers.js";
+import { FileLines, snippetOf } from "./fileLines.js";
+
+/** How long a query waits for an indexing server before answering anyway, in ms (default 20 000). */
+const READY_WAIT_MS = 20_000;
+
+export interface DocumentContext {
+  paths: WorkspacePaths;
+  file: ResolvedFile;
+  session: LanguageSession;
+  document: OpenDocument;
+}
+
+export interface EngineOptions {
+  locator: WorkspaceLocator;
+  languages: LanguageRegistry;
+  sessions: SessionManager;
+}
+
+export class EngineContext {
+  constructor(readonly options: EngineOptions) {}
+
+  /**
+   * Asks once the server is idle; an answer given while it was still indexing (tsserver answers
+   * from a half-loaded project) is asked again once indexing ends, within READY_WAIT_MS.
+   */
+  async query<R>(session: LanguageSession, method: string, params: unknown, signal?: AbortSignal): Promise<R> {
+    await session.waitUntilIdle(READY_WAIT_MS, signal);
+    const answer = await session.request<R>(method, params, signal);
+    if (session.state !== "indexing") return answer;
+    if (!(await session.waitUntilIdle(READY_WAIT_MS, signal))) return answer;
+    return session.request<R>(method, params, signal);
+  }
+
+  async workspacePaths(ref: WorkspaceRef): Promise<WorkspacePaths> {
+    const dir = await this.options.locator.locate(ref.tenant, ref.workspace);
+    return WorkspacePaths.open(dir);
+  }
+
+  async openDocument(ref: WorkspaceRef, path: string, known?: WorkspacePaths): Promise<DocumentContext> {
+    const paths = known ?? (await this.workspacePaths(ref));
+    const file = await paths.resolveFile(path);
+    const match = this.options.languages.forFile(file.path);
+    if (!match) {
+      const known = this.options.languages.extensions().join(", ");
+      throw new RunnerError(
+        "NO_LANGUAGE_SERVER",
+        `no language server is configured for '${file.path}'; configured extensions: ${known}`,
+      );
+    }
+    const session = await this.options.sessions.get({ ...ref, root: paths.root }, match.language);
+    const document = await session.syncDocument(file, match.languageId);
+    return { paths, file, session, document };
+  }
+
+  resolvePosition(context: DocumentContext, at: PositionTarget): Position {
+    const lines = context.document.lines;
+    if (at.symbol) return locateSymbol(lines, at.symbol, context.file.path);
+    const position = at.position;
+    if (!position) throw new RunnerError("INVALID_ARGUMENT", "give 'line' and 'column', or 'symbol'");
+    if (position.line < 1 || position.line > lines.length) {
+      throw new RunnerError(
+        "INVALID_ARGUMENT",
+        `line ${position.line} is outside ${context.file.path}, which has ${lines.length} lines (lines are 1-based)`,
+      );
+    }
+    const length = codePointLength(lines[position.line - 1] ?? "");
+    if (position.column < 1 || position.column > length + 1) {
+      throw new RunnerError(
+        "INVALID_ARGUMENT",
+        `column ${position.column} is outside line ${position.line} of ${context.file.path}, which has ${length} characters (columns are 1-based code points)`,
+      );
+    }
+    return position;
+  }
+
+  positionParams(context: DocumentContext, position: Position) {
+    return {
+      textDocument: { uri: context.document.uri },
+      position: toLspPosition(context.document.lines, position, context.session.encoding),
+    };
+  }
+
+  async convertLocations(context: DocumentContext, locations: LspLocation[]) {
+    const lines = new FileLines(context.session);
+    const converted: Location[] = [];
+    let omitted = 0;
+    for (const location of locations) {
+      const result = await this.convertLocation(context.paths, lines, context.session, location.uri, location.range);
+      if (result) converted.push(result);
+      else omitted++;
+    }
+    return { locations: converted, omitted };
+  }
+
+  /** A server location as an lspmesh one; undefined when it lies outside the workspace. */
+  async convertLocation(
+    paths: WorkspacePaths,
+    lines: FileLines,
+    session: LanguageSession,
+    uri: string,
+    range: LspLocation["range"],
+  ): Promise<Location | undefined> {
+    if (!uri.startsWith("file:")) return undefined;
+    const absolute = fileURLToPath(uri);
+    const file = paths.toWorkspacePath(absolute);
+    if (file === undefined) return undefined;
+    const fileLines = await lines.get(absolute);
+    const converted = fromLspRange(fileLines, range, session.encoding);
+    return { file, range: converted, snippet: snippetOf(fileLines, converted.start.line) };
+  }
+
+  async pickWorkspaceLanguage(paths: WorkspacePaths, languageId: string): Promise<LanguageServerConfig> {
+    if (languageId) {
+      const language = this.options.languages.get(languageId);
+      if (!language) {
+        const known = this.options.languages.languages.map((l) => l.id).join(", ");
+        throw new RunnerError("NO_LANGUAGE_SERVER", `unknown language '${languageId}'; configured: ${known}`);
+      }
+      return language;
+    }
+    for (const language of this.options.languages.languages) {
+      if (await this.firstFileOf(paths, language)) return language;
+    }
+    throw new RunnerError("NOT_FOUND", "the workspace has no source files of a configured language");
+  }
+
+  async firstFileOf(paths: WorkspacePaths, language: LanguageServerConfig): Promise<string | undefined> {
+    const { files } = await listSourceFiles(paths.root, new Set(Object.keys(language.extensions)), 1);
+    return files[0];
+  }
+
+  statusOf(session: LanguageSession): AnswerStatus {
+    return {
+      state: session.state,
+      language: session.language.id,
+      server: session.serverName,
+      partial: false,
+      note: "",
+    };
+  }
+
+  combinedStatus(sessions: LanguageSession[]): AnswerStatus {
+    const notReady = sessions.find((s) => s.state !== "ready");
+    const first = notReady ?? sessions[0];
+    if (!first) return { state: "ready", language: "", server: "", partial: false, note: "" };
+    return this.statusOf(first);
+  }
+
+  /** Adds the server state; an empty answer from a server that is not ready is marked partial. */
+  withStatus<T extends { status: AnswerStatus }>(
+    session: LanguageSession,
+    body: Omit<T, "status">,
+    facts: { empty: boolean; resolved?: Position; omitted?: number },
+  ): T {
+    const status = this.statusOf(session);
+    if (facts.resolved) status.resolved = facts.resolved;
+    const notes: string[] = [];
+    if (session.state !== "ready") {
+      status.partial = true;
+      const progress = session.progress.summary();
+      notes.push(
+        `the ${session.language.id} server is ${session.state}${progress ? ` (${progress})` : ""}: ${facts.empty ? "no results yet" : "this answer may be incomplete"}; try again shortly`,
+      );
+    }
+    if (facts.omitted) notes.push(`${facts.omitted} result(s) outside the workspace omitted`);
+    status.note = notes.join("; ");
+    return { ...body, status } as T;
+  }
+}
+
+export function requireCapability(
+  session: LanguageSession,
+  capability: keyof ServerCapabilities,
+  method: string,
+): void {
+  if (!session.capabilities[capability]) {
+    throw new RunnerError(
+      "UNSUPPORTED",
+      `the ${session.language.id} language server (${session.serverName}) does not support ${method}`,
+    );
+  }
+}
