@@ -1,0 +1,2 @@
+export * from "./payloads.js";
+export * from "./subjects.js";

@@ -1,0 +1,40 @@
+// NATS subjects and streams of DESIGN.md 3.4 (contract: change only by extending).
+
+/** JetStream stream holding the latest diagnostics of every file (one message kept per subject). */
+export const DIAGNOSTICS_STREAM = "LSPMESH_DIAG";
+/** KV bucket of live runners (DESIGN.md 2). */
+export const RUNNER_REGISTRY_BUCKET = "lspmesh-runners";
+
+/** `lspmesh.diag.<tenant>.<workspace>.<fileKey>`: latest diagnostics of one file. */
+export function diagnosticsSubject(tenant: string, workspace: string, file: string): string {
+  return `lspmesh.diag.${tenant}.${workspace}.${fileKey(file)}`;
+}
+
+/** Every file's diagnostics subject in one workspace (`…<workspace>.>`), or in all of them. */
+export function diagnosticsWildcard(tenant?: string, workspace?: string): string {
+  if (!tenant) return "lspmesh.diag.>";
+  return workspace ? `lspmesh.diag.${tenant}.${workspace}.>` : `lspmesh.diag.${tenant}.>`;
+}
+
+/** `lspmesh.fs.<tenant>.<workspace>`: file-change events from writers. */
+export function fileEventsSubject(tenant: string, workspace: string): string {
+  return `lspmesh.fs.${tenant}.${workspace}`;
+}
+
+/** `lspmesh.status.<tenant>.<workspace>`: session state changes. */
+export function statusSubject(tenant: string, workspace: string): string {
+  return `lspmesh.status.${tenant}.${workspace}`;
+}
+
+/**
+ * A NATS-safe token for a workspace-relative path: base64url of its UTF-8 bytes (no '.', '*',
+ * '>' or whitespace can appear; reversible with decodeFileKey). Paths longer than a subject can
+ * carry are not expected: workspace paths are bounded by the filesystem (4 KiB).
+ */
+export function fileKey(file: string): string {
+  return Buffer.from(file, "utf8").toString("base64url");
+}
+
+export function decodeFileKey(key: string): string {
+  return Buffer.from(key, "base64url").toString("utf8");
+}
