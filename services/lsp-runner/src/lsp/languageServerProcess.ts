@@ -2,7 +2,6 @@
 // sessions, workspaces or gRPC. The child leads its own process group so that stopping it also
 // stops whatever it spawned (tsserver, typings installers, build helpers).
 import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import {
   createMessageConnection,
   type MessageConnection,
@@ -26,6 +25,8 @@ export const SHUTDOWN_LADDER_MS = { shutdownRequest: 2_000, afterExit: 1_000, af
 export class LanguageServerProcess {
   readonly connection: MessageConnection;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Why the command could not be started (ENOENT: not installed; EACCES: not executable). */
+  spawnError: NodeJS.ErrnoException | undefined;
   private readonly child: ChildProcess;
   private closing: Promise<void> | undefined;
   private hasExited = false;
@@ -37,11 +38,18 @@ export class LanguageServerProcess {
       stdio: ["pipe", "pipe", "pipe"],
       detached: true, // its own process group, killed as a whole
     });
-    this.exited = once(this.child, "exit").then(([code, signal]) => {
+    this.exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      this.child.once("exit", (code, signal) => resolve({ code, signal }));
+      // A spawn failure (ENOENT, EACCES) emits "error" and never "exit"; it must not reject.
+      this.child.once("error", (error) => {
+        if (this.child.pid !== undefined) return;
+        this.spawnError = error;
+        resolve({ code: null, signal: null });
+      });
+    }).then((exit) => {
       this.hasExited = true;
-      return { code: code as number | null, signal: signal as NodeJS.Signals | null };
+      return exit;
     });
-    // A spawn failure (ENOENT) surfaces as "error" then "exit"; keep it from crashing the runner.
     this.child.on("error", (error) => options.onStderr?.(`spawn failed: ${error.message}`));
     let partial = "";
     this.child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
