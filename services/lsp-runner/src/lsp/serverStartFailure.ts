@@ -3,6 +3,7 @@
 // help, installing or configuring will. A server that exits during start is SERVER_FAILED.
 import { basename } from "node:path";
 import { RunnerError } from "../errors.js";
+import { commandProblem } from "./commandLookup.js";
 import type { LanguageServerConfig } from "./languageRegistry.js";
 
 const CONFIGURE =
@@ -10,8 +11,20 @@ const CONFIGURE =
 /** Longest stderr excerpt quoted in an error, in characters. */
 const STDERR_EXCERPT_CHARS = 400;
 
+/**
+ * Refuses before spawning when the command is not there or not executable, looked up on the PATH
+ * the server would get: the same error whether the server is spawned directly or through a shell.
+ */
+export function assertServerInstalled(language: LanguageServerConfig): void {
+  const problem = commandProblem(language.command, language.env?.PATH ?? process.env.PATH);
+  if (problem) throw serverNotInstalledError(language, { code: problem });
+}
+
 /** The command could not be spawned: ENOENT (not installed) or EACCES (not executable). */
-export function serverNotInstalledError(language: LanguageServerConfig, error: NodeJS.ErrnoException): RunnerError {
+export function serverNotInstalledError(
+  language: LanguageServerConfig,
+  error: { code?: string; message?: string },
+): RunnerError {
   const command = basename(language.command);
   const problem =
     error.code === "ENOENT"
@@ -32,7 +45,7 @@ export function serverExitedAtStartError(
 ): RunnerError {
   const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
   const said = stderr.join(" | ").slice(-STDERR_EXCERPT_CHARS);
-  const hint = language.install ? `; check it is installed (${language.install}) and configured` : "";
+  const hint = language.install ? `; if it is not installed: ${language.install}` : "";
   return new RunnerError(
     "SERVER_FAILED",
     `the ${language.id} language server (${basename(language.command)}) exited during start (${how})${said ? `: ${said}` : ""}${hint}`,
