@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { builtinLanguages, defaultLanguages } from "./builtinLanguages.js";
 import { fieldPath, LanguageConfigError, mergeJson, mergeLanguages, parseLanguagesFile } from "./languageConfig.js";
@@ -242,4 +243,11 @@ describe("merging with the built-ins", () => {
     expect(mergeJson({ a: 1 }, undefined)).toEqual({ a: 1 });
     expect(mergeJson({ a: 1 }, [1])).toEqual([1]);
   });
+});
+
+test("every complete example in docs/languages.md is a valid languages file", () => {
+  const doc = readFileSync(new URL("../../../../docs/languages.md", import.meta.url), "utf8");
+  const examples = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((e) => !e.includes("<id>"));
+  expect(examples.length).toBeGreaterThanOrEqual(4);
+  for (const example of examples) expect(() => merge(example, "/etc/lspmesh")).not.toThrow();
 });
