@@ -162,3 +162,18 @@ describe("servers that cannot start fail clearly and the runner keeps serving", 
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
   });
 });
+
+test("whole-workspace diagnostics skip files whose server is not installed, and say so", async () => {
+  const path = languagesFile("no-go.json", { languages: { go: { env: { PATH: "/nonexistent" } } } });
+  await using env = await startFixtureRunner("python-basic", await loadLanguageRegistry(path));
+  writeFileSync(join(env.fixture.dir, "src/tool.go"), "package main\n");
+  const answer = await env.client.diagnostics({ workspace: ws, files: [], waitMs: 15_000 });
+  expect(answer.files.map((f) => f.file).sort()).toEqual(["src/broken.py", "src/greeter.py", "src/main.py"]);
+  expect(answer.files.find((f) => f.file === "src/broken.py")?.diagnostics.map((d) => d.code)).toEqual([
+    "reportAssignmentType",
+  ]);
+  expect(answer.status?.partial).toBe(true);
+  expect(answer.status?.note).toContain(
+    "1 .go file(s) not checked: no language server for them is installed on this runner",
+  );
+});
