@@ -147,9 +147,8 @@ describe("servers that cannot start fail clearly and the runner keeps serving", 
       const error = await failureOf(env.client.hover({ workspace: ws, at: at("src/a.crash", 1, 1) }));
       expect(error.code).toBe(GrpcStatus.INTERNAL);
       expect(error.metadata.get("lspmesh-error-code")).toEqual(["SERVER_FAILED"]);
-      expect(error.details).toBe(
-        "the crashing language server (node) exited during start (code 3): cannot read settings",
-      );
+      // The facts that matter, whatever the wording: which server, its exit code, its last words.
+      expect(error.details).toMatch(/^the crashing language server .*code 3.*cannot read settings/);
     }
   });
 
