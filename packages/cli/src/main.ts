@@ -10,6 +10,7 @@ const USAGE = `usage: lspmesh <command> [options]
 commands:
   serve [dir]   serve a folder over MCP on one machine (gateway + runner in one process)
                   --port N (default 7420)  --host H (default 127.0.0.1)  --workspace ID (default "default")
+                  --languages FILE (JSON overriding or adding language servers; see docs/languages.md)
   gateway       run the MCP gateway (LSPMESH_* environment; see docs/operations.md)
   runner        run a language-server runner (LSPMESH_* environment; see docs/operations.md)
 

@@ -2,15 +2,32 @@
 //   LSPMESH_LISTEN           host:port for gRPC (default 0.0.0.0:7421)
 //   LSPMESH_WORKSPACES_ROOT  volume holding <tenant>/<workspace> folders (default /workspaces)
 //   LSPMESH_MAX_FILE_BYTES   largest file sent to a language server (default 4 MiB)
+//   LSPMESH_LANGUAGES_FILE   JSON file overriding or adding language servers (docs/languages.md)
+import { LanguageConfigError, loadLanguageRegistry } from "./lsp/languageConfig.js";
 import { startRunnerServer } from "./runnerServer.js";
 import { VolumeWorkspaceLocator } from "./workspace/workspaceLocator.js";
 
 const log = (entry: Record<string, unknown>) =>
   process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), service: "runner", ...entry })}\n`);
 
+const languagesFile = process.env.LSPMESH_LANGUAGES_FILE || undefined;
+const languages = await loadLanguageRegistry(languagesFile).catch((error: unknown) => {
+  if (!(error instanceof LanguageConfigError)) throw error;
+  log({ level: "error", msg: "invalid languages file", file: error.source, problems: error.problems });
+  process.exit(2);
+});
+log({
+  level: "info",
+  msg: "languages",
+  file: languagesFile,
+  enabled: languages.languages.map((language) => language.id),
+  installed: languages.installed().map((language) => language.id),
+});
+
 const runner = await startRunnerServer({
   listen: process.env.LSPMESH_LISTEN ?? "0.0.0.0:7421",
   locator: new VolumeWorkspaceLocator(process.env.LSPMESH_WORKSPACES_ROOT ?? "/workspaces"),
+  languages,
   maxFileBytes: process.env.LSPMESH_MAX_FILE_BYTES ? Number(process.env.LSPMESH_MAX_FILE_BYTES) : undefined,
   log,
 });

@@ -4,13 +4,19 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createJsonLogger, StaticRunnerRouter, StaticWorkspaceResolver, startGateway } from "@lspmesh/gateway";
-import { SingleWorkspaceLocator, startRunnerServer } from "@lspmesh/lsp-runner";
+import {
+  LanguageConfigError,
+  loadLanguageRegistry,
+  SingleWorkspaceLocator,
+  startRunnerServer,
+} from "@lspmesh/lsp-runner";
 import { closeOnSignals } from "../shutdown.js";
 import { parsePort, UsageError } from "../usage.js";
 
-const HELP = `usage: lspmesh serve [dir] [--port 7420] [--host 127.0.0.1] [--workspace default]
+const HELP = `usage: lspmesh serve [dir] [--port 7420] [--host 127.0.0.1] [--workspace default] [--languages FILE]
 
 Serves dir (default: the current folder) over MCP at http://HOST:PORT/mcp.
+--languages FILE overrides or adds language servers (JSON; see docs/languages.md).
 No token is needed on loopback. Stop with Ctrl-C: every language server is stopped with it.`;
 
 /** Single-machine tenant (DESIGN.md 3.1). */
@@ -24,6 +30,7 @@ export async function runServeCommand(args: string[]): Promise<void> {
       port: { type: "string" },
       host: { type: "string" },
       workspace: { type: "string" },
+      languages: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -42,10 +49,15 @@ export async function runServeCommand(args: string[]): Promise<void> {
     throw new UsageError(`invalid workspace id '${workspace}': use a-z, 0-9, '_' and '-' (1–63 characters)`);
   }
 
+  const languages = await loadLanguageRegistry(values.languages).catch((error: unknown) => {
+    throw error instanceof LanguageConfigError ? new UsageError(error.message) : error;
+  });
+
   const logger = createJsonLogger({ level: process.env.LSPMESH_LOG_LEVEL === "debug" ? "debug" : "warn" });
   const runner = await startRunnerServer({
     listen: "127.0.0.1:0",
     locator: new SingleWorkspaceLocator(dir, LOCAL_TENANT, workspace),
+    languages,
   });
   const gateway = await startGateway({
     host,

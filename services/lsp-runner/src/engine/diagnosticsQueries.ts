@@ -1,5 +1,6 @@
 // Diagnostics for files or the whole workspace, never older than the files' current content
 // unless the answer says so.
+import { extname } from "node:path";
 import type { Diagnostic as LspDiagnostic } from "vscode-languageserver-protocol";
 import type { LanguageSession } from "../lsp/languageSession.js";
 import { fromLspRange } from "../lsp/positionEncoding.js";
@@ -21,16 +22,25 @@ export class DiagnosticsQueries {
   ): Promise<DiagnosticsAnswer> {
     const paths = await this.engine.workspacePaths(ref);
     let targets = files;
-    let truncatedNote = "";
+    let listingNote = "";
     if (targets.length === 0) {
       const listed = await listSourceFiles(
         paths.root,
         new Set(this.engine.options.languages.extensions()),
         WORKSPACE_DIAGNOSTICS_FILE_LIMIT,
       );
-      targets = listed.files;
+      // Files of languages whose server is not installed here are skipped, and said to be.
+      const languages = this.engine.options.languages;
+      const served = new Set(languages.installed().flatMap((language) => Object.keys(language.extensions)));
+      targets = listed.files.filter((file) => served.has(extname(file).toLowerCase()));
+      const unserved = listed.files.filter((file) => !served.has(extname(file).toLowerCase()));
       if (listed.truncated) {
-        truncatedNote = `only the first ${WORKSPACE_DIAGNOSTICS_FILE_LIMIT} source files were checked; name files to check others`;
+        listingNote = `only the first ${WORKSPACE_DIAGNOSTICS_FILE_LIMIT} source files were checked; name files to check others`;
+      }
+      if (unserved.length > 0) {
+        const kinds = [...new Set(unserved.map((file) => extname(file).toLowerCase()))].join(", ");
+        const skipped = `${unserved.length} ${kinds} file(s) not checked: no language server for them is installed on this runner`;
+        listingNote = [listingNote, skipped].filter(Boolean).join("; ");
       }
     }
     const contexts = await Promise.all(targets.map((file) => this.engine.openDocument(ref, file, paths)));
@@ -67,9 +77,9 @@ export class DiagnosticsQueries {
         .filter(Boolean)
         .join("; ");
     }
-    if (truncatedNote) {
+    if (listingNote) {
       status.partial = true;
-      status.note = [truncatedNote, status.note].filter(Boolean).join("; ");
+      status.note = [listingNote, status.note].filter(Boolean).join("; ");
     }
     return { status, files: results, epoch: sessions.reduce((max, s) => Math.max(max, s.startedAt), 0) };
   }

@@ -1,13 +1,16 @@
 // Which language server serves which files. Commands come from configuration only, never from a
-// request. Built-in defaults cover TypeScript/JavaScript; more languages are added by config.
-import { createRequire } from "node:module";
+// request: the built-in defaults (builtinLanguages.ts) merged with the operator's languages file
+// (languageConfig.ts).
 import { extname } from "node:path";
+import { defaultLanguages } from "./builtinLanguages.js";
+import { findExecutable } from "./commandLookup.js";
 
 export interface LanguageServerConfig {
   /** Stable id used in session keys and answers, e.g. "typescript". */
   readonly id: string;
   /** File extension (with dot, lower case) → LSP languageId sent in didOpen. */
   readonly extensions: Readonly<Record<string, string>>;
+  /** A bare name looked up on PATH, or an absolute path. */
   readonly command: string;
   readonly args: readonly string[];
   readonly initializationOptions?: unknown;
@@ -21,43 +24,21 @@ export interface LanguageServerConfig {
   readonly startTimeoutMs?: number;
   /** Quiet time in ms after the last pushed diagnostics before they count as settled (default 300). */
   readonly diagnosticsSettleMs?: number;
+  /** How to install the server, shown when its command cannot be started. */
+  readonly install?: string;
 }
 
-const require = createRequire(import.meta.url);
-
-/** TypeScript/JavaScript through typescript-language-server and the project's own pinned TypeScript. */
-export function typescriptLanguage(): LanguageServerConfig {
-  return {
-    id: "typescript",
-    extensions: {
-      ".ts": "typescript",
-      ".mts": "typescript",
-      ".cts": "typescript",
-      ".tsx": "typescriptreact",
-      ".js": "javascript",
-      ".mjs": "javascript",
-      ".cjs": "javascript",
-      ".jsx": "javascriptreact",
-    },
-    command: process.execPath,
-    args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
-    initializationOptions: {
-      // Never the workspace's node_modules copy: a workspace must not choose the code we run.
-      tsserver: { path: require.resolve("typescript/lib/tsserver.js"), fallbackPath: undefined },
-      disableAutomaticTypingAcquisition: true,
-      plugins: [],
-      preferences: { includeInlayParameterNameHints: "all", includeInlayVariableTypeHints: true },
-    },
-    settings: {
-      formattingOptions: { tabSize: 2, insertSpaces: true },
-    },
-  };
+/** A language as configured: built in or from the languages file, enabled or not. */
+export interface LanguageDefinition extends LanguageServerConfig {
+  /** Disabled languages are known (and can be enabled by the languages file) but serve nothing. */
+  readonly enabled: boolean;
 }
 
 export class LanguageRegistry {
   private readonly byExtension = new Map<string, LanguageServerConfig>();
 
-  constructor(readonly languages: readonly LanguageServerConfig[] = [typescriptLanguage()]) {
+  /** Enabled languages only; languageConfig.ts has already refused two claiming one extension. */
+  constructor(readonly languages: readonly LanguageServerConfig[] = defaultLanguages()) {
     for (const language of languages) {
       for (const extension of Object.keys(language.extensions)) this.byExtension.set(extension.toLowerCase(), language);
     }
@@ -77,5 +58,15 @@ export class LanguageRegistry {
 
   extensions(): string[] {
     return [...this.byExtension.keys()];
+  }
+
+  /**
+   * Languages whose command is found (absolute path or on PATH) and executable: what this runner
+   * can serve. A rustup proxy without its component is found yet fails to start (SERVER_FAILED).
+   */
+  installed(): LanguageServerConfig[] {
+    return this.languages.filter(
+      (language) => findExecutable(language.command, language.env?.PATH ?? process.env.PATH) !== undefined,
+    );
   }
 }

@@ -2,7 +2,6 @@
 // sessions, workspaces or gRPC. The child leads its own process group so that stopping it also
 // stops whatever it spawned (tsserver, typings installers, build helpers).
 import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import {
   createMessageConnection,
   type MessageConnection,
@@ -23,9 +22,19 @@ export interface ProcessOptions {
 /** Waits in the shutdown ladder, in ms: shutdown request, then exit, SIGTERM, SIGKILL. */
 export const SHUTDOWN_LADDER_MS = { shutdownRequest: 2_000, afterExit: 1_000, afterSigterm: 2_000 } as const;
 
+/** How long `exited` waits for the rest of a dead server's stderr, in ms. */
+const STDERR_DRAIN_MS = 1_000;
+
 export class LanguageServerProcess {
   readonly connection: MessageConnection;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * True once the process runs, false when it could not be started: then nothing may be written
+   * to it (a failed write inside vscode-jsonrpc's sendRequest is an unhandled rejection).
+   */
+  readonly spawned: Promise<boolean>;
+  /** Why the command could not be started (ENOENT: not installed; EACCES: not executable). */
+  spawnError: NodeJS.ErrnoException | undefined;
   private readonly child: ChildProcess;
   private closing: Promise<void> | undefined;
   private hasExited = false;
@@ -37,17 +46,34 @@ export class LanguageServerProcess {
       stdio: ["pipe", "pipe", "pipe"],
       detached: true, // its own process group, killed as a whole
     });
-    this.exited = once(this.child, "exit").then(([code, signal]) => {
-      this.hasExited = true;
-      return { code: code as number | null, signal: signal as NodeJS.Signals | null };
+    this.spawned = new Promise<boolean>((resolve) => {
+      this.child.once("spawn", () => resolve(true));
+      this.child.once("error", () => resolve(this.child.pid !== undefined));
     });
-    // A spawn failure (ENOENT) surfaces as "error" then "exit"; keep it from crashing the runner.
+    const stderrClosed = new Promise((resolve) => this.child.stderr!.once("close", resolve));
+    this.exited = new Promise((resolve) => {
+      this.child.once("exit", (code, signal) => {
+        this.hasExited = true;
+        // Its last stderr lines (often the reason it exited) may still be in the pipe.
+        void raceTimeout(stderrClosed, STDERR_DRAIN_MS).then(() => resolve({ code, signal }));
+      });
+      // A spawn failure (ENOENT, EACCES) emits "error" and never "exit"; it must not reject.
+      this.child.once("error", (error) => {
+        if (this.child.pid !== undefined) return;
+        this.spawnError = error;
+        this.hasExited = true;
+        resolve({ code: null, signal: null });
+      });
+    });
     this.child.on("error", (error) => options.onStderr?.(`spawn failed: ${error.message}`));
     let partial = "";
     this.child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
       const lines = (partial + chunk).split("\n");
       partial = lines.pop() ?? "";
       for (const line of lines) if (line.trim()) options.onStderr?.(line);
+    });
+    this.child.stderr!.on("end", () => {
+      if (partial.trim()) options.onStderr?.(partial);
     });
     // Writes after the child died must not throw EPIPE into the runner.
     this.child.stdin!.on("error", () => {});

@@ -16,6 +16,7 @@ import type { LanguageServerConfig } from "./languageRegistry.js";
 import { LanguageServerProcess } from "./languageServerProcess.js";
 import { OpenDocument } from "./openDocument.js";
 import type { PositionEncoding } from "./positionEncoding.js";
+import { assertServerInstalled, serverExitedAtStartError, serverNotInstalledError } from "./serverStartFailure.js";
 import { ProgressTracker, type ServerStateName } from "./sessionState.js";
 import { decodeDocument } from "./textDocument.js";
 
@@ -71,13 +72,18 @@ export class LanguageSession {
 
   /** Starts the server and completes the initialize handshake. */
   static async start(options: SessionOptions): Promise<LanguageSession> {
+    assertServerInstalled(options.language);
     const session = new LanguageSession(options);
     try {
-      await session.initialize();
+      if (!(await session.process.spawned)) throw session.process.spawnError;
+      // A server that exits before answering would leave initialize waiting for startTimeoutMs.
+      const exit = await Promise.race([session.initialize().then(() => undefined), session.process.exited]);
+      if (exit) throw serverExitedAtStartError(options.language, exit, session.stderrTail);
       return session;
     } catch (error) {
       await session.close();
-      throw error;
+      const spawnError = session.process.spawnError;
+      throw spawnError ? serverNotInstalledError(options.language, spawnError) : error;
     }
   }
 

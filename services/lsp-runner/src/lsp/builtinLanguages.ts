@@ -1,0 +1,169 @@
+// The languages every runner knows without a languages file. Servers shipped as npm dependencies
+// of the runner (typescript-language-server, TypeScript 7, pyright) are started by absolute path;
+// the others (gopls, clangd, rust-analyzer) are looked up on PATH and may be missing: a request
+// for their files then fails with NO_LANGUAGE_SERVER and the install hint below.
+// Defaults are the settings that keep servers from running workspace code (docs/languages.md).
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { LanguageDefinition, LanguageServerConfig } from "./languageRegistry.js";
+
+const require = createRequire(import.meta.url);
+
+/** TypeScript/JavaScript through typescript-language-server and the project's own pinned TypeScript. */
+export function typescriptLanguage(): LanguageServerConfig {
+  return {
+    id: "typescript",
+    extensions: TYPESCRIPT_EXTENSIONS,
+    command: process.execPath,
+    args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
+    initializationOptions: {
+      // Never the workspace's node_modules copy: a workspace must not choose the code we run.
+      tsserver: { path: require.resolve("typescript/lib/tsserver.js"), fallbackPath: undefined },
+      disableAutomaticTypingAcquisition: true,
+      plugins: [],
+      preferences: { includeInlayParameterNameHints: "all", includeInlayVariableTypeHints: true },
+    },
+    settings: {
+      formattingOptions: { tabSize: 2, insertSpaces: true },
+    },
+    install: "typescript-language-server and typescript are dependencies of @lspmesh/lsp-runner: run npm ci",
+  };
+}
+
+const TYPESCRIPT_EXTENSIONS = {
+  ".ts": "typescript",
+  ".mts": "typescript",
+  ".cts": "typescript",
+  ".tsx": "typescriptreact",
+  ".js": "javascript",
+  ".mjs": "javascript",
+  ".cjs": "javascript",
+  ".jsx": "javascriptreact",
+};
+
+/**
+ * The native TypeScript 7 server (`tsc --lsp --stdio`), opt-in: it claims the same extensions as
+ * "typescript", so enabling it means disabling that one. Runs the platform binary of the runner's
+ * `typescript-native` dependency (npm:typescript@7) directly, without the Node wrapper.
+ */
+export function typescriptNativeLanguage(): LanguageServerConfig {
+  return {
+    id: "typescript-native",
+    extensions: TYPESCRIPT_EXTENSIONS,
+    command: nativeTypescriptExecutable() ?? "tsc",
+    args: ["--lsp", "--stdio"],
+    settings: {
+      typescript: { inlayHints: { parameterNames: { enabled: "all" }, variableTypes: { enabled: true } } },
+      javascript: { inlayHints: { parameterNames: { enabled: "all" }, variableTypes: { enabled: true } } },
+    },
+    install:
+      "the runner's typescript-native dependency (npm:typescript@7) has no binary for this platform; install TypeScript 7 and set its tsc as the command",
+  };
+}
+
+/** `@typescript/typescript-<platform>-<arch>/lib/tsc` next to typescript-native, if installed. */
+function nativeTypescriptExecutable(): string | undefined {
+  try {
+    const fromNative = createRequire(require.resolve("typescript-native/package.json"));
+    const platformPackage = `@typescript/typescript-${process.platform}-${process.arch}/package.json`;
+    const exe = process.platform === "win32" ? "tsc.exe" : "tsc";
+    return join(dirname(fromNative.resolve(platformPackage)), "lib", exe);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Python through pyright, a dependency of the runner (basedpyright works the same way: docs/languages.md). */
+export function pythonLanguage(): LanguageServerConfig {
+  return {
+    id: "python",
+    extensions: { ".py": "python", ".pyi": "python" },
+    command: process.execPath,
+    args: [require.resolve("pyright/langserver.index.js"), "--stdio"],
+    // Pyright stops pushing diagnostics once a client accepts dynamically registered pull
+    // diagnostics; push keeps it analysing open files in the background.
+    initializationOptions: { disablePullDiagnostics: true },
+    settings: {
+      python: {
+        analysis: { autoSearchPaths: true, useLibraryCodeForTypes: true, diagnosticMode: "openFilesOnly" },
+      },
+    },
+    install: "pyright is a dependency of @lspmesh/lsp-runner: run npm ci",
+  };
+}
+
+/** Go through gopls; GOTOOLCHAIN=local keeps a go.mod `toolchain` line from downloading and running another Go. */
+export function goLanguage(): LanguageServerConfig {
+  return {
+    id: "go",
+    extensions: { ".go": "go" },
+    command: "gopls",
+    args: [],
+    settings: { gopls: { directoryFilters: ["-**/node_modules"] } },
+    env: { GOTOOLCHAIN: "local" },
+    install:
+      "install gopls and Go (Debian: apt-get install gopls golang-go; or go install golang.org/x/tools/gopls@latest)",
+  };
+}
+
+/** C and C++ through clangd, which never runs compilers unless --query-driver allows it (not set). */
+export function cppLanguage(): LanguageServerConfig {
+  return {
+    id: "cpp",
+    extensions: {
+      ".c": "c",
+      ".h": "cpp",
+      ".cc": "cpp",
+      ".cpp": "cpp",
+      ".cxx": "cpp",
+      ".c++": "cpp",
+      ".hh": "cpp",
+      ".hpp": "cpp",
+      ".hxx": "cpp",
+      ".h++": "cpp",
+      ".ipp": "cpp",
+    },
+    command: "clangd",
+    // Background indexing (clangd's default) answers workspace symbols for unopened files; it
+    // writes .cache/clangd/index inside the workspace. -j bounds its worker threads.
+    args: ["--background-index", "--header-insertion=never", "--pch-storage=memory", "-j=2", "--log=error"],
+    install: "install clangd (Debian: apt-get install clangd)",
+  };
+}
+
+/** rust-analyzer settings that stop it running workspace code: build scripts, proc macros, cargo check. */
+const RUST_ANALYZER_SAFE = {
+  cargo: { buildScripts: { enable: false } },
+  procMacro: { enable: false },
+  checkOnSave: false,
+};
+
+/** Rust through rust-analyzer with build scripts, proc macros and check-on-save off. */
+export function rustLanguage(): LanguageServerConfig {
+  return {
+    id: "rust",
+    extensions: { ".rs": "rust" },
+    command: "rust-analyzer",
+    args: [],
+    initializationOptions: RUST_ANALYZER_SAFE,
+    settings: { "rust-analyzer": RUST_ANALYZER_SAFE },
+    install: "install rust-analyzer (rustup component add rust-analyzer, or a release binary on PATH)",
+  };
+}
+
+/** Every built-in language, in the order workspace-level queries try them. */
+export function builtinLanguages(): LanguageDefinition[] {
+  return [
+    { ...typescriptLanguage(), enabled: true },
+    { ...typescriptNativeLanguage(), enabled: false },
+    { ...pythonLanguage(), enabled: true },
+    { ...goLanguage(), enabled: true },
+    { ...cppLanguage(), enabled: true },
+    { ...rustLanguage(), enabled: true },
+  ];
+}
+
+/** The enabled built-in languages: what a runner serves without a languages file. */
+export function defaultLanguages(): LanguageServerConfig[] {
+  return builtinLanguages().flatMap(({ enabled, ...language }) => (enabled ? [language] : []));
+}

@@ -1,0 +1,98 @@
+// The built-in C/C++ language against a real clangd on the cpp-basic fixture, with a
+// compile_commands.json so the background index covers files never opened, when clangd is
+// installed (Debian: apt-get install clangd); skipped otherwise.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ServerState } from "@lspmesh/proto";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { at, type FixtureRunner, places, serverRuns, startFixtureRunner, symbol, ws } from "./languageTesting.js";
+
+describe.skipIf(!serverRuns("clangd"))("clangd answers, positions exact", () => {
+  let env: FixtureRunner;
+
+  beforeAll(async () => {
+    env = await startFixtureRunner("cpp-basic");
+    // clangd's background index needs absolute directories in compile_commands.json.
+    const commands = ["greeter.cpp", "main.cpp", "broken.cpp"].map((file) => ({
+      directory: env.fixture.dir,
+      file: `src/${file}`,
+      arguments: ["clang++", "-std=c++17", "-c", `src/${file}`],
+    }));
+    writeFileSync(join(env.fixture.dir, "compile_commands.json"), JSON.stringify(commands));
+    // clangd starts its background index only after the first file opens, and answers "ready"
+    // from that file alone until then (a declaration instead of the definition): wait until the
+    // index knows the definition in greeter.cpp, a file never opened.
+    await env.client.hover({ workspace: ws, at: at("src/main.cpp", 1, 1) });
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const found = await env.client.workspaceSymbols({ workspace: ws, query: "make_greeting" });
+      if (found.symbols.some((s) => s.location?.file === "src/greeter.cpp")) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  });
+
+  afterAll(async () => {
+    await env?.[Symbol.asyncDispose]();
+  });
+
+  test("definition by symbol on a line with a tab, CJK and emoji before it", async () => {
+    const answer = await env.client.findDefinition({ workspace: ws, at: symbol("src/main.cpp", "make_greeting", 4) });
+    expect(answer.status?.resolved).toMatchObject({ line: 4, column: 55 });
+    expect(answer.status).toMatchObject({ language: "cpp", state: ServerState.READY });
+    expect(places(answer.locations)).toEqual(["src/greeter.cpp:7:5"]);
+    expect(answer.locations[0]?.snippet).toBe(
+      'int make_greeting(const char* name) { return PoliteGreeter{"dear"}.greet(name); }',
+    );
+  });
+
+  test("definition by line and column equals the second occurrence", async () => {
+    const answer = await env.client.findDefinition({ workspace: ws, at: at("src/main.cpp", 4, 86) });
+    expect(places(answer.locations)).toEqual(["src/greeter.cpp:7:5"]);
+  });
+
+  test("references across files", async () => {
+    const answer = await env.client.findReferences({
+      workspace: ws,
+      at: symbol("src/greeter.h", "make_greeting", 11),
+      includeDeclaration: true,
+    });
+    expect(places(answer.locations)).toEqual([
+      "src/broken.cpp:3:30",
+      "src/greeter.cpp:7:5",
+      "src/greeter.h:11:5",
+      "src/main.cpp:4:55",
+      "src/main.cpp:4:86",
+    ]);
+  });
+
+  test("hover shows the signature", async () => {
+    const answer = await env.client.hover({ workspace: ws, at: symbol("src/main.cpp", "make_greeting", 4) });
+    expect(answer.contents).toContain("int make_greeting(const char *name)");
+  });
+
+  test("document symbols and workspace symbols", async () => {
+    const document = await env.client.documentSymbols({ workspace: ws, file: "src/greeter.h" });
+    const namespace = document.symbols.find((s) => s.name === "greeter");
+    expect(namespace?.children.map((c) => c.name)).toEqual(expect.arrayContaining(["PoliteGreeter", "make_greeting"]));
+    const workspace = await env.client.workspaceSymbols({ workspace: ws, query: "PoliteGreeter" });
+    expect(workspace.symbols.map((s) => [s.name, s.location?.file, s.location?.range?.start?.line])).toContainEqual([
+      "PoliteGreeter",
+      "src/greeter.h",
+      6,
+    ]);
+  });
+
+  test("a type error at its line and column, fixed on disk", async () => {
+    const first = await env.client.diagnostics({ workspace: ws, files: ["src/broken.cpp"], waitMs: 20_000 });
+    const file = first.files[0]!;
+    expect(file.fresh).toBe(true);
+    expect(file.diagnostics.map((d) => [d.range?.start?.line, d.range?.start?.column, d.severity])).toEqual([
+      [3, 13, 1],
+    ]);
+    writeFileSync(
+      join(env.fixture.dir, "src/broken.cpp"),
+      '#include "greeter.h"\n\nint count = greeter::make_greeting("typed");\n',
+    );
+    const fixed = await env.client.diagnostics({ workspace: ws, files: ["src/broken.cpp"], waitMs: 20_000 });
+    expect(fixed.files[0]).toMatchObject({ fresh: true, version: file.version + 1, diagnostics: [] });
+  });
+});

@@ -1,0 +1,84 @@
+// The built-in Go language against a real gopls on the go-basic fixture, when gopls and Go are
+// installed (Debian: apt-get install gopls golang-go); skipped otherwise.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ServerState } from "@lspmesh/proto";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { at, type FixtureRunner, places, serverRuns, startFixtureRunner, symbol, ws } from "./languageTesting.js";
+
+const installed = serverRuns("gopls", ["version"]) && serverRuns("go", ["version"]);
+
+describe.skipIf(!installed)("gopls answers, positions exact", () => {
+  let env: FixtureRunner;
+
+  beforeAll(async () => {
+    env = await startFixtureRunner("go-basic");
+  });
+
+  afterAll(async () => {
+    await env?.[Symbol.asyncDispose]();
+  });
+
+  test("definition by symbol on a line with a tab, CJK and emoji before it", async () => {
+    // Line 6: "\twave := \"こんにちは 👋🏽 \" + greeter.MakeGreeting(…)": code-point column 32.
+    const answer = await env.client.findDefinition({ workspace: ws, at: symbol("src/main.go", "MakeGreeting", 6) });
+    expect(answer.status?.resolved).toMatchObject({ line: 6, column: 32 });
+    expect(answer.status).toMatchObject({ language: "go", state: ServerState.READY });
+    expect(places(answer.locations)).toEqual(["src/greeter/greeter.go:15:6"]);
+    expect(answer.locations[0]?.snippet).toBe("func MakeGreeting(name string) string {");
+  });
+
+  test("definition by line and column equals the second occurrence", async () => {
+    const answer = await env.client.findDefinition({ workspace: ws, at: at("src/main.go", 6, 69) });
+    expect(places(answer.locations)).toEqual(["src/greeter/greeter.go:15:6"]);
+  });
+
+  test("references across packages", async () => {
+    const answer = await env.client.findReferences({
+      workspace: ws,
+      at: symbol("src/greeter/greeter.go", "MakeGreeting", 15),
+      includeDeclaration: true,
+    });
+    expect(places(answer.locations)).toEqual(
+      ["src/broken/broken.go:5:25", "src/greeter/greeter.go:15:6", "src/main.go:6:32", "src/main.go:6:69"].sort(),
+    );
+  });
+
+  test("hover shows the signature", async () => {
+    const answer = await env.client.hover({ workspace: ws, at: symbol("src/main.go", "MakeGreeting", 6) });
+    // Older gopls qualify the name with its package.
+    expect(answer.contents).toMatch(/func (greeter\.)?MakeGreeting\(name string\) string/);
+  });
+
+  test("document symbols and workspace symbols", async () => {
+    const document = await env.client.documentSymbols({ workspace: ws, file: "src/greeter/greeter.go" });
+    expect(document.symbols.map((s) => s.name)).toEqual(expect.arrayContaining(["PoliteGreeter", "MakeGreeting"]));
+    expect(document.symbols.find((s) => s.name === "PoliteGreeter")?.range?.start).toMatchObject({
+      line: 5,
+      column: 6,
+    });
+    const workspace = await env.client.workspaceSymbols({ workspace: ws, query: "PoliteGreeter" });
+    expect(workspace.symbols.map((s) => [s.name, s.location?.file, s.location?.range?.start?.line])).toContainEqual([
+      "PoliteGreeter",
+      "src/greeter/greeter.go",
+      5,
+    ]);
+  });
+
+  test("a type error at its line and column, fixed on disk", async () => {
+    const first = await env.client.diagnostics({ workspace: ws, files: ["src/broken/broken.go"], waitMs: 20_000 });
+    const file = first.files[0]!;
+    expect(file.fresh).toBe(true);
+    expect(file.diagnostics.map((d) => [d.range?.start?.line, d.range?.start?.column, d.severity])).toEqual([
+      [5, 17, 1],
+    ]);
+    expect(file.diagnostics[0]?.message).toMatch(/cannot use greeter\.MakeGreeting\("typed"\).*as int value/);
+
+    writeFileSync(
+      join(env.fixture.dir, "src/broken/broken.go"),
+      'package broken\n\nimport "example.com/basic/src/greeter"\n\nvar Count int = len(greeter.MakeGreeting("typed"))\n',
+    );
+    const fixed = await env.client.diagnostics({ workspace: ws, files: ["src/broken/broken.go"], waitMs: 20_000 });
+    expect(fixed.files[0]).toMatchObject({ fresh: true, version: file.version + 1, diagnostics: [] });
+  });
+});
