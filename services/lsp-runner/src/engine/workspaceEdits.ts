@@ -1,5 +1,6 @@
 // A language server's WorkspaceEdit as an lspmesh one: workspace-relative files, lspmesh positions,
 // and the version and content hash each file's edits were computed against (checked on apply).
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type {
   CreateFile,
@@ -59,7 +60,7 @@ export async function fromLspWorkspaceEdit(
     }
     const named = workspacePath(paths, change.textDocument.uri);
     const file = renamedFrom.get(named) ?? named;
-    const absolute = fileURLToPath(change.textDocument.uri);
+    const absolute = file === named ? fileURLToPath(change.textDocument.uri) : join(paths.root, file);
     const earlier = pending.get(file);
     const snapshot = earlier === undefined ? await snapshots.snapshot(absolute) : undefined;
     const lines = earlier === undefined ? snapshot!.lines : splitLines(earlier);
