@@ -2,44 +2,28 @@
 // typescript-language-server: exactly the server's edit lands, the servers see the new content,
 // and stale, outside-the-workspace and failing edits change nothing.
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createClient, FileOperation_Kind, GrpcStatus, Runner, type ServiceClient } from "@lspmesh/proto";
+import { FileOperation_Kind, GrpcStatus } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
-import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
-import { at, failure, span, symbol } from "./operationsHelpers.js";
+import { at, type FixtureRunner, failure, span, startFixtureRunner, symbol } from "./operationsHelpers.js";
 
 const ws = { tenant: "local", workspace: "default" };
-let fixture: FixtureWorkspace;
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
-
-const read = (file: string) => readFileSync(join(fixture.dir, file), "utf8");
+let env: FixtureRunner;
+let client: FixtureRunner["client"];
+const read = (file: string) => env.read(file);
+const snapshot = () => env.snapshot();
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-/** Every file of the workspace with its content (the outside symlink left out). */
-function snapshot(): Record<string, string> {
-  const files = readdirSync(fixture.dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name).slice(fixture.dir.length + 1));
-  return Object.fromEntries(files.sort().map((file) => [file, read(file)]));
-}
 
 beforeAll(async () => {
-  fixture = fixtureWorkspace("typescript-ops");
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(fixture.dir, "local", "default"),
-  });
-  client = createClient(Runner, runner.address);
+  env = await startFixtureRunner("typescript-ops");
+  client = env.client;
 });
 
 afterAll(async () => {
   // No temporary or backup file of an apply is left behind.
-  expect(Object.keys(snapshot()).filter((file) => file.includes(".lspmesh-"))).toEqual([]);
-  client?.close();
-  await runner?.close();
-  fixture?.[Symbol.dispose]();
+  if (env) expect(Object.keys(snapshot()).filter((file) => file.includes(".lspmesh-"))).toEqual([]);
+  await env?.close();
 });
 
 describe("applied edits land exactly and the servers see them", () => {
@@ -75,7 +59,7 @@ describe("applied edits land exactly and the servers see them", () => {
       apply: true,
     });
     expect(answer.applied).toBe(true);
-    expect(existsSync(join(fixture.dir, "src/text/shout.ts"))).toBe(false);
+    expect(existsSync(join(env.fixture.dir, "src/text/shout.ts"))).toBe(false);
     expect(read("src/shout.ts")).toBe(moved);
     expect(read("src/main.ts")).toBe(main.replace('"./text/shout"', '"./shout"'));
     const definition = await client.findDefinition({ workspace: ws, at: symbol("src/main.ts", "shout", 6) });
@@ -156,7 +140,7 @@ describe("edits that must not land change nothing", () => {
       newName: "sumOfAreas",
     });
     expect(preview.edit?.files.map((f) => f.file).sort()).toEqual(["src/geometry.ts", "src/main.ts"]);
-    writeFileSync(join(fixture.dir, "src/geometry.ts"), `// edited meanwhile\n${read("src/geometry.ts")}`);
+    writeFileSync(join(env.fixture.dir, "src/geometry.ts"), `// edited meanwhile\n${read("src/geometry.ts")}`);
     const before = snapshot();
     const error = await failure(client.applyWorkspaceEdit({ workspace: ws, edit: preview.edit }));
     expect([error.code, error.lspmeshCode]).toEqual([GrpcStatus.ABORTED, "STALE_EDIT"]);
@@ -198,7 +182,7 @@ describe("edits that must not land change nothing", () => {
     "%s is refused with OUTSIDE_WORKSPACE, and the edit's other files are untouched",
     async (_name, outsideFile, operations) => {
       const before = snapshot();
-      const secret = readFileSync(join(fixture.outside, "secret.ts"), "utf8");
+      const secret = readFileSync(join(env.fixture.outside, "secret.ts"), "utf8");
       const insert = { range: { start: { line: 1, column: 1 }, end: { line: 1, column: 1 } }, newText: "// x\n" };
       const error = await failure(
         client.applyWorkspaceEdit({
@@ -213,9 +197,9 @@ describe("edits that must not land change nothing", () => {
         }),
       );
       expect([error.code, error.lspmeshCode]).toEqual([GrpcStatus.INVALID_ARGUMENT, "OUTSIDE_WORKSPACE"]);
-      expect(error.details).not.toContain(fixture.outside);
+      expect(error.details).not.toContain(env.fixture.outside);
       expect(snapshot()).toEqual(before);
-      expect(readFileSync(join(fixture.outside, "secret.ts"), "utf8")).toBe(secret);
+      expect(readFileSync(join(env.fixture.outside, "secret.ts"), "utf8")).toBe(secret);
       expect(existsSync("/tmp/lspmesh-created.ts")).toBe(false);
     },
   );

@@ -2,39 +2,26 @@
 // built-in language. Written for pyright's own capabilities: it completes, helps with signatures,
 // renames (with prepareRename) and answers call hierarchies; it has no formatting, inlay hints,
 // type hierarchy or workspace/willRenameFiles, which must come back UNSUPPORTED.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { createClient, GrpcStatus, HierarchyRequest_Direction, Runner, type ServiceClient } from "@lspmesh/proto";
+import { GrpcStatus, HierarchyRequest_Direction } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
-import { LanguageRegistry, type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
-import { at, editLines, failure, span, symbol } from "./operationsHelpers.js";
+import { LanguageRegistry } from "../src/index.js";
+import { at, editLines, type FixtureRunner, failure, span, startFixtureRunner, symbol } from "./operationsHelpers.js";
 
 const languages = new LanguageRegistry();
 const ws = { tenant: "local", workspace: "default" };
 
 // src/main.py line 5: `名前 = "🎉🎉"; größe = total_area([Square(3), 正方形])`
 describe.skipIf(!languages.get("python"))("python operations (pyright)", () => {
-  let fixture: FixtureWorkspace;
-  let runner: RunnerServer;
-  let client: ServiceClient<typeof Runner.method>;
-  const read = (file: string) => readFileSync(join(fixture.dir, file), "utf8");
+  let env: FixtureRunner;
+  let client: FixtureRunner["client"];
+  const read = (file: string) => env.read(file);
 
   beforeAll(async () => {
-    fixture = fixtureWorkspace("python-ops");
-    runner = await startRunnerServer({
-      listen: "127.0.0.1:0",
-      locator: new SingleWorkspaceLocator(fixture.dir, "local", "default"),
-      languages,
-    });
-    client = createClient(Runner, runner.address);
+    env = await startFixtureRunner("python-ops", languages);
+    client = env.client;
   });
 
-  afterAll(async () => {
-    client?.close();
-    await runner?.close();
-    fixture?.[Symbol.dispose]();
-  });
+  afterAll(() => env?.close());
 
   test("completion of a member on a line with CJK names, resolved", async () => {
     // Line 6 column 39 is after `正方形.are`.

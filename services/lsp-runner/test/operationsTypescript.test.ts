@@ -1,37 +1,24 @@
 // Completion, signature help, inlay hints, hierarchies and edit previews through the runner's gRPC
 // service against a real typescript-language-server. Nothing here writes to the workspace.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { createClient, GrpcStatus, HierarchyRequest_Direction, Runner, type ServiceClient } from "@lspmesh/proto";
+import { GrpcStatus, HierarchyRequest_Direction } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
-import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
-import { at, editLines, failure, span, symbol } from "./operationsHelpers.js";
+import { at, editLines, type FixtureRunner, failure, span, startFixtureRunner, symbol } from "./operationsHelpers.js";
 
 const ws = { tenant: "local", workspace: "default" };
-let fixture: FixtureWorkspace;
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
-let originals: Map<string, string>;
-
-const FILES = ["src/main.ts", "src/geometry.ts", "src/text/shout.ts", "src/unformatted.ts", "src/needsImport.ts"];
+let env: FixtureRunner;
+let client: FixtureRunner["client"];
+let before: Record<string, string>;
 
 beforeAll(async () => {
-  fixture = fixtureWorkspace("typescript-ops");
-  originals = new Map(FILES.map((file) => [file, readFileSync(join(fixture.dir, file), "utf8")]));
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(fixture.dir, "local", "default"),
-  });
-  client = createClient(Runner, runner.address);
+  env = await startFixtureRunner("typescript-ops");
+  client = env.client;
+  before = env.snapshot();
 });
 
 afterAll(async () => {
   // Previews never touch the disk.
-  for (const [file, text] of originals ?? []) expect(readFileSync(join(fixture.dir, file), "utf8")).toBe(text);
-  client?.close();
-  await runner?.close();
-  fixture?.[Symbol.dispose]();
+  if (env) expect(env.snapshot()).toEqual(before);
+  await env?.close();
 });
 
 // src/main.ts line 5: `const 名前 = "🎉🎉"; const größe = totalArea([new Square(3), 正方形]);`
@@ -242,7 +229,7 @@ describe("edit previews", () => {
     for (const newFile of ["../outside/shout.ts", "/tmp/shout.ts"]) {
       const outside = await failure(client.renameFile({ workspace: ws, file: "src/text/shout.ts", newFile }));
       expect(outside.lspmeshCode).toBe("OUTSIDE_WORKSPACE");
-      expect(outside.details).not.toContain(fixture.outside);
+      expect(outside.details).not.toContain(env.fixture.outside);
     }
   });
 

@@ -22,6 +22,8 @@ import { type DocumentContext, type EngineContext, requireCapability } from "./e
 /** Completion items returned when the caller gives no limit (default 50), and at most (500). */
 const DEFAULT_COMPLETION_LIMIT = 50;
 const MAX_COMPLETION_LIMIT = 500;
+/** Items resolved (completionItem/resolve, one request each) when the caller asks, at most (50). */
+const MAX_RESOLVED_COMPLETIONS = 50;
 
 /** LSP CompletionItemKind 1…25 as names. */
 const COMPLETION_KINDS = [
@@ -88,16 +90,18 @@ export class AssistanceQueries {
       .filter((item) => (item.filterText ?? item.label).toLowerCase().startsWith(prefix))
       .sort((a, b) => compare(a.sortText ?? a.label, b.sortText ?? b.label) || compare(a.label, b.label));
     const max = Math.min(limit > 0 ? limit : DEFAULT_COMPLETION_LIMIT, MAX_COMPLETION_LIMIT);
-    let chosen = matching.slice(0, max);
+    const chosen = matching.slice(0, max);
     const canResolve = Boolean(context.session.capabilities.completionProvider?.resolveProvider);
-    if (resolve && canResolve) {
-      chosen = await Promise.all(
-        chosen.map((item) =>
-          this.engine.query<LspCompletionItem>(context.session, "completionItem/resolve", item, signal),
-        ),
-      );
-    }
-    const items = chosen.map((item) => this.convertCompletion(context, item, resolve && canResolve));
+    const resolveCount = resolve && canResolve ? Math.min(chosen.length, MAX_RESOLVED_COMPLETIONS) : 0;
+    const resolvedItems = await Promise.all(
+      chosen
+        .slice(0, resolveCount)
+        .map((item) => this.engine.query<LspCompletionItem>(context.session, "completionItem/resolve", item, signal)),
+    );
+    const items = [
+      ...resolvedItems.map((item) => this.convertCompletion(context, item, true)),
+      ...chosen.slice(resolveCount).map((item) => this.convertCompletion(context, item, false)),
+    ];
     return this.engine.withStatus<CompletionAnswer>(
       context.session,
       { items, incomplete: list.isIncomplete, total: matching.length },
