@@ -282,6 +282,21 @@ describe("edit previews", () => {
     );
   });
 
+  test("applying an action that changes nothing writes nothing and says so", async () => {
+    const answer = await client.codeActions({
+      workspace: ws,
+      file: "src/main.ts",
+      range: { start: { line: 1, column: 1 } },
+      kinds: ["source.fixAll"],
+      applyTitle: "Fix all fixable JS/TS issues",
+    });
+    expect(answer.actions.map((a) => [a.title, a.kind, a.edit?.files.length])).toEqual([
+      ["Fix all fixable JS/TS issues", "source.fixAll.ts", 0],
+    ]);
+    expect(answer.applied).toBe(false);
+    expect(answer.status?.note).toBe("'Fix all fixable JS/TS issues' changes nothing here; nothing was written");
+  });
+
   test("applying a code action title that is not offered names the available ones", async () => {
     const error = await failure(
       client.codeActions({

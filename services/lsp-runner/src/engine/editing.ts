@@ -96,6 +96,7 @@ export class EditingQueries {
       actions.push(await this.convertAction(context, action));
     }
     let applied = false;
+    let note = "";
     if (applyTitle) {
       const chosen = actions.find((action) => action.title === applyTitle);
       if (!chosen) {
@@ -111,18 +112,25 @@ export class EditingQueries {
       if (chosen.disabledReason) {
         throw new RunnerError("INVALID_ARGUMENT", `'${chosen.title}' cannot be applied: ${chosen.disabledReason}`);
       }
-      if (isEmptyEdit(chosen.edit)) {
+      if (isEmptyEdit(chosen.edit) && chosen.command) {
         throw new RunnerError(
           "UNSUPPORTED",
-          chosen.command
-            ? `'${chosen.title}' works by running the server command '${chosen.command}', which lspmesh does not run; choose an action with an edit`
-            : `'${chosen.title}' changes nothing`,
+          `'${chosen.title}' works by running the server command '${chosen.command}', which lspmesh does not run; choose an action with an edit`,
         );
       }
-      await this.applier.apply(ref, chosen.edit);
-      applied = true;
+      if (isEmptyEdit(chosen.edit)) note = `'${chosen.title}' changes nothing here; nothing was written`;
+      else {
+        await this.applier.apply(ref, chosen.edit);
+        applied = true;
+      }
     }
-    return this.engine.withStatus<CodeActionsAnswer>(session, { actions, applied }, { empty: actions.length === 0 });
+    const answer = this.engine.withStatus<CodeActionsAnswer>(
+      session,
+      { actions, applied },
+      { empty: actions.length === 0 },
+    );
+    answer.status.note = [note, answer.status.note].filter(Boolean).join("; ");
+    return answer;
   }
 
   async format(
