@@ -83,3 +83,14 @@ test("an edit touching any file outside the workspace is refused whole, naming n
     fromLspWorkspaceEdit(paths, session, { documentChanges: [{ kind: "delete", uri: "untitled:Untitled-1" }] }),
   ).rejects.toMatchObject({ code: "OUTSIDE_WORKSPACE" });
 });
+
+test("an edit of a file that cannot be read is refused rather than converted against nothing", async () => {
+  await expect(
+    fromLspWorkspaceEdit(paths, session, {
+      changes: { [uri("src/missing.ts")]: [{ range: range(0, 0, 1), newText: "x" }] },
+    }),
+  ).rejects.toMatchObject({
+    code: "INVALID_ARGUMENT",
+    message: expect.stringMatching(/src\/missing.ts, which cannot be read/),
+  });
+});

@@ -63,6 +63,12 @@ export async function fromLspWorkspaceEdit(
     const absolute = file === named ? fileURLToPath(change.textDocument.uri) : join(paths.root, file);
     const earlier = pending.get(file);
     const snapshot = earlier === undefined ? await snapshots.snapshot(absolute) : undefined;
+    if (snapshot?.sha256 === "") {
+      throw new RunnerError(
+        "INVALID_ARGUMENT",
+        `the language server's edit changes ${file}, which cannot be read (missing, binary or over 8 MiB); it was neither shown nor applied`,
+      );
+    }
     const lines = earlier === undefined ? snapshot!.lines : splitLines(earlier);
     const fileEdit: FileEdit = {
       file,
