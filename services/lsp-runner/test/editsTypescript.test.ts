@@ -229,6 +229,36 @@ describe("edits that must not land change nothing", () => {
     expect(snapshot()).toEqual(before);
   });
 
+  test("file operations that collide are refused before anything is written", async () => {
+    const before = snapshot();
+    const collide = await failure(
+      client.applyWorkspaceEdit({
+        workspace: ws,
+        edit: {
+          operations: [
+            { kind: FileOperation_Kind.CREATE, file: "src/extra.ts" },
+            { kind: FileOperation_Kind.RENAME, file: "src/unformatted.ts", newFile: "src/extra.ts" },
+          ],
+        },
+      }),
+    );
+    expect([collide.code, collide.lspmeshCode]).toEqual([GrpcStatus.INVALID_ARGUMENT, "INVALID_ARGUMENT"]);
+    expect(collide.details).toBe("the edit puts two files at 'src/extra.ts'; nothing was changed");
+    const twice = await failure(
+      client.applyWorkspaceEdit({
+        workspace: ws,
+        edit: {
+          operations: [
+            { kind: FileOperation_Kind.RENAME, file: "src/unformatted.ts", newFile: "src/a.ts" },
+            { kind: FileOperation_Kind.DELETE, file: "src/unformatted.ts" },
+          ],
+        },
+      }),
+    );
+    expect(twice.details).toBe("the edit moves or deletes 'src/unformatted.ts' twice; nothing was changed");
+    expect(snapshot()).toEqual(before);
+  });
+
   test("overlapping edits and positions past a line's end are refused", async () => {
     const before = snapshot();
     const edit = (startColumn: number, endColumn: number) => ({

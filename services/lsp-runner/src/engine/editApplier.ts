@@ -65,7 +65,6 @@ export class EditApplier {
   private async applyLocked(ref: WorkspaceRef, paths: WorkspacePaths, edit: WorkspaceEdit): Promise<AppliedChanges> {
     const sessions = await this.engine.options.sessions.sessionsOf(ref.tenant, ref.workspace);
     const writes = new Map<string, PlannedWrite>();
-    const createdFolders: string[] = [];
     const folderPlan = new Set<string>();
 
     // Plan: validate every path and precondition before touching anything.
@@ -105,9 +104,13 @@ export class EditApplier {
       write.text = applyTextEdits(write.text, fileEdit.edits, write.path);
     }
     const moves: PlannedMove[] = [];
-    const taken = new Set<string>();
+    // Paths the edit fills (created files, rename targets) and paths it empties.
+    const taken = new Set([...writes.values()].filter((w) => w.before === undefined).map((w) => w.path));
+    const gone = new Set<string>();
     for (const operation of edit.operations.filter((o) => o.kind !== "create")) {
       const source = await paths.resolveFile(operation.file);
+      if (gone.has(source.path)) throw invalidEdit(`the edit moves or deletes '${source.path}' twice`);
+      gone.add(source.path);
       // The name itself moves (a symlink stays a symlink), not the file it may point to.
       const absolute = join(paths.root, source.path);
       if (operation.kind === "delete") {
@@ -115,7 +118,7 @@ export class EditApplier {
         continue;
       }
       const target = await paths.resolveNewFile(operation.newFile);
-      if (taken.has(target.path)) throw invalidEdit(`the edit moves two files to '${target.path}'`);
+      if (taken.has(target.path)) throw invalidEdit(`the edit puts two files at '${target.path}'`);
       taken.add(target.path);
       for (const folder of target.missingFolders) folderPlan.add(folder);
       moves.push({
@@ -135,7 +138,6 @@ export class EditApplier {
       for (const folder of [...folderPlan].sort()) {
         if (await stat(folder).catch(() => undefined)) continue;
         await mkdir(folder);
-        createdFolders.push(folder);
         undo.push(() => rmdir(folder));
       }
       // Every new content is written to a temporary file first: a full disk fails here, before
