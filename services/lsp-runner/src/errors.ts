@@ -12,6 +12,8 @@ export type RunnerErrorCode =
   | "TIMEOUT"
   | "UNSUPPORTED"
   | "FILE_TOO_LARGE"
+  /** A file changed after the edit was computed for it (version or content hash differ). */
+  | "STALE_EDIT"
   | "UNAVAILABLE";
 
 export class RunnerError extends Error {

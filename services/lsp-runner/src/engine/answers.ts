@@ -104,3 +104,121 @@ export interface LanguageStatus {
   lastError: string;
   openDocuments: number;
 }
+
+export interface CompletionItem {
+  label: string;
+  /** LSP CompletionItemKind as a lower-case name ("function", "method", …), "" when not given. */
+  kind: string;
+  detail: string;
+  documentation: string;
+  insertText: string;
+  replaceRange?: Range;
+  /** detail and documentation come from completionItem/resolve. */
+  resolved: boolean;
+}
+
+export interface CompletionAnswer {
+  status: AnswerStatus;
+  items: CompletionItem[];
+  incomplete: boolean;
+  /** Items matching the word before the position, before the limit. */
+  total: number;
+}
+
+export interface SignatureHelpAnswer {
+  status: AnswerStatus;
+  signatures: string[];
+  /** -1 when the server names none. */
+  activeSignature: number;
+  activeParameter: number;
+  activeParameterLabel: string;
+  documentation: string;
+}
+
+export interface InlayHint {
+  position: Position;
+  label: string;
+  /** "type", "parameter" or "". */
+  kind: string;
+}
+
+export interface InlayHintsAnswer {
+  status: AnswerStatus;
+  hints: InlayHint[];
+}
+
+export interface TextEdit {
+  range: Range;
+  newText: string;
+}
+
+export interface FileEdit {
+  file: string;
+  edits: TextEdit[];
+  /** Document version the edits were computed against; 0 = unchecked. */
+  expectedVersion: number;
+  /** sha256 of the content the edits were computed against; "" = unchecked. */
+  expectedSha256: string;
+}
+
+export type FileOperationKind = "create" | "rename" | "delete";
+
+export interface FileOperation {
+  kind: FileOperationKind;
+  file: string;
+  /** Target of a rename. */
+  newFile: string;
+}
+
+/**
+ * Applied in this order: create operations, then the text edits (against the files' content
+ * before any rename), then rename and delete operations in their order.
+ */
+export interface WorkspaceEdit {
+  files: FileEdit[];
+  operations: FileOperation[];
+}
+
+export interface RenameTarget {
+  range: Range;
+  placeholder: string;
+}
+
+export interface EditAnswer {
+  status: AnswerStatus;
+  edit: WorkspaceEdit;
+  applied: boolean;
+  rename?: RenameTarget;
+}
+
+export interface CodeAction {
+  title: string;
+  kind: string;
+  preferred: boolean;
+  edit: WorkspaceEdit;
+  /** Server command the action runs when it has no edit of its own, or "". */
+  command: string;
+  disabledReason: string;
+}
+
+export interface CodeActionsAnswer {
+  status: AnswerStatus;
+  actions: CodeAction[];
+  applied: boolean;
+}
+
+export interface HierarchyNode {
+  name: string;
+  kind: number;
+  detail: string;
+  location: Location;
+  /** Where the calls are, in callSitesFile (call hierarchy only). */
+  callSites: Range[];
+  callSitesFile: string;
+  children: HierarchyNode[];
+}
+
+export interface HierarchyAnswer {
+  status: AnswerStatus;
+  root?: HierarchyNode;
+}

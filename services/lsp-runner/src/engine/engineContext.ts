@@ -6,7 +6,7 @@ import { RunnerError } from "../errors.js";
 import type { LanguageRegistry, LanguageServerConfig } from "../lsp/languageRegistry.js";
 import type { LanguageSession } from "../lsp/languageSession.js";
 import type { OpenDocument } from "../lsp/openDocument.js";
-import { codePointLength, fromLspRange, type Position, toLspPosition } from "../lsp/positionEncoding.js";
+import { codePointLength, fromLspRange, type Position, type Range, toLspPosition } from "../lsp/positionEncoding.js";
 import type { SessionManager } from "../lsp/sessionManager.js";
 import { locateSymbol } from "../lsp/symbolLocator.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
@@ -68,10 +68,36 @@ export class EngineContext {
   }
 
   resolvePosition(context: DocumentContext, at: PositionTarget): Position {
-    const lines = context.document.lines;
-    if (at.symbol) return locateSymbol(lines, at.symbol, context.file.path);
+    if (at.symbol) return locateSymbol(context.document.lines, at.symbol, context.file.path);
     const position = at.position;
     if (!position) throw new RunnerError("INVALID_ARGUMENT", "give 'line' and 'column', or 'symbol'");
+    return this.checkPosition(context, position);
+  }
+
+  /** A caller's range inside the document; an unset end means the end of the start line. */
+  resolveRange(context: DocumentContext, range: { start?: Position; end?: Position } | undefined): Range {
+    if (!range?.start) throw new RunnerError("INVALID_ARGUMENT", "give a range: at least its start line and column");
+    const start = this.checkPosition(context, range.start);
+    const end = range.end
+      ? this.checkPosition(context, range.end)
+      : { line: start.line, column: codePointLength(context.document.lines[start.line - 1] ?? "") + 1 };
+    if (end.line < start.line || (end.line === start.line && end.column < start.column)) {
+      throw new RunnerError("INVALID_ARGUMENT", "the range ends before it starts; give start before end");
+    }
+    return { start, end };
+  }
+
+  /** The whole document as a range. */
+  documentRange(context: DocumentContext): Range {
+    const lines = context.document.lines;
+    return {
+      start: { line: 1, column: 1 },
+      end: { line: lines.length, column: codePointLength(lines[lines.length - 1] ?? "") + 1 },
+    };
+  }
+
+  private checkPosition(context: DocumentContext, position: Position): Position {
+    const lines = context.document.lines;
     if (position.line < 1 || position.line > lines.length) {
       throw new RunnerError(
         "INVALID_ARGUMENT",
@@ -85,7 +111,7 @@ export class EngineContext {
         `column ${position.column} is outside line ${position.line} of ${context.file.path}, which has ${length} characters (columns are 1-based code points)`,
       );
     }
-    return position;
+    return { line: position.line, column: position.column };
   }
 
   positionParams(context: DocumentContext, position: Position) {
@@ -188,10 +214,13 @@ export function requireCapability(
   capability: keyof ServerCapabilities,
   method: string,
 ): void {
-  if (!session.capabilities[capability]) {
-    throw new RunnerError(
-      "UNSUPPORTED",
-      `the ${session.language.id} language server (${session.serverName}) does not support ${method}`,
-    );
-  }
+  if (!session.capabilities[capability]) throw unsupported(session, method);
+}
+
+/** The error for a request the session's server does not offer. */
+export function unsupported(session: LanguageSession, method: string): RunnerError {
+  return new RunnerError(
+    "UNSUPPORTED",
+    `the ${session.language.id} language server (${session.serverName}) does not support ${method}`,
+  );
 }

@@ -3,32 +3,46 @@
 import { readFile, stat } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import type { LanguageSession } from "../lsp/languageSession.js";
-import { decodeDocument, splitLines } from "../lsp/textDocument.js";
+import { decodeDocument, sha256, splitLines } from "../lsp/textDocument.js";
 
 /** Files larger than this are not read for position conversion (default 8 MiB). */
 const MAX_READ_BYTES = 8 * 1024 * 1024;
 
+/** A file's content as the server saw it: its open document, or else the disk. */
+export interface FileSnapshot {
+  lines: string[];
+  /** sha256 of the text ("" when the file could not be read). */
+  sha256: string;
+  /** Version of the open document, 0 when the server reads the file from disk. */
+  version: number;
+}
+
 export class FileLines {
-  private readonly cache = new Map<string, Promise<string[]>>();
+  private readonly cache = new Map<string, Promise<FileSnapshot>>();
 
   constructor(private readonly session: LanguageSession) {}
 
-  get(absolute: string): Promise<string[]> {
-    let lines = this.cache.get(absolute);
-    if (!lines) {
-      lines = this.read(absolute);
-      this.cache.set(absolute, lines);
-    }
-    return lines;
+  async get(absolute: string): Promise<string[]> {
+    return (await this.snapshot(absolute)).lines;
   }
 
-  private async read(absolute: string): Promise<string[]> {
+  snapshot(absolute: string): Promise<FileSnapshot> {
+    let snapshot = this.cache.get(absolute);
+    if (!snapshot) {
+      snapshot = this.read(absolute);
+      this.cache.set(absolute, snapshot);
+    }
+    return snapshot;
+  }
+
+  private async read(absolute: string): Promise<FileSnapshot> {
     const open = this.session.document(pathToFileURL(absolute).href);
-    if (open) return open.lines;
+    if (open) return { lines: open.lines, sha256: open.hash, version: open.version };
+    const unreadable = { lines: [], sha256: "", version: 0 };
     const info = await stat(absolute).catch(() => undefined);
-    if (!info || info.size > MAX_READ_BYTES) return [];
+    if (!info || info.size > MAX_READ_BYTES) return unreadable;
     const text = decodeDocument(await readFile(absolute));
-    return text === undefined ? [] : splitLines(text);
+    return text === undefined ? unreadable : { lines: splitLines(text), sha256: sha256(text), version: 0 };
   }
 }
 

@@ -1,10 +1,16 @@
 // The runner's query engine: answers lspmesh queries with real language servers. Knows LSP and
 // the filesystem; knows nothing of gRPC or MCP. One object per area of queries.
+import { AssistanceQueries } from "./assistance.js";
 import { DiagnosticsQueries } from "./diagnosticsQueries.js";
+import { EditApplier } from "./editApplier.js";
+import { EditingQueries } from "./editing.js";
 import { EngineContext, type EngineOptions } from "./engineContext.js";
+import { HierarchyQueries } from "./hierarchies.js";
 import { NavigationQueries } from "./navigation.js";
 import { StatusQueries } from "./statusQueries.js";
 
+export type { FormattingOptions } from "./editing.js";
+export type { CallDirection, TypeDirection } from "./hierarchies.js";
 export type { LocationKind } from "./navigation.js";
 export type { EngineOptions as QueryEngineOptions };
 
@@ -12,11 +18,17 @@ export class QueryEngine {
   readonly navigation: NavigationQueries;
   readonly diagnostics: DiagnosticsQueries;
   readonly status: StatusQueries;
+  readonly assistance: AssistanceQueries;
+  readonly hierarchies: HierarchyQueries;
+  readonly editing: EditingQueries;
 
   constructor(options: EngineOptions) {
     const context = new EngineContext(options);
     this.navigation = new NavigationQueries(context);
     this.diagnostics = new DiagnosticsQueries(context);
     this.status = new StatusQueries(context);
+    this.assistance = new AssistanceQueries(context);
+    this.hierarchies = new HierarchyQueries(context);
+    this.editing = new EditingQueries(context, new EditApplier(context));
   }
 }

@@ -1,13 +1,36 @@
 // Thin gRPC handlers: proto request → engine call → proto answer. Errors cross the boundary
 // through grpcErrorFromRunner only.
-import type { Runner, ServiceImplementation } from "@lspmesh/proto";
+import { HierarchyRequest_Direction, type Runner, type ServiceImplementation } from "@lspmesh/proto";
+import type { HierarchyAnswer } from "../engine/answers.js";
 import type { QueryEngine } from "../engine/queryEngine.js";
-import { RunnerError } from "../errors.js";
+import { invalidArgument } from "../errors.js";
 import { grpcErrorFromRunner } from "./errorStatus.js";
-import { answerStatus, documentSymbol, positionTarget, serverState, workspaceRef } from "./protoMapping.js";
+import {
+  answerStatus,
+  codeAction,
+  documentSymbol,
+  editAnswer,
+  hierarchyNode,
+  optionalRange,
+  positionTarget,
+  serverState,
+  workspaceEditFrom,
+  workspaceRef,
+} from "./protoMapping.js";
 
-function unsupported(operation: string): never {
-  throw new RunnerError("UNSUPPORTED", `${operation} is not available on this runner version yet`);
+/** INCOMING means callers / subtypes, OUTGOING callees / supertypes (runner.proto). */
+function direction<I extends string, O extends string>(
+  value: HierarchyRequest_Direction,
+  incoming: I,
+  outgoing: O,
+): I | O {
+  if (value === HierarchyRequest_Direction.INCOMING) return incoming;
+  if (value === HierarchyRequest_Direction.OUTGOING) return outgoing;
+  throw invalidArgument(`give a direction: INCOMING (${incoming}) or OUTGOING (${outgoing})`);
+}
+
+function hierarchyAnswer(answer: HierarchyAnswer) {
+  return { status: answerStatus(answer.status), root: answer.root ? hierarchyNode(answer.root) : undefined };
 }
 
 export function runnerService(engine: QueryEngine): ServiceImplementation<typeof Runner.method> {
@@ -85,15 +108,99 @@ export function runnerService(engine: QueryEngine): ServiceImplementation<typeof
       const languages = await engine.status.workspaceStatus(workspaceRef(request.workspace));
       return { languages: languages.map((l) => ({ ...l, state: serverState(l.state) })) };
     }),
-    completions: guarded(async () => unsupported("completions")),
-    signatureHelp: guarded(async () => unsupported("signature_help")),
-    codeActions: guarded(async () => unsupported("code_actions")),
-    formatDocument: guarded(async () => unsupported("format_document")),
-    renameSymbol: guarded(async () => unsupported("rename_symbol")),
-    renameFile: guarded(async () => unsupported("rename_file")),
-    applyWorkspaceEdit: guarded(async () => unsupported("apply_workspace_edit")),
-    callHierarchy: guarded(async () => unsupported("call_hierarchy")),
-    typeHierarchy: guarded(async () => unsupported("type_hierarchy")),
-    inlayHints: guarded(async () => unsupported("inlay_hints")),
+    completions: guarded(async (request, context) => {
+      const answer = await engine.assistance.completion(
+        workspaceRef(request.workspace),
+        positionTarget(request.at),
+        request.limit,
+        request.resolve,
+        context.signal,
+      );
+      return { ...answer, status: answerStatus(answer.status) };
+    }),
+    signatureHelp: guarded(async (request, context) => {
+      const answer = await engine.assistance.signatureHelp(
+        workspaceRef(request.workspace),
+        positionTarget(request.at),
+        context.signal,
+      );
+      return { ...answer, status: answerStatus(answer.status) };
+    }),
+    inlayHints: guarded(async (request, context) => {
+      const answer = await engine.assistance.inlayHints(
+        workspaceRef(request.workspace),
+        request.file,
+        optionalRange(request.range),
+        context.signal,
+      );
+      return { ...answer, status: answerStatus(answer.status) };
+    }),
+    codeActions: guarded(async (request, context) => {
+      const answer = await engine.editing.codeActions(
+        workspaceRef(request.workspace),
+        request.file,
+        optionalRange(request.range),
+        request.kinds,
+        request.applyTitle,
+        context.signal,
+      );
+      return { status: answerStatus(answer.status), actions: answer.actions.map(codeAction), applied: answer.applied };
+    }),
+    formatDocument: guarded(async (request, context) => {
+      const options =
+        request.tabSize > 0 ? { tabSize: request.tabSize, insertSpaces: request.insertSpaces } : undefined;
+      const answer = await engine.editing.format(
+        workspaceRef(request.workspace),
+        request.file,
+        options,
+        request.apply,
+        context.signal,
+      );
+      return editAnswer(answer);
+    }),
+    renameSymbol: guarded(async (request, context) => {
+      const answer = await engine.editing.renameSymbol(
+        workspaceRef(request.workspace),
+        positionTarget(request.at),
+        request.newName,
+        request.apply,
+        context.signal,
+      );
+      return editAnswer(answer);
+    }),
+    renameFile: guarded(async (request, context) => {
+      const answer = await engine.editing.renameFile(
+        workspaceRef(request.workspace),
+        request.file,
+        request.newFile,
+        request.apply,
+        context.signal,
+      );
+      return editAnswer(answer);
+    }),
+    applyWorkspaceEdit: guarded(async (request) => {
+      const answer = await engine.editing.applyEdit(workspaceRef(request.workspace), workspaceEditFrom(request.edit));
+      return editAnswer(answer);
+    }),
+    callHierarchy: guarded(async (request, context) => {
+      const answer = await engine.hierarchies.callHierarchy(
+        workspaceRef(request.workspace),
+        positionTarget(request.at),
+        direction(request.direction, "incoming", "outgoing"),
+        request.depth,
+        context.signal,
+      );
+      return hierarchyAnswer(answer);
+    }),
+    typeHierarchy: guarded(async (request, context) => {
+      const answer = await engine.hierarchies.typeHierarchy(
+        workspaceRef(request.workspace),
+        positionTarget(request.at),
+        direction(request.direction, "subtypes", "supertypes"),
+        request.depth,
+        context.signal,
+      );
+      return hierarchyAnswer(answer);
+    }),
   };
 }

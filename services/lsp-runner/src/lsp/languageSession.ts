@@ -225,6 +225,18 @@ export class LanguageSession {
     return this.documents.get(uri);
   }
 
+  /** Tells the server a document is closed (after its file was renamed or deleted). */
+  async closeDocument(uri: string): Promise<void> {
+    if (!this.documents.delete(uri) || !this.process.isRunning) return;
+    await this.process.connection.sendNotification("textDocument/didClose", { textDocument: { uri } });
+  }
+
+  /** Sends a notification (workspace/didChangeWatchedFiles, workspace/didRenameFiles, …). */
+  async notify(method: string, params: unknown): Promise<void> {
+    if (!this.process.isRunning) return;
+    await this.process.connection.sendNotification(method, params);
+  }
+
   /** Sends a request with the language's timeout; a timeout or abort cancels it ($/cancelRequest). */
   request<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
     return this.send<R>(method, params, this.language.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, signal);

@@ -44,3 +44,22 @@ test("server paths map back only when inside the workspace", () => {
   expect(paths.toWorkspacePath(join(paths.root, "src/a.ts"))).toBe("src/a.ts");
   expect(paths.toWorkspacePath(join(base, "secret.ts"))).toBeUndefined();
 });
+
+test("new files resolve inside the workspace, with the folders to create", async () => {
+  await expect(paths.resolveNewFile("src/lib/deep/b.ts")).resolves.toEqual({
+    path: "src/lib/deep/b.ts",
+    absolute: join(paths.root, "src/lib/deep/b.ts"),
+    missingFolders: [join(paths.root, "src/lib"), join(paths.root, "src/lib/deep")],
+  });
+  await expect(paths.resolveNewFile("src/b.ts")).resolves.toMatchObject({ path: "src/b.ts", missingFolders: [] });
+});
+
+test("new files are refused outside the workspace, over existing files and under files", async () => {
+  symlinkSync(base, join(root, "up"));
+  for (const path of ["../b.ts", "/tmp/b.ts", "up/b.ts", "up/ws/src/b.ts/../../../b.ts"]) {
+    await expect(paths.resolveNewFile(path)).rejects.toMatchObject({ code: "OUTSIDE_WORKSPACE" });
+  }
+  await expect(paths.resolveNewFile("src/a.ts")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+  await expect(paths.resolveNewFile("src/leak.ts")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+  await expect(paths.resolveNewFile("src/a.ts/b.ts")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+});

@@ -1,8 +1,8 @@
 // Turns caller-supplied workspace-relative paths into real files inside the workspace, and real
 // paths from language servers back into workspace-relative ones. Everything that resolves outside
 // the workspace (after realpath, symlinks included) is refused.
-import { realpath, stat } from "node:fs/promises";
-import { isAbsolute, posix, relative, resolve, sep } from "node:path";
+import { lstat, realpath, stat } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { RunnerError } from "../errors.js";
 
 export interface ResolvedFile {
@@ -11,6 +11,16 @@ export interface ResolvedFile {
   /** Absolute real path on disk. */
   readonly absolute: string;
   readonly size: number;
+}
+
+/** A file that does not exist yet. */
+export interface NewFile {
+  /** Workspace-relative POSIX path, normalised. */
+  readonly path: string;
+  /** Absolute path under the real path of its nearest existing folder. */
+  readonly absolute: string;
+  /** Folders to create first, outermost first. */
+  readonly missingFolders: readonly string[];
 }
 
 function outside(path: string): RunnerError {
@@ -37,16 +47,7 @@ export class WorkspacePaths {
 
   /** Validates a caller's path and finds the regular file it names. */
   async resolveFile(path: string): Promise<ResolvedFile> {
-    if (typeof path !== "string" || path.trim() === "") {
-      throw new RunnerError("INVALID_ARGUMENT", "'file' is required: give a path relative to the workspace root");
-    }
-    if (path.includes("\0")) throw new RunnerError("INVALID_ARGUMENT", "'file' contains a NUL character");
-    const posixPath = path.replaceAll("\\", "/");
-    if (posixPath.startsWith("/") || /^[a-zA-Z]:/.test(posixPath)) throw outside(path);
-    const normalised = posix.normalize(posixPath);
-    if (normalised === ".." || normalised.startsWith("../")) throw outside(path);
-    const candidate = resolve(this.root, normalised);
-    if (!isInside(this.root, candidate)) throw outside(path);
+    const { normalised, candidate } = this.normalise(path);
     const real = await realpath(candidate).catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT" || error.code === "ENOTDIR") {
         throw new RunnerError("NOT_FOUND", `no such file in the workspace: '${normalised}'; check the path`);
@@ -59,6 +60,54 @@ export class WorkspacePaths {
       throw new RunnerError("INVALID_ARGUMENT", `'${normalised}' is not a regular file; name a source file`);
     }
     return { path: normalised.replace(/^\.\//, ""), absolute: real, size: info.size };
+  }
+
+  /**
+   * Validates the path of a file about to be created (a rename target): inside the workspace,
+   * its nearest existing folder inside too (symlinks resolved), and nothing there yet.
+   */
+  async resolveNewFile(path: string): Promise<NewFile> {
+    const { normalised, candidate } = this.normalise(path);
+    if (await lstat(candidate).catch(() => undefined)) {
+      throw new RunnerError("INVALID_ARGUMENT", `'${normalised}' already exists; choose a new path or remove it first`);
+    }
+    const missing: string[] = [basename(candidate)];
+    let existing = dirname(candidate);
+    for (;;) {
+      const info = await stat(existing).catch(() => undefined);
+      if (info) {
+        if (!info.isDirectory()) {
+          throw new RunnerError(
+            "INVALID_ARGUMENT",
+            `'${normalised}' lies under a file, not a folder; choose another path`,
+          );
+        }
+        break;
+      }
+      missing.unshift(basename(existing));
+      existing = dirname(existing);
+    }
+    const realParent = await realpath(existing);
+    if (!isInside(this.root, realParent)) throw outside(path);
+    const absolute = join(realParent, ...missing);
+    const path_ = this.toWorkspacePath(absolute);
+    if (path_ === undefined || path_ === "") throw outside(path);
+    const missingFolders = missing.slice(0, -1).map((_, i) => join(realParent, ...missing.slice(0, i + 1)));
+    return { path: path_, absolute, missingFolders };
+  }
+
+  private normalise(path: string): { normalised: string; candidate: string } {
+    if (typeof path !== "string" || path.trim() === "") {
+      throw new RunnerError("INVALID_ARGUMENT", "'file' is required: give a path relative to the workspace root");
+    }
+    if (path.includes("\0")) throw new RunnerError("INVALID_ARGUMENT", "'file' contains a NUL character");
+    const posixPath = path.replaceAll("\\", "/");
+    if (posixPath.startsWith("/") || /^[a-zA-Z]:/.test(posixPath)) throw outside(path);
+    const normalised = posix.normalize(posixPath);
+    if (normalised === ".." || normalised.startsWith("../")) throw outside(path);
+    const candidate = resolve(this.root, normalised);
+    if (!isInside(this.root, candidate)) throw outside(path);
+    return { normalised, candidate };
   }
 
   /** Workspace-relative path for an absolute path a server reported, or undefined when outside. */

@@ -1,0 +1,310 @@
+// Applies an lspmesh WorkspaceEdit to the files on disk, safely: every path stays inside the
+// workspace, every file still has the content (hash) and version the edit was computed against,
+// and the whole file set changes or nothing does. Afterwards the language servers are told.
+import { randomBytes } from "node:crypto";
+import { chmod, link, lstat, mkdir, readFile, rename, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { FileChangeType } from "vscode-languageserver-protocol";
+import { RunnerError } from "../errors.js";
+import type { LanguageSession } from "../lsp/languageSession.js";
+import { decodeDocument, sha256 } from "../lsp/textDocument.js";
+import type { WorkspacePaths } from "../workspace/workspacePaths.js";
+import type { WorkspaceEdit, WorkspaceRef } from "./answers.js";
+import type { EngineContext } from "./engineContext.js";
+import { applyTextEdits } from "./textEdits.js";
+
+const BOM = "\uFEFF";
+
+/** One file's planned content change. */
+interface PlannedWrite {
+  path: string;
+  absolute: string;
+  /** Bytes on disk before; undefined for a file this edit creates. */
+  before: Buffer | undefined;
+  text: string;
+  bom: boolean;
+  mode: number | undefined;
+}
+
+interface PlannedMove {
+  kind: "rename" | "delete";
+  path: string;
+  absolute: string;
+  newPath: string;
+  newAbsolute: string;
+  missingFolders: readonly string[];
+}
+
+/** What an applied edit changed, as workspace-relative paths. */
+export interface AppliedChanges {
+  created: string[];
+  changed: string[];
+  renamed: Array<{ from: string; to: string }>;
+  deleted: string[];
+}
+
+export class EditApplier {
+  /** One apply at a time per workspace root. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly engine: EngineContext) {}
+
+  async apply(ref: WorkspaceRef, edit: WorkspaceEdit): Promise<AppliedChanges> {
+    const paths = await this.engine.workspacePaths(ref);
+    const previous = this.locks.get(paths.root) ?? Promise.resolve();
+    const run = previous.catch(() => {}).then(() => this.applyLocked(ref, paths, edit));
+    this.locks.set(paths.root, run);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(paths.root) === run) this.locks.delete(paths.root);
+    }
+  }
+
+  private async applyLocked(ref: WorkspaceRef, paths: WorkspacePaths, edit: WorkspaceEdit): Promise<AppliedChanges> {
+    const sessions = await this.engine.options.sessions.sessionsOf(ref.tenant, ref.workspace);
+    const writes = new Map<string, PlannedWrite>();
+    const folderPlan = new Set<string>();
+
+    // Plan: validate every path and precondition before touching anything.
+    for (const operation of edit.operations.filter((o) => o.kind === "create")) {
+      const target = await paths.resolveNewFile(operation.file);
+      if (writes.has(target.path)) throw invalidEdit(`the edit creates '${target.path}' twice`);
+      for (const folder of target.missingFolders) folderPlan.add(folder);
+      writes.set(target.path, {
+        path: target.path,
+        absolute: target.absolute,
+        before: undefined,
+        text: "",
+        bom: false,
+        mode: undefined,
+      });
+    }
+    for (const fileEdit of edit.files) {
+      let write = writes.get(normalisedKey(fileEdit.file));
+      const file = write ? undefined : await paths.resolveFile(fileEdit.file);
+      if (file) write = writes.get(file.path);
+      if (!write && file) {
+        const before = await readFile(file.absolute);
+        const text = decodeDocument(before);
+        if (text === undefined) throw invalidEdit(`${file.path} is a binary file; text edits cannot apply to it`);
+        checkUnchanged(file.path, text, fileEdit, openDocumentIn(sessions, file.absolute));
+        write = {
+          path: file.path,
+          absolute: file.absolute,
+          before,
+          text,
+          bom: before.subarray(0, 3).equals(Buffer.from(BOM, "utf8")),
+          mode: (await stat(file.absolute)).mode,
+        };
+        writes.set(file.path, write);
+      }
+      if (!write) throw invalidEdit(`'${fileEdit.file}' could not be planned`);
+      write.text = applyTextEdits(write.text, fileEdit.edits, write.path);
+    }
+    const moves: PlannedMove[] = [];
+    // Paths the edit fills (created files, rename targets) and paths it empties.
+    const taken = new Set([...writes.values()].filter((w) => w.before === undefined).map((w) => w.path));
+    const gone = new Set<string>();
+    for (const operation of edit.operations.filter((o) => o.kind !== "create")) {
+      const source = await paths.resolveFile(operation.file);
+      if (gone.has(source.path)) throw invalidEdit(`the edit moves or deletes '${source.path}' twice`);
+      gone.add(source.path);
+      // The name itself moves (a symlink stays a symlink), not the file it may point to.
+      const absolute = join(paths.root, source.path);
+      if (operation.kind === "delete") {
+        moves.push({ kind: "delete", path: source.path, absolute, newPath: "", newAbsolute: "", missingFolders: [] });
+        continue;
+      }
+      const target = await paths.resolveNewFile(operation.newFile);
+      if (taken.has(target.path)) throw invalidEdit(`the edit puts two files at '${target.path}'`);
+      taken.add(target.path);
+      for (const folder of target.missingFolders) folderPlan.add(folder);
+      moves.push({
+        kind: "rename",
+        path: source.path,
+        absolute,
+        newPath: target.path,
+        newAbsolute: target.absolute,
+        missingFolders: target.missingFolders,
+      });
+    }
+
+    // Commit, remembering how to undo each step.
+    const undo: Array<() => Promise<unknown>> = [];
+    const backups: string[] = [];
+    try {
+      for (const folder of [...folderPlan].sort()) {
+        if (await stat(folder).catch(() => undefined)) continue;
+        await mkdir(folder);
+        undo.push(() => rmdir(folder));
+      }
+      // Every new content is written to a temporary file first: a full disk fails here, before
+      // any original is touched.
+      const staged: Array<{ write: PlannedWrite; temp: string }> = [];
+      for (const write of writes.values()) {
+        const temp = temporaryName(write.absolute);
+        undo.push(() => unlink(temp).catch(() => {}));
+        await writeFile(temp, (write.bom ? BOM : "") + write.text, { flag: "wx", mode: write.mode ?? 0o644 });
+        if (write.mode !== undefined) await chmod(temp, write.mode);
+        staged.push({ write, temp });
+      }
+      for (const { write, temp } of staged) {
+        if (write.before === undefined && (await lstat(write.absolute).catch(() => undefined))) {
+          throw invalidEdit(`'${write.path}' appeared while the edit was applied`);
+        }
+        await rename(temp, write.absolute);
+        const { before, absolute } = write;
+        undo.push(before === undefined ? () => unlink(absolute) : () => restore(absolute, before));
+      }
+      for (const move of moves) {
+        if (move.kind === "delete") {
+          // Moved aside, removed only once everything else succeeded.
+          const backup = temporaryName(move.absolute);
+          await rename(move.absolute, backup);
+          backups.push(backup);
+          undo.push(() => rename(backup, move.absolute));
+        } else {
+          await moveWithoutOverwriting(move.absolute, move.newAbsolute);
+          undo.push(() => rename(move.newAbsolute, move.absolute));
+        }
+      }
+    } catch (error) {
+      for (const step of undo.reverse()) await step().catch(() => {});
+      if (error instanceof RunnerError) throw error;
+      const code = (error as NodeJS.ErrnoException).code ?? "error";
+      throw new RunnerError(
+        "UNAVAILABLE",
+        `the workspace could not be written (${code}); no file was changed: check the volume's space and permissions`,
+      );
+    }
+    await Promise.all(backups.map((backup) => unlink(backup).catch(() => {})));
+
+    const applied: AppliedChanges = {
+      created: [...writes.values()].filter((w) => w.before === undefined).map((w) => w.path),
+      changed: [...writes.values()].filter((w) => w.before !== undefined).map((w) => w.path),
+      renamed: moves.filter((m) => m.kind === "rename").map((m) => ({ from: m.path, to: m.newPath })),
+      deleted: moves.filter((m) => m.kind === "delete").map((m) => m.path),
+    };
+    await this.tellServers(paths, sessions, writes, moves);
+    return applied;
+  }
+
+  /**
+   * Open documents get didChange (or didClose when moved away); every change is announced as
+   * workspace/didChangeWatchedFiles, and renames and deletions as workspace/didRenameFiles and
+   * workspace/didDeleteFiles where the server asked for them.
+   */
+  private async tellServers(
+    paths: WorkspacePaths,
+    sessions: LanguageSession[],
+    writes: Map<string, PlannedWrite>,
+    moves: PlannedMove[],
+  ): Promise<void> {
+    const uri = (absolute: string) => pathToFileURL(absolute).href;
+    const written = [...writes.values()];
+    const changes = [
+      ...written.map((w) => ({
+        uri: uri(w.absolute),
+        type: w.before === undefined ? FileChangeType.Created : FileChangeType.Changed,
+      })),
+      ...moves.flatMap((m) => [
+        { uri: uri(m.absolute), type: FileChangeType.Deleted },
+        ...(m.kind === "rename" ? [{ uri: uri(m.newAbsolute), type: FileChangeType.Created }] : []),
+      ]),
+    ];
+    const renames = moves
+      .filter((m) => m.kind === "rename")
+      .map((m) => ({ oldUri: uri(m.absolute), newUri: uri(m.newAbsolute) }));
+    const deletes = moves.filter((m) => m.kind === "delete").map((m) => ({ uri: uri(m.absolute) }));
+    await Promise.all(
+      sessions.map(async (session) => {
+        for (const move of moves) {
+          if (session.document(uri(move.absolute))) await session.closeDocument(uri(move.absolute));
+        }
+        for (const write of written) {
+          const open = session.document(uri(write.absolute));
+          if (!open) continue;
+          const file = await paths.resolveFile(write.path).catch(() => undefined);
+          if (file) await session.syncDocument(file, open.languageId).catch(() => {});
+        }
+        await session.notify("workspace/didChangeWatchedFiles", { changes });
+        const fileOperations = session.capabilities.workspace?.fileOperations;
+        if (renames.length > 0 && fileOperations?.didRename) {
+          await session.notify("workspace/didRenameFiles", { files: renames });
+        }
+        if (deletes.length > 0 && fileOperations?.didDelete) {
+          await session.notify("workspace/didDeleteFiles", { files: deletes });
+        }
+      }),
+    );
+  }
+}
+
+function invalidEdit(message: string): RunnerError {
+  return new RunnerError("INVALID_ARGUMENT", `${message}; nothing was changed`);
+}
+
+function normalisedKey(path: string): string {
+  return path.replaceAll("\\", "/").replace(/^\.\//, "");
+}
+
+/** The open document of a file in any session (at most one session serves a file's language). */
+function openDocumentIn(sessions: LanguageSession[], absolute: string) {
+  const uri = pathToFileURL(absolute).href;
+  for (const session of sessions) {
+    const document = session.document(uri);
+    if (document) return document;
+  }
+  return undefined;
+}
+
+function checkUnchanged(
+  path: string,
+  text: string,
+  fileEdit: { expectedVersion: number; expectedSha256: string },
+  open: { version: number; hash: string } | undefined,
+): void {
+  const current = sha256(text);
+  if (fileEdit.expectedSha256 && fileEdit.expectedSha256 !== current) {
+    throw new RunnerError(
+      "STALE_EDIT",
+      `${path} changed after the edit was computed (content hash differs); nothing was changed: compute the edit again`,
+    );
+  }
+  // Versions are the runner's document versions; they say something only while the document is
+  // open and equal to the disk.
+  if (fileEdit.expectedVersion && open && (open.version !== fileEdit.expectedVersion || open.hash !== current)) {
+    throw new RunnerError(
+      "STALE_EDIT",
+      `${path} changed after the edit was computed (version ${fileEdit.expectedVersion} expected, the file is now newer); nothing was changed: compute the edit again`,
+    );
+  }
+}
+
+function temporaryName(absolute: string): string {
+  return join(dirname(absolute), `.${basename(absolute)}.lspmesh-${randomBytes(6).toString("hex")}.tmp`);
+}
+
+async function restore(absolute: string, bytes: Buffer): Promise<void> {
+  const temp = temporaryName(absolute);
+  await writeFile(temp, bytes, { flag: "wx" });
+  await rename(temp, absolute);
+}
+
+/** rename(2) replaces an existing target; a hard link does not, so a file that appeared meanwhile survives. */
+async function moveWithoutOverwriting(from: string, to: string): Promise<void> {
+  try {
+    await link(from, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") throw invalidEdit(`the rename target appeared while the edit was applied`);
+    // Volumes without hard links: check, then rename.
+    if (await lstat(to).catch(() => undefined))
+      throw invalidEdit(`the rename target appeared while the edit was applied`);
+    await rename(from, to);
+    return;
+  }
+  await unlink(from);
+}

@@ -1,0 +1,332 @@
+// Operations that produce workspace edits: code actions, formatting, symbol rename, file rename.
+// Each previews by default and applies on request through the EditApplier.
+import { pathToFileURL } from "node:url";
+import type {
+  Command,
+  CodeAction as LspCodeAction,
+  Diagnostic as LspDiagnostic,
+  Range as LspRange,
+  TextEdit as LspTextEdit,
+  WorkspaceEdit as LspWorkspaceEdit,
+  PrepareRenameResult,
+} from "vscode-languageserver-protocol";
+import { RunnerError } from "../errors.js";
+import { lookupSetting } from "../lsp/languageSession.js";
+import { fromLspRange, toLspRange } from "../lsp/positionEncoding.js";
+import type {
+  CodeAction,
+  CodeActionsAnswer,
+  EditAnswer,
+  PositionTarget,
+  Range,
+  RenameTarget,
+  WorkspaceEdit,
+  WorkspaceRef,
+} from "./answers.js";
+import type { EditApplier } from "./editApplier.js";
+import { type DocumentContext, type EngineContext, requireCapability, unsupported } from "./engineContext.js";
+import { invalidRenameReason } from "./identifiers.js";
+import { emptyEdit, fromLspWorkspaceEdit, isEmptyEdit } from "./workspaceEdits.js";
+
+/** How long code actions wait for the diagnostics of the file's current content, in ms (default 5 000). */
+const CODE_ACTION_DIAGNOSTICS_WAIT_MS = 5_000;
+/** Code actions resolved (codeAction/resolve) for a preview, at most (default 20). */
+const MAX_RESOLVED_ACTIONS = 20;
+/** Formatting options when the caller gives none and the language configures none. */
+const DEFAULT_FORMATTING = { tabSize: 2, insertSpaces: true };
+
+export interface FormattingOptions {
+  tabSize: number;
+  insertSpaces: boolean;
+}
+
+export class EditingQueries {
+  constructor(
+    private readonly engine: EngineContext,
+    private readonly applier: EditApplier,
+  ) {}
+
+  /**
+   * The server's code actions for a range, with the diagnostics overlapping it as context (quick
+   * fixes need them). `applyTitle` applies the action with exactly that title.
+   */
+  async codeActions(
+    ref: WorkspaceRef,
+    file: string,
+    range: { start?: Range["start"]; end?: Range["end"] } | undefined,
+    kinds: string[],
+    applyTitle: string,
+    signal?: AbortSignal,
+  ): Promise<CodeActionsAnswer> {
+    const context = await this.engine.openDocument(ref, file);
+    requireCapability(context.session, "codeActionProvider", "textDocument/codeAction");
+    const wanted = this.engine.resolveRange(context, range);
+    const { session, document } = context;
+    const lspRange = toLspRange(document.lines, wanted, session.encoding);
+    const stored =
+      (await session.diagnostics.waitForNewer(
+        document.uri,
+        document.syncedAt,
+        CODE_ACTION_DIAGNOSTICS_WAIT_MS,
+        session.diagnosticsSettleMs(),
+        signal,
+      )) ?? session.diagnostics.get(document.uri);
+    const diagnostics = (stored?.diagnostics ?? []).filter((d: LspDiagnostic) => overlaps(d.range, lspRange));
+    const result = await this.engine.query<Array<LspCodeAction | Command> | null>(
+      session,
+      "textDocument/codeAction",
+      {
+        textDocument: { uri: document.uri },
+        range: lspRange,
+        context: { diagnostics, only: kinds.length > 0 ? kinds : undefined, triggerKind: 1 },
+      },
+      signal,
+    );
+    const canResolve =
+      typeof session.capabilities.codeActionProvider === "object" &&
+      Boolean(session.capabilities.codeActionProvider.resolveProvider);
+    let resolvable = MAX_RESOLVED_ACTIONS;
+    const actions: CodeAction[] = [];
+    for (let action of result ?? []) {
+      if (isCodeAction(action) && !action.edit && action.data !== undefined && canResolve && resolvable-- > 0) {
+        action = await this.engine
+          .query<LspCodeAction>(session, "codeAction/resolve", action, signal)
+          .catch(() => action);
+      }
+      actions.push(await this.convertAction(context, action));
+    }
+    let applied = false;
+    let note = "";
+    if (applyTitle) {
+      const chosen = actions.find((action) => action.title === applyTitle);
+      if (!chosen) {
+        const titles = actions
+          .map((a) => `'${a.title}'`)
+          .slice(0, 10)
+          .join(", ");
+        throw new RunnerError(
+          "NOT_FOUND",
+          `no code action titled '${applyTitle}' for this range; ${titles ? `available: ${titles}` : "the server offers none here"}`,
+        );
+      }
+      if (chosen.disabledReason) {
+        throw new RunnerError("INVALID_ARGUMENT", `'${chosen.title}' cannot be applied: ${chosen.disabledReason}`);
+      }
+      if (isEmptyEdit(chosen.edit) && chosen.command) {
+        throw new RunnerError(
+          "UNSUPPORTED",
+          `'${chosen.title}' works by running the server command '${chosen.command}', which lspmesh does not run; choose an action with an edit`,
+        );
+      }
+      if (isEmptyEdit(chosen.edit)) note = `'${chosen.title}' changes nothing here; nothing was written`;
+      else {
+        await this.applier.apply(ref, chosen.edit);
+        applied = true;
+      }
+    }
+    const answer = this.engine.withStatus<CodeActionsAnswer>(
+      session,
+      { actions, applied },
+      { empty: actions.length === 0 },
+    );
+    answer.status.note = [note, answer.status.note].filter(Boolean).join("; ");
+    return answer;
+  }
+
+  async format(
+    ref: WorkspaceRef,
+    file: string,
+    options: FormattingOptions | undefined,
+    apply: boolean,
+    signal?: AbortSignal,
+  ): Promise<EditAnswer> {
+    const context = await this.engine.openDocument(ref, file);
+    requireCapability(context.session, "documentFormattingProvider", "textDocument/formatting");
+    const configured = lookupSetting(context.session.language.settings ?? {}, "formattingOptions");
+    const formatting = options ?? (isFormatting(configured) ? configured : DEFAULT_FORMATTING);
+    const edits = await this.engine.query<LspTextEdit[] | null>(
+      context.session,
+      "textDocument/formatting",
+      { textDocument: { uri: context.document.uri }, options: formatting },
+      signal,
+    );
+    const edit = await fromLspWorkspaceEdit(context.paths, context.session, {
+      changes: edits && edits.length > 0 ? { [context.document.uri]: edits } : {},
+    });
+    return this.finish(ref, context, edit, apply);
+  }
+
+  /** textDocument/prepareRename first (where offered), then textDocument/rename. */
+  async renameSymbol(
+    ref: WorkspaceRef,
+    at: PositionTarget,
+    newName: string,
+    apply: boolean,
+    signal?: AbortSignal,
+  ): Promise<EditAnswer> {
+    const context = await this.engine.openDocument(ref, at.file);
+    const { session, document } = context;
+    requireCapability(session, "renameProvider", "textDocument/rename");
+    const resolved = this.engine.resolvePosition(context, at);
+    const params = this.engine.positionParams(context, resolved);
+    const where = `${context.file.path}:${resolved.line}:${resolved.column}`;
+    let target: RenameTarget | undefined;
+    const provider = session.capabilities.renameProvider;
+    if (typeof provider === "object" && provider.prepareProvider) {
+      const prepared = await refusedAsInvalid(
+        this.engine.query<PrepareRenameResult | null>(session, "textDocument/prepareRename", params, signal),
+        `nothing can be renamed at ${where}`,
+      );
+      if (!prepared)
+        throw new RunnerError("INVALID_ARGUMENT", `nothing can be renamed at ${where}; point at a symbol's name`);
+      const range = "range" in prepared ? prepared.range : "start" in prepared ? prepared : undefined;
+      if (range) {
+        const converted = fromLspRange(document.lines, range, session.encoding);
+        target = {
+          range: converted,
+          placeholder: "placeholder" in prepared ? prepared.placeholder : textOf(document.lines, converted),
+        };
+      }
+    }
+    const current = target?.placeholder ?? wordAt(document.lines[resolved.line - 1] ?? "", resolved.column);
+    const reason = invalidRenameReason(session.language.id, current, newName);
+    if (reason) throw new RunnerError("INVALID_ARGUMENT", `cannot rename '${current}' to '${newName}': ${reason}`);
+    if (current === newName)
+      throw new RunnerError("INVALID_ARGUMENT", `'${current}' already has that name; give a new one`);
+    const result = await refusedAsInvalid(
+      this.engine.query<LspWorkspaceEdit | null>(session, "textDocument/rename", { ...params, newName }, signal),
+      `cannot rename at ${where}`,
+    );
+    const edit = await fromLspWorkspaceEdit(context.paths, session, result);
+    const answer = await this.finish(ref, context, edit, apply, at.symbol ? resolved : undefined);
+    return { ...answer, rename: target };
+  }
+
+  /** workspace/willRenameFiles for the import updates, then the move, then the servers are told. */
+  async renameFile(
+    ref: WorkspaceRef,
+    file: string,
+    newFile: string,
+    apply: boolean,
+    signal?: AbortSignal,
+  ): Promise<EditAnswer> {
+    const context = await this.engine.openDocument(ref, file);
+    const { session } = context;
+    if (!session.capabilities.workspace?.fileOperations?.willRename) {
+      throw unsupported(
+        session,
+        "workspace/willRenameFiles (updating imports when a file moves); move the file yourself",
+      );
+    }
+    const target = await context.paths.resolveNewFile(newFile);
+    const result = await this.engine.query<LspWorkspaceEdit | null>(
+      session,
+      "workspace/willRenameFiles",
+      {
+        files: [{ oldUri: context.document.uri, newUri: pathToFileURL(target.absolute).href }],
+      },
+      signal,
+    );
+    const edit = await fromLspWorkspaceEdit(context.paths, session, result);
+    edit.operations.push({ kind: "rename", file: context.file.path, newFile: target.path });
+    return this.finish(ref, context, edit, apply);
+  }
+
+  /** Applies a caller's edit (e.g. a preview from before) and syncs the servers. */
+  async applyEdit(ref: WorkspaceRef, edit: WorkspaceEdit): Promise<EditAnswer> {
+    if (isEmptyEdit(edit))
+      throw new RunnerError("INVALID_ARGUMENT", "the edit is empty: give file edits or operations");
+    await this.applier.apply(ref, edit);
+    const sessions = await this.engine.options.sessions.sessionsOf(ref.tenant, ref.workspace);
+    return { status: this.engine.combinedStatus(sessions), edit, applied: true };
+  }
+
+  private async finish(
+    ref: WorkspaceRef,
+    context: DocumentContext,
+    edit: WorkspaceEdit,
+    apply: boolean,
+    resolved?: Range["start"],
+  ): Promise<EditAnswer> {
+    const empty = isEmptyEdit(edit);
+    if (apply && !empty) await this.applier.apply(ref, edit);
+    return this.engine.withStatus<EditAnswer>(
+      context.session,
+      { edit: empty ? emptyEdit() : edit, applied: apply && !empty },
+      { empty, resolved },
+    );
+  }
+
+  private async convertAction(context: DocumentContext, action: LspCodeAction | Command): Promise<CodeAction> {
+    if (!isCodeAction(action)) {
+      return {
+        title: action.title,
+        kind: "",
+        preferred: false,
+        edit: emptyEdit(),
+        command: action.command,
+        disabledReason: "",
+      };
+    }
+    let edit = emptyEdit();
+    let disabledReason = action.disabled?.reason ?? "";
+    try {
+      edit = await fromLspWorkspaceEdit(context.paths, context.session, action.edit);
+    } catch (error) {
+      if (!(error instanceof RunnerError)) throw error;
+      disabledReason = error.message;
+    }
+    return {
+      title: action.title,
+      kind: action.kind ?? "",
+      preferred: Boolean(action.isPreferred),
+      edit,
+      command: action.command?.command ?? "",
+      disabledReason,
+    };
+  }
+}
+
+function isCodeAction(action: LspCodeAction | Command): action is LspCodeAction {
+  return typeof (action as Command).command !== "string";
+}
+
+function isFormatting(value: unknown): value is { tabSize: number; insertSpaces: boolean } {
+  const options = value as { tabSize?: unknown; insertSpaces?: unknown } | null;
+  return typeof options?.tabSize === "number" && typeof options.insertSpaces === "boolean";
+}
+
+function overlaps(a: LspRange, b: LspRange): boolean {
+  const before = (x: LspRange["start"], y: LspRange["start"]) =>
+    x.line < y.line || (x.line === y.line && x.character < y.character);
+  return !before(a.end, b.start) && !before(b.end, a.start);
+}
+
+/** A server refusing a rename (an error answer) is the caller's problem, said in the server's words. */
+async function refusedAsInvalid<T>(request: Promise<T>, what: string): Promise<T> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof RunnerError && error.code === "SERVER_FAILED") {
+      const said = /failed with message: (.*)$/s.exec(error.message)?.[1] ?? error.message;
+      throw new RunnerError("INVALID_ARGUMENT", `${what}: ${said}`);
+    }
+    throw error;
+  }
+}
+
+function textOf(lines: readonly string[], range: Range): string {
+  if (range.start.line !== range.end.line) return "";
+  return [...(lines[range.start.line - 1] ?? "")].slice(range.start.column - 1, range.end.column - 1).join("");
+}
+
+/** The identifier around a column, for servers without prepareRename. */
+function wordAt(line: string, column: number): string {
+  const chars = [...line];
+  const isWord = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}\p{Mn}\p{Mc}\p{Pc}$]/u.test(c);
+  let start = column - 1;
+  let end = column - 1;
+  while (start > 0 && isWord(chars[start - 1])) start--;
+  while (isWord(chars[end])) end++;
+  return chars.slice(start, end).join("");
+}

@@ -1,0 +1,214 @@
+// Call hierarchy (incoming or outgoing calls, depth 1–3) and type hierarchy (supertypes or
+// subtypes), as trees rooted at the symbol at a position.
+import { fileURLToPath } from "node:url";
+import type {
+  CallHierarchyIncomingCall,
+  CallHierarchyItem,
+  CallHierarchyOutgoingCall,
+  Range as LspRange,
+  TypeHierarchyItem,
+} from "vscode-languageserver-protocol";
+import { invalidArgument } from "../errors.js";
+import { fromLspRange } from "../lsp/positionEncoding.js";
+import type { HierarchyAnswer, HierarchyNode, PositionTarget, Range, WorkspaceRef } from "./answers.js";
+import { type DocumentContext, type EngineContext, requireCapability } from "./engineContext.js";
+import { FileLines } from "./fileLines.js";
+
+/** Nodes in one answer at most (default 200): a popular function's callers stop there. */
+const MAX_NODES = 200;
+const MAX_DEPTH = 3;
+
+export type CallDirection = "incoming" | "outgoing";
+export type TypeDirection = "supertypes" | "subtypes";
+
+type Item = CallHierarchyItem | TypeHierarchyItem;
+
+interface Child {
+  item: Item;
+  /** Call sites and the item whose file they lie in (call hierarchy only). */
+  callSites?: { ranges: LspRange[]; in: Item };
+}
+
+/** One request's walk: converts nodes, counts what it left out. */
+class Walk {
+  readonly lines: FileLines;
+  nodes = 0;
+  omitted = 0;
+  truncated = false;
+
+  constructor(
+    readonly engine: EngineContext,
+    readonly context: DocumentContext,
+    readonly children: (item: Item) => Promise<Child[]>,
+  ) {
+    this.lines = new FileLines(context.session);
+  }
+
+  async node(item: Item): Promise<HierarchyNode | undefined> {
+    const { paths, session } = this.context;
+    const location = await this.engine.convertLocation(paths, this.lines, session, item.uri, item.selectionRange);
+    if (!location) {
+      this.omitted++;
+      return undefined;
+    }
+    this.nodes++;
+    return {
+      name: item.name,
+      kind: item.kind,
+      detail: item.detail ?? "",
+      location,
+      callSites: [],
+      callSitesFile: "",
+      children: [],
+    };
+  }
+
+  /** Fills node.children down to `depth` more levels; items already on the path are not expanded again. */
+  async expand(node: HierarchyNode, item: Item, depth: number, path: ReadonlySet<string>): Promise<void> {
+    if (depth === 0) return;
+    const key = itemKey(item);
+    if (path.has(key)) return;
+    const onPath = new Set(path).add(key);
+    for (const child of await this.children(item)) {
+      if (this.nodes >= MAX_NODES) {
+        this.truncated = true;
+        return;
+      }
+      const converted = await this.node(child.item);
+      if (!converted) continue;
+      if (child.callSites) {
+        const sites = await this.callSites(child.callSites.ranges, child.callSites.in);
+        if (sites) {
+          converted.callSites = sites.ranges;
+          converted.callSitesFile = sites.file;
+        }
+      }
+      node.children.push(converted);
+      await this.expand(converted, child.item, depth - 1, onPath);
+    }
+  }
+
+  private async callSites(ranges: LspRange[], item: Item): Promise<{ file: string; ranges: Range[] } | undefined> {
+    const { paths, session } = this.context;
+    const first = await this.engine.convertLocation(paths, this.lines, session, item.uri, item.selectionRange);
+    if (!first) return undefined;
+    const lines = await this.lines.get(fileURLToPath(item.uri));
+    return { file: first.file, ranges: ranges.map((range) => fromLspRange(lines, range, session.encoding)) };
+  }
+}
+
+export class HierarchyQueries {
+  constructor(private readonly engine: EngineContext) {}
+
+  async callHierarchy(
+    ref: WorkspaceRef,
+    at: PositionTarget,
+    direction: CallDirection,
+    depth: number,
+    signal?: AbortSignal,
+  ): Promise<HierarchyAnswer> {
+    const levels = checkDepth(depth);
+    const context = await this.engine.openDocument(ref, at.file);
+    requireCapability(context.session, "callHierarchyProvider", "call hierarchy (textDocument/prepareCallHierarchy)");
+    const children = async (item: Item): Promise<Child[]> => {
+      if (direction === "incoming") {
+        const calls = await this.engine.query<CallHierarchyIncomingCall[] | null>(
+          context.session,
+          "callHierarchy/incomingCalls",
+          { item },
+          signal,
+        );
+        // Incoming call sites lie in the caller.
+        return (calls ?? []).map((call) => ({
+          item: call.from,
+          callSites: { ranges: call.fromRanges, in: call.from },
+        }));
+      }
+      const calls = await this.engine.query<CallHierarchyOutgoingCall[] | null>(
+        context.session,
+        "callHierarchy/outgoingCalls",
+        { item },
+        signal,
+      );
+      // Outgoing call sites lie in the item that makes the calls.
+      return (calls ?? []).map((call) => ({ item: call.to, callSites: { ranges: call.fromRanges, in: item } }));
+    };
+    return this.walk(context, at, "textDocument/prepareCallHierarchy", children, levels, signal);
+  }
+
+  async typeHierarchy(
+    ref: WorkspaceRef,
+    at: PositionTarget,
+    direction: TypeDirection,
+    depth: number,
+    signal?: AbortSignal,
+  ): Promise<HierarchyAnswer> {
+    const levels = checkDepth(depth);
+    const context = await this.engine.openDocument(ref, at.file);
+    requireCapability(context.session, "typeHierarchyProvider", "type hierarchy (textDocument/prepareTypeHierarchy)");
+    const children = async (item: Item): Promise<Child[]> => {
+      const items = await this.engine.query<TypeHierarchyItem[] | null>(
+        context.session,
+        `typeHierarchy/${direction}`,
+        { item },
+        signal,
+      );
+      return (items ?? []).map((child) => ({ item: child }));
+    };
+    return this.walk(context, at, "textDocument/prepareTypeHierarchy", children, levels, signal);
+  }
+
+  private async walk(
+    context: DocumentContext,
+    at: PositionTarget,
+    prepareMethod: string,
+    children: (item: Item) => Promise<Child[]>,
+    depth: number,
+    signal?: AbortSignal,
+  ): Promise<HierarchyAnswer> {
+    const resolved = this.engine.resolvePosition(context, at);
+    const prepared = await this.engine.query<Item[] | null>(
+      context.session,
+      prepareMethod,
+      this.engine.positionParams(context, resolved),
+      signal,
+    );
+    const walk = new Walk(this.engine, context, children);
+    const first = prepared?.[0];
+    const root = first ? await walk.node(first) : undefined;
+    if (root && first) await walk.expand(root, first, depth, new Set());
+    const answer = this.engine.withStatus<HierarchyAnswer>(
+      context.session,
+      { root },
+      { empty: !root, resolved: at.symbol ? resolved : undefined, omitted: walk.omitted },
+    );
+    if (walk.truncated) {
+      answer.status.partial = true;
+      answer.status.note = [`stopped at ${MAX_NODES} nodes; ask for less depth`, answer.status.note]
+        .filter(Boolean)
+        .join("; ");
+    }
+    if (!root) {
+      answer.status.note = [
+        answer.status.note,
+        `no symbol for a hierarchy at ${context.file.path}:${resolved.line}:${resolved.column}`,
+      ]
+        .filter(Boolean)
+        .join("; ");
+    }
+    return answer;
+  }
+}
+
+function checkDepth(depth: number): number {
+  if (depth === 0) return 1;
+  if (!Number.isInteger(depth) || depth < 1 || depth > MAX_DEPTH) {
+    throw invalidArgument(`depth ${depth} is out of range; give 1 to ${MAX_DEPTH}`);
+  }
+  return depth;
+}
+
+function itemKey(item: Item): string {
+  const { line, character } = item.selectionRange.start;
+  return `${item.uri}#${line}:${character}#${item.name}`;
+}

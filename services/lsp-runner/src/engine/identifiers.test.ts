@@ -1,0 +1,24 @@
+import { expect, test } from "vitest";
+import { invalidRenameReason } from "./identifiers.js";
+
+test("identifiers of TypeScript and Python, Unicode included, are accepted", () => {
+  for (const name of ["buildGreeting", "_x", "$el", "名前", "café", "x1"]) {
+    expect(invalidRenameReason("typescript", "makeGreeting", name)).toBeUndefined();
+  }
+  expect(invalidRenameReason("python", "make_greeting", "построить")).toBeUndefined();
+  expect(invalidRenameReason("python", "make_greeting", "$x")).toMatch(/not a valid python identifier/);
+});
+
+test("non-identifiers, reserved words and empty names are refused with the reason", () => {
+  expect(invalidRenameReason("typescript", "makeGreeting", "1 bad")).toMatch(/not a valid typescript identifier/);
+  expect(invalidRenameReason("typescript", "makeGreeting", "a-b")).toMatch(/not a valid/);
+  expect(invalidRenameReason("typescript", "makeGreeting", "class")).toMatch(/reserved word/);
+  expect(invalidRenameReason("python", "make_greeting", "lambda")).toMatch(/reserved word/);
+  expect(invalidRenameReason("go", "x", "")).toMatch(/empty/);
+  expect(invalidRenameReason("typescript", "x", "a\nb")).toMatch(/line breaks/);
+});
+
+test("only identifiers constrain the new name; other languages are left to their server", () => {
+  expect(invalidRenameReason("typescript", "some-key", "other key")).toBeUndefined();
+  expect(invalidRenameReason("rust", "x", "r#type")).toBeUndefined();
+});

@@ -1,0 +1,51 @@
+// Whether a new name is a valid identifier, for the languages whose servers rename to anything
+// they are given (tsserver renames `makeGreeting` to `1 bad` without complaint).
+
+interface IdentifierRule {
+  pattern: RegExp;
+  reserved: ReadonlySet<string>;
+}
+
+const JAVASCRIPT: IdentifierRule = {
+  pattern: /^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u,
+  reserved: new Set(
+    (
+      "break case catch class const continue debugger default delete do else enum export extends false finally " +
+      "for function if import in instanceof new null return super switch this throw true try typeof var void " +
+      "while with implements interface let package private protected public static yield await"
+    ).split(" "),
+  ),
+};
+
+const PYTHON: IdentifierRule = {
+  pattern: /^[\p{XID_Start}_][\p{XID_Continue}]*$/u,
+  reserved: new Set(
+    (
+      "False None True and as assert async await break class continue def del elif else except finally for " +
+      "from global if import in is lambda nonlocal not or pass raise return try while with yield"
+    ).split(" "),
+  ),
+};
+
+/** Rules by language id; other languages are left to their server. */
+const RULES: Readonly<Record<string, IdentifierRule>> = {
+  typescript: JAVASCRIPT,
+  javascript: JAVASCRIPT,
+  python: PYTHON,
+};
+
+/**
+ * Why `newName` cannot replace `currentName` in `language`, or undefined when it can. Only a
+ * current name that is itself an identifier constrains the new one (string-literal keys, file
+ * names and the like are the server's business).
+ */
+export function invalidRenameReason(language: string, currentName: string, newName: string): string | undefined {
+  if (newName.trim() === "" || /[\p{Cc}\p{Zl}\p{Zp}]/u.test(newName)) {
+    return "the new name is empty or contains control characters or line breaks";
+  }
+  const rule = RULES[language];
+  if (!rule?.pattern.test(currentName)) return undefined;
+  if (!rule.pattern.test(newName)) return `'${newName}' is not a valid ${language} identifier`;
+  if (rule.reserved.has(newName)) return `'${newName}' is a reserved word in ${language}`;
+  return undefined;
+}
