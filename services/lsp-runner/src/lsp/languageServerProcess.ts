@@ -1,15 +1,21 @@
 // One language-server child process and the JSON-RPC connection over its stdio. Knows nothing of
 // sessions, workspaces or gRPC. The child leads its own process group so that stopping it also
-// stops whatever it spawned (tsserver, typings installers, build helpers).
+// stops whatever it spawned (tsserver, typings installers, build helpers); it is launched with
+// resource limits and a parent-death watchdog (serverLaunch.ts), and the messages it sends are
+// checked for size before they are read (messageSizeGuard.ts).
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import {
   createMessageConnection,
+  type Message,
   type MessageConnection,
+  type MessageWriter,
   StreamMessageReader,
   StreamMessageWriter,
 } from "vscode-jsonrpc/node.js";
 import { childEnvironment } from "./childEnvironment.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, type FramingProblem, MessageSizeGuard } from "./messageSizeGuard.js";
+import { type ChildLimits, serverLaunch } from "./serverLaunch.js";
 
 export interface ProcessOptions {
   command: string;
@@ -18,6 +24,20 @@ export interface ProcessOptions {
   env?: Readonly<Record<string, string>>;
   /** Receives the child's stderr, line by line (for logs and "last error"). */
   onStderr?: (line: string) => void;
+  /** Largest message read from the server, in bytes (default 64 MiB). */
+  maxMessageBytes?: number;
+  /** Called once when the server breaks the framing (an oversized or malformed message). */
+  onFramingProblem?: (problem: FramingProblem) => void;
+  limits?: ChildLimits;
+  /** Parent-death watchdog in the server's process group (default true). */
+  parentWatchdog?: boolean;
+  /** Sees every message written to the server (tracing and tests). */
+  onOutgoing?: (message: Message) => void;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 /** Waits in the shutdown ladder, in ms: shutdown request, then exit, SIGTERM, SIGKILL. */
@@ -25,20 +45,27 @@ export const SHUTDOWN_LADDER_MS = { shutdownRequest: 2_000, afterExit: 1_000, af
 
 export class LanguageServerProcess {
   readonly connection: MessageConnection;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly exited: Promise<ProcessExit>;
   private readonly child: ChildProcess;
   private closing: Promise<void> | undefined;
   private hasExited = false;
 
   constructor(options: ProcessOptions) {
-    this.child = spawn(options.command, [...options.args], {
+    const launch = serverLaunch(options.command, options.args, {
+      limits: options.limits,
+      parentWatchdog: options.parentWatchdog,
+    });
+    this.child = spawn(launch.command, launch.args, {
       cwd: options.cwd,
       env: childEnvironment(options.env),
-      stdio: ["pipe", "pipe", "pipe"],
+      // fd 3 is the watchdog's end of a socket pair: it sees EOF when the runner is gone.
+      stdio: launch.watchdogFd ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
       detached: true, // its own process group, killed as a whole
     });
     this.exited = once(this.child, "exit").then(([code, signal]) => {
       this.hasExited = true;
+      // Helpers of a server that died on its own have no one left to serve.
+      if (!this.closing) this.signalGroup("SIGKILL");
       return { code: code as number | null, signal: signal as NodeJS.Signals | null };
     });
     // A spawn failure (ENOENT) surfaces as "error" then "exit"; keep it from crashing the runner.
@@ -51,13 +78,19 @@ export class LanguageServerProcess {
     });
     // Writes after the child died must not throw EPIPE into the runner.
     this.child.stdin!.on("error", () => {});
+    this.child.stdio[3]?.on("error", () => {});
+    const guard = new MessageSizeGuard(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, (problem) =>
+      options.onFramingProblem?.(problem),
+    );
+    const writer = new StreamMessageWriter(this.child.stdin!);
     this.connection = createMessageConnection(
-      new StreamMessageReader(this.child.stdout!),
-      new StreamMessageWriter(this.child.stdin!),
+      new StreamMessageReader(this.child.stdout!.pipe(guard)),
+      options.onOutgoing ? new TappedWriter(writer, options.onOutgoing) : writer,
     );
     this.connection.listen();
   }
 
+  /** The server's pid, which is also its process-group id. */
   get pid(): number | undefined {
     return this.child.pid;
   }
@@ -66,27 +99,34 @@ export class LanguageServerProcess {
     return !this.hasExited;
   }
 
-  /** The shutdown ladder: shutdown request → exit notification → SIGTERM → SIGKILL (process group). */
-  close(): Promise<void> {
-    this.closing ??= this.runShutdownLadder();
+  /**
+   * The shutdown ladder: shutdown request → exit notification → SIGTERM → SIGKILL (process group).
+   * `polite: false` skips the requests, for a server that no longer answers. Idempotent: the first
+   * call decides the way down.
+   */
+  close(options: { polite?: boolean } = {}): Promise<void> {
+    this.closing ??= this.runShutdownLadder(options.polite ?? true);
     return this.closing;
   }
 
-  private async runShutdownLadder(): Promise<void> {
-    if (this.isRunning) {
-      const polite = (async () => {
+  private async runShutdownLadder(polite: boolean): Promise<void> {
+    if (this.isRunning && polite) {
+      const request = (async () => {
         await this.connection.sendRequest("shutdown");
         await this.connection.sendNotification("exit");
       })().catch(() => {});
-      await raceTimeout(polite, SHUTDOWN_LADDER_MS.shutdownRequest);
+      await raceTimeout(request, SHUTDOWN_LADDER_MS.shutdownRequest);
       await raceTimeout(this.exited, SHUTDOWN_LADDER_MS.afterExit);
     }
     // The server may have exited while helpers it spawned in its group live on: signal the group.
+    // SIGCONT lets a stopped group act on the SIGTERM.
     this.signalGroup("SIGTERM");
+    this.signalGroup("SIGCONT");
     if (this.isRunning) await raceTimeout(this.exited, SHUTDOWN_LADDER_MS.afterSigterm);
     this.signalGroup("SIGKILL");
     if (this.child.exitCode === null && this.child.signalCode === null) await this.exited;
     this.connection.dispose();
+    this.child.stdio[3]?.destroy();
   }
 
   private signalGroup(signal: NodeJS.Signals): void {
@@ -96,6 +136,33 @@ export class LanguageServerProcess {
     } catch {
       // ESRCH: the group is already gone.
     }
+  }
+}
+
+/** A writer that shows each message to `tap` before writing it. */
+class TappedWriter implements MessageWriter {
+  readonly onError: MessageWriter["onError"];
+  readonly onClose: MessageWriter["onClose"];
+
+  constructor(
+    private readonly inner: MessageWriter,
+    private readonly tap: (message: Message) => void,
+  ) {
+    this.onError = inner.onError;
+    this.onClose = inner.onClose;
+  }
+
+  write(message: Message): Promise<void> {
+    this.tap(message);
+    return this.inner.write(message);
+  }
+
+  end(): void {
+    this.inner.end();
+  }
+
+  dispose(): void {
+    this.inner.dispose();
   }
 }
 
