@@ -15,6 +15,7 @@ import {
 } from "vscode-jsonrpc/node.js";
 import { childEnvironment } from "./childEnvironment.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, type FramingProblem, MessageSizeGuard } from "./messageSizeGuard.js";
+import { processesInGroups } from "./processGroups.js";
 import { type ChildLimits, serverLaunch } from "./serverLaunch.js";
 
 export interface ProcessOptions {
@@ -40,8 +41,18 @@ export interface ProcessExit {
   signal: NodeJS.Signals | null;
 }
 
-/** Waits in the shutdown ladder, in ms: shutdown request, then exit, SIGTERM, SIGKILL. */
-export const SHUTDOWN_LADDER_MS = { shutdownRequest: 2_000, afterExit: 1_000, afterSigterm: 2_000 } as const;
+/**
+ * Waits in the shutdown ladder, in ms: shutdown request, then exit, SIGTERM, SIGKILL; then up to
+ * `groupGone` for the killed group to disappear from /proc.
+ */
+export const SHUTDOWN_LADDER_MS = {
+  shutdownRequest: 2_000,
+  afterExit: 1_000,
+  afterSigterm: 2_000,
+  groupGone: 2_000,
+} as const;
+/** How long the exit of a crashed server waits for the rest of its stderr, ms (default 500). */
+const STDERR_DRAIN_MS = 500;
 
 export class LanguageServerProcess {
   readonly connection: MessageConnection;
@@ -62,20 +73,29 @@ export class LanguageServerProcess {
       stdio: launch.watchdogFd ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
       detached: true, // its own process group, killed as a whole
     });
-    this.exited = once(this.child, "exit").then(([code, signal]) => {
+    const stderrClosed = once(this.child.stderr!, "close").catch(() => {});
+    this.exited = once(this.child, "exit").then(async ([code, signal]) => {
       this.hasExited = true;
       // Helpers of a server that died on its own have no one left to serve.
       if (!this.closing) this.signalGroup("SIGKILL");
+      // Its last words on stderr say why: let them arrive (bounded: something outside the group
+      // may still hold the pipe).
+      await raceTimeout(stderrClosed, STDERR_DRAIN_MS);
       return { code: code as number | null, signal: signal as NodeJS.Signals | null };
     });
     // A spawn failure (ENOENT) surfaces as "error" then "exit"; keep it from crashing the runner.
     this.child.on("error", (error) => options.onStderr?.(`spawn failed: ${error.message}`));
     let partial = "";
-    this.child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-      const lines = (partial + chunk).split("\n");
-      partial = lines.pop() ?? "";
-      for (const line of lines) if (line.trim()) options.onStderr?.(line);
-    });
+    this.child
+      .stderr!.setEncoding("utf8")
+      .on("data", (chunk: string) => {
+        const lines = (partial + chunk).split("\n");
+        partial = lines.pop() ?? "";
+        for (const line of lines) if (line.trim()) options.onStderr?.(line);
+      })
+      .on("end", () => {
+        if (partial.trim()) options.onStderr?.(partial);
+      });
     // Writes after the child died must not throw EPIPE into the runner.
     this.child.stdin!.on("error", () => {});
     this.child.stdio[3]?.on("error", () => {});
@@ -125,6 +145,8 @@ export class LanguageServerProcess {
     if (this.isRunning) await raceTimeout(this.exited, SHUTDOWN_LADDER_MS.afterSigterm);
     this.signalGroup("SIGKILL");
     if (this.child.exitCode === null && this.child.signalCode === null) await this.exited;
+    // SIGKILL is delivered at once but dying takes a moment: closed means gone.
+    if (this.child.pid !== undefined) await groupGone(this.child.pid, SHUTDOWN_LADDER_MS.groupGone);
     this.connection.dispose();
     this.child.stdio[3]?.destroy();
   }
@@ -163,6 +185,16 @@ class TappedWriter implements MessageWriter {
 
   dispose(): void {
     this.inner.dispose();
+  }
+}
+
+/** Resolves once no live (non-zombie) process is left in the group, or after `limitMs`. */
+async function groupGone(pgid: number, limitMs: number): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
+    const alive = (await processesInGroups(new Set([pgid]))).filter((p) => p.state !== "Z");
+    if (alive.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

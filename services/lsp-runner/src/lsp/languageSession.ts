@@ -121,12 +121,15 @@ export class LanguageSession {
       onFramingProblem: (problem) => this.fail(framingFailure(problem), { stop: true }),
     });
     void this.process.exited.then(({ code, signal }) => {
-      if (!this.closed) {
-        this.fail({
-          code: "UNAVAILABLE",
-          reason: `exited unexpectedly (${signal ? `signal ${signal}` : `exit code ${code}`})`,
-        });
-      }
+      if (this.closed) return;
+      const how = signal ? `signal ${signal}` : `exit code ${code}`;
+      // Exiting during start is likely to repeat (installation, configuration): SERVER_FAILED.
+      // Afterwards it is a crash the next request recovers from: UNAVAILABLE.
+      this.fail(
+        this.initialized
+          ? { code: "UNAVAILABLE", reason: `exited unexpectedly (${how})` }
+          : { code: "SERVER_FAILED", reason: `exited during start (${how})` },
+      );
     });
     this.registerServerRequests();
   }
@@ -145,7 +148,7 @@ export class LanguageSession {
           error instanceof RunnerError && error.code === "TIMEOUT"
             ? `did not answer initialize within ${timeoutMs} ms`
             : `did not start (${(error as Error).message ?? String(error)})`;
-        session.fail({ code: "UNAVAILABLE", reason }, { stop: true });
+        session.fail({ code: "SERVER_FAILED", reason }, { stop: true });
       }
       await session.close();
       throw session.failureValue ? session.failureError() : session.stoppedError();
@@ -337,22 +340,33 @@ export class LanguageSession {
     { checkLiveness = true } = {},
   ): Promise<R> {
     this.assertUsable();
+    // Cancelling sends $/cancelRequest but does not end the pending request (vscode-jsonrpc waits
+    // for the server's answer, which a hung server never gives): `stopped` ends it on our side.
     const cancellation = new CancellationTokenSource();
+    let stop: (reason: Error) => void = () => {};
+    const stopped = new Promise<never>((_, reject) => {
+      stop = reject;
+    });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       cancellation.cancel();
+      stop(new Error("timeout"));
     }, timeoutMs);
-    const onAbort = () => cancellation.cancel();
+    const onAbort = () => {
+      cancellation.cancel();
+      stop(new Error("aborted"));
+    };
     signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
     this.busyCount++;
     this.lastUsed = Date.now();
     try {
+      const pending = this.process.connection.sendRequest(method, params, cancellation.token);
+      // Settles later (answer to a cancelled request, or disposal) with no one waiting.
+      pending.catch(() => {});
       // A server that dies leaves its pending requests unanswered: the failure ends them.
-      const answer = (await Promise.race([
-        this.process.connection.sendRequest(method, params, cancellation.token),
-        this.failureSignal,
-      ])) as R;
+      const answer = (await Promise.race([pending, this.failureSignal, stopped])) as R;
       this.heardFrom(method);
       return answer;
     } catch (error) {
@@ -437,9 +451,11 @@ export class LanguageSession {
 
   private failureError(): RunnerError {
     const failure = this.failureValue ?? { code: "UNAVAILABLE", reason: "is not running" };
+    // What a server said on stderr before failing to start is usually the reason.
+    const detail = this.initialized ? failure.reason : this.lastError || failure.reason;
     return new RunnerError(
       failure.code,
-      `the ${this.language.id} language server ${failure.reason}; the next request starts a new one`,
+      `the ${this.language.id} language server ${detail}; the next request ${this.initialized ? "starts a new one" : "tries again"}`,
     );
   }
 

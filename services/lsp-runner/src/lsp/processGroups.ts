@@ -4,6 +4,8 @@ import { readdir, readFile } from "node:fs/promises";
 
 export interface ProcStat {
   pid: number;
+  /** R running, S sleeping, T stopped, Z zombie (exited, not yet reaped), … */
+  state: string;
   pgid: number;
   /** Resident set size in pages (field 24 of /proc/<pid>/stat). */
   rssPages: number;
@@ -19,10 +21,11 @@ export function parseProcStat(text: string): ProcStat | undefined {
     .slice(close + 2)
     .trim()
     .split(" ");
+  const state = fields[0] ?? "";
   const pgid = Number(fields[2]);
   const rssPages = Number(fields[21]);
   if (!Number.isInteger(pid) || !Number.isInteger(pgid) || !Number.isInteger(rssPages)) return undefined;
-  return { pid, pgid, rssPages };
+  return { pid, state, pgid, rssPages };
 }
 
 /** Page size in bytes, read once from /proc/self/smaps (KernelPageSize); 4096 when unreadable. */
