@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient, GrpcStatus, Runner, ServerState, type ServiceClient, type ServiceError } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Message, NotificationMessage, RequestMessage } from "vscode-jsonrpc";
+import { Message, type NotificationMessage, type RequestMessage } from "vscode-jsonrpc";
 import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
 import {
   LanguageRegistry,
@@ -25,6 +25,7 @@ const ws = { tenant: "local", workspace: "default" };
 const REQUEST_TIMEOUT_MS = 8_000;
 const PROBE_TIMEOUT_MS = 500;
 const COOL_DOWN_MS = 1_500;
+const MAX_OPEN_DOCUMENTS = 2;
 
 let fixture: FixtureWorkspace;
 let runner: RunnerServer;
@@ -49,8 +50,8 @@ const fails = <T>(call: Promise<T>) =>
     (error: ServiceError) => error,
   );
 const codeOf = (error: ServiceError) => error.metadata.get("lspmesh-error-code")[0];
-const isRequest = (message: Message): message is RequestMessage => "method" in message && "id" in message;
-const isNotification = (message: Message): message is NotificationMessage => "method" in message && !("id" in message);
+const isRequest = Message.isRequest;
+const isNotification = Message.isNotification;
 
 async function typescriptPid(): Promise<number> {
   const status = (await client.workspaceStatus({ workspace: ws })).languages.find((l) => l.language === "typescript");
@@ -81,6 +82,7 @@ beforeAll(async () => {
     languages: new LanguageRegistry([{ ...typescriptLanguage(), requestTimeoutMs: REQUEST_TIMEOUT_MS }, crashing]),
     sessionPolicy: {
       probeTimeoutMs: PROBE_TIMEOUT_MS,
+      maxOpenDocuments: MAX_OPEN_DOCUMENTS,
       restart: { initialBackoffMs: 50, maxBackoffMs: 400, coolDownMs: COOL_DOWN_MS },
     },
     onServerMessage: ({ message }) => {
@@ -219,6 +221,29 @@ describe("a server that exits at once (crash loop)", () => {
 
   test("the other language of the workspace keeps serving", async () => {
     expect((await hoverMain()).contents).toContain("PoliteGreeter");
+  });
+});
+
+describe("open documents past the per-session cap", () => {
+  test("the least recently used is closed, and reopened transparently with a higher version", async () => {
+    const uri = (file: string) => `file://${fixture.dir}/${file}`;
+    const syncs = (from: number, method: string, file: string) =>
+      sent
+        .slice(from)
+        .filter((m): m is NotificationMessage => isNotification(m) && m.method === method)
+        .filter((m) => (m.params as { textDocument: { uri: string } }).textDocument.uri === uri(file));
+    const from = sent.length;
+    // src/main.ts is open (and least recently used); two more files make three.
+    await client.documentSymbols({ workspace: ws, file: "src/greeter.ts" });
+    await client.documentSymbols({ workspace: ws, file: "src/broken.ts" });
+    expect(syncs(from, "textDocument/didClose", "src/main.ts")).toHaveLength(1);
+    const open = (await client.workspaceStatus({ workspace: ws })).languages.find((l) => l.language === "typescript");
+    expect(open?.openDocuments).toBe(MAX_OPEN_DOCUMENTS);
+
+    expect((await hoverMain()).contents).toContain("PoliteGreeter");
+    const reopened = syncs(from, "textDocument/didOpen", "src/main.ts");
+    expect(reopened.map((m) => (m.params as { textDocument: { version: number } }).textDocument.version)).toEqual([2]);
+    expect(syncs(from, "textDocument/didClose", "src/greeter.ts")).toHaveLength(1);
   });
 });
 

@@ -1,13 +1,14 @@
-// 50 workspaces on one runner whose language servers may use little memory together, against real
-// typescript-language-server processes: least recently used sessions are stopped, come back
-// transparently on their next request, and nothing is left running once the runner stops.
+// Sessions stopped to save resources, against real typescript-language-server processes: 50
+// workspaces on one runner whose servers may use little memory together (least recently used
+// sessions are stopped), and a session left idle; both come back transparently on their next
+// request, and nothing is left running once the runner stops.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, Runner, type ServiceClient } from "@lspmesh/proto";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type RunnerServer, type SessionEvent, startRunnerServer, VolumeWorkspaceLocator } from "../src/index.js";
-import { processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
+import { eventually, groupsGone, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
 
 const WORKSPACES = 50;
 /**
@@ -104,3 +105,38 @@ test(`${WORKSPACES} workspaces under a memory budget: evicted, restarted transpa
   expect(await processesInTheseGroups(groups)).toEqual([]);
   expect(await processesWorkingIn(root)).toEqual([]);
 }, 300_000);
+
+test("a session unused for the idle timeout is stopped, and starts again on its next request", async () => {
+  const idleEvents: SessionEvent[] = [];
+  const idleRunner = await startRunnerServer({
+    listen: "127.0.0.1:0",
+    locator: new VolumeWorkspaceLocator(root),
+    sessionPolicy: { idleTimeoutMs: 1_000, sweepIntervalMs: 100 },
+    onSessionEvent: (event) => idleEvents.push(event),
+  });
+  const idleClient = createClient(Runner, idleRunner.address);
+  try {
+    const definition = (index: number) =>
+      idleClient.findDefinition({
+        workspace: { tenant, workspace: names[index]! },
+        at: {
+          file: "src/main.ts",
+          target: { case: "symbol", value: { name: `base${index}`, lineHint: 2, occurrence: 0 } },
+        },
+      });
+    expect((await definition(2)).locations).toHaveLength(1);
+    const [pid] = await idleRunner.sessions.pids();
+    const stopped = await eventually("the idle session to be stopped", async () =>
+      idleEvents.find((e) => e.kind === "stopped"),
+    );
+    expect(stopped).toMatchObject({ workspace: "w03", reason: "idle", pid });
+    await groupsGone([pid!]);
+    expect(await idleRunner.sessions.pids()).toEqual([]);
+
+    expect((await definition(2)).locations.map((l) => l.file)).toEqual(["src/values.ts"]);
+    expect(idleEvents.filter((e) => e.kind === "started")).toHaveLength(2);
+  } finally {
+    idleClient.close();
+    await idleRunner.close();
+  }
+});
