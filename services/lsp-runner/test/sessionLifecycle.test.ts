@@ -105,6 +105,22 @@ afterAll(async () => {
   fixture?.[Symbol.dispose]();
 });
 
+test("servers run with the resource limits and the runner's environment safelist", async () => {
+  const pid = await typescriptPid();
+  const limits = readFileSync(`/proc/${pid}/limits`, "utf8");
+  const limit = (name: string) => new RegExp(`^${name}\\s+(\\S+)\\s+(\\S+)`, "m").exec(limits)?.slice(1);
+  expect(limit("Max open files")).toEqual(["4096", "4096"]);
+  expect(limit("Max processes")).toEqual(["4096", "4096"]);
+  expect(limit("Max core file size")).toEqual(["0", "0"]);
+  const environment = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+  const names = environment.map((entry) => entry.slice(0, entry.indexOf("=")));
+  expect(
+    names.every((name) =>
+      ["PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "USER", "SHELL"].includes(name),
+    ),
+  ).toBe(true);
+});
+
 describe("a server killed with SIGKILL mid-request", () => {
   test("the request fails UNAVAILABLE naming the signal; the next one succeeds on a restarted server", async () => {
     const pid = await typescriptPid();

@@ -49,6 +49,8 @@ export function serverLaunch(command: string, args: readonly string[], options: 
     `if ulimit -u >/dev/null 2>&1; then cap -u ${integer(limits.processes)}; else cap -p ${integer(limits.processes)}; fi`,
   ];
   if (limits.noCoreDumps) lines.push("ulimit -c 0");
+  // The shell exports PWD of its own accord; the server gets exactly the environment it was given.
+  lines.push("unset PWD");
   if (watchdog) lines.push("( read _ <&3; kill -9 0 ) </dev/null >/dev/null 2>&1 &", 'exec "$@" 3<&-');
   else lines.push('exec "$@"');
   return {
