@@ -11,6 +11,9 @@ import { RestartBudget } from "./restartBudget.js";
 import type { SessionPolicy } from "./sessionPolicy.js";
 import type { ServerStateName } from "./sessionState.js";
 
+/** Longest restart backoff a request waits out before it is answered UNAVAILABLE instead, ms (5 000). */
+const MAX_RESTART_WAIT_MS = 5_000;
+
 export interface SessionKey {
   tenant: string;
   workspace: string;
@@ -96,6 +99,8 @@ export class SessionSlot {
       const gate = this.budget.gate(Date.now());
       if (gate.kind === "failed") throw this.failedError(gate.retryAt);
       if (gate.kind === "wait") {
+        // A long backoff is not waited out inside a request: another runner may answer sooner.
+        if (gate.ms > MAX_RESTART_WAIT_MS) throw this.restartingError(gate.ms);
         await sleep(gate.ms, undefined, { signal }).catch(() => {
           throw new RunnerError(
             "TIMEOUT",
@@ -232,6 +237,13 @@ export class SessionSlot {
       return { ...base, state: "degraded", lastError: `${failure.describe()}; restarts on the next request` };
     }
     return undefined;
+  }
+
+  private restartingError(waitMs: number): RunnerError {
+    return new RunnerError(
+      "UNAVAILABLE",
+      `the ${this.languageId} language server failed ${this.budget.recentFailures(Date.now())} times recently (last: ${this.lastFailure?.describe() ?? "unknown"}); it is restarted in ${Math.ceil(waitMs / 1000)} s — retry then`,
+    );
   }
 
   private failedError(retryAt: number): RunnerError {
