@@ -3,7 +3,7 @@ export { QueryEngine } from "./engine/queryEngine.js";
 export { RunnerError, type RunnerErrorCode } from "./errors.js";
 export { LanguageRegistry, type LanguageServerConfig, typescriptLanguage } from "./lsp/languageRegistry.js";
 export { LIVENESS_PROBE_METHOD } from "./lsp/languageSession.js";
-export { type SessionEvent, SessionManager, type SessionManagerOptions } from "./lsp/sessionManager.js";
+export { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/sessionManager.js";
 export { DEFAULT_SESSION_POLICY, type SessionPolicy, type SessionPolicyOverrides } from "./lsp/sessionPolicy.js";
 export { type RunnerServer, type RunnerServerOptions, startRunnerServer } from "./runnerServer.js";
 export { parseWarmUpList, type WarmUpEntry } from "./sessionWarmUp.js";

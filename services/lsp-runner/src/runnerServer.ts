@@ -5,7 +5,7 @@ import { HealthImplementation } from "grpc-health-check";
 import { QueryEngine } from "./engine/queryEngine.js";
 import { runnerService } from "./grpc/runnerService.js";
 import { LanguageRegistry } from "./lsp/languageRegistry.js";
-import { type SessionEvent, SessionManager, type SessionManagerOptions } from "./lsp/sessionManager.js";
+import { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/sessionManager.js";
 import type { SessionPolicyOverrides } from "./lsp/sessionPolicy.js";
 import { type WarmUpEntry, warmUpSessions } from "./sessionWarmUp.js";
 import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
@@ -21,7 +21,7 @@ export interface RunnerServerOptions {
   /** Sessions started right away instead of on their first request. */
   warmUp?: readonly WarmUpEntry[];
   /** Lifecycle changes of sessions (also logged); for status events. */
-  onSessionEvent?: (event: SessionEvent) => void;
+  onLifecycleEvent?: (event: LifecycleEvent) => void;
   /** Every message the runner writes to a language server (tracing and tests). */
   onServerMessage?: SessionManagerOptions["onOutgoing"];
   log?: (entry: Record<string, unknown>) => void;
@@ -47,9 +47,9 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     maxFileBytes: options.maxFileBytes,
     policy: options.sessionPolicy,
     onLog: (entry) => log({ level: "debug", msg: "language server", ...entry }),
-    onEvent: (event) => {
+    onLifecycleEvent: (event) => {
       log({ level: event.kind === "failed" ? "warn" : "info", msg: `language server ${event.kind}`, ...event });
-      options.onSessionEvent?.(event);
+      options.onLifecycleEvent?.(event);
     },
     onOutgoing: options.onServerMessage,
   });

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, Runner, type ServiceClient } from "@lspmesh/proto";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type RunnerServer, type SessionEvent, startRunnerServer, VolumeWorkspaceLocator } from "../src/index.js";
+import { type LifecycleEvent, type RunnerServer, startRunnerServer, VolumeWorkspaceLocator } from "../src/index.js";
 import { eventually, groupsGone, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
 
 const WORKSPACES = 50;
@@ -24,7 +24,7 @@ const names = Array.from({ length: WORKSPACES }, (_, i) => `w${String(i + 1).pad
 let root: string;
 let runner: RunnerServer;
 let client: ServiceClient<typeof Runner.method>;
-const events: SessionEvent[] = [];
+const events: LifecycleEvent[] = [];
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "lspmesh-memory-"));
@@ -45,7 +45,7 @@ beforeAll(async () => {
     listen: "127.0.0.1:0",
     locator: new VolumeWorkspaceLocator(root),
     sessionPolicy: { memoryBudgetBytes: MEMORY_BUDGET_BYTES, sweepIntervalMs: 200, evictionGraceMs: 300 },
-    onSessionEvent: (event) => events.push(event),
+    onLifecycleEvent: (event) => events.push(event),
   });
   client = createClient(Runner, runner.address);
 });
@@ -73,7 +73,7 @@ async function definitionIn(index: number): Promise<void> {
 test(`${WORKSPACES} workspaces under a memory budget: evicted, restarted transparently, nothing left behind`, async () => {
   let running = 0;
   let peak = 0;
-  const track = (event: SessionEvent) => {
+  const track = (event: LifecycleEvent) => {
     if (event.kind === "started") peak = Math.max(peak, ++running);
     else running--;
   };
@@ -107,12 +107,12 @@ test(`${WORKSPACES} workspaces under a memory budget: evicted, restarted transpa
 }, 300_000);
 
 test("a session unused for the idle timeout is stopped, and starts again on its next request", async () => {
-  const idleEvents: SessionEvent[] = [];
+  const idleEvents: LifecycleEvent[] = [];
   const idleRunner = await startRunnerServer({
     listen: "127.0.0.1:0",
     locator: new VolumeWorkspaceLocator(root),
     sessionPolicy: { idleTimeoutMs: 1_000, sweepIntervalMs: 100 },
-    onSessionEvent: (event) => idleEvents.push(event),
+    onLifecycleEvent: (event) => idleEvents.push(event),
   });
   const idleClient = createClient(Runner, idleRunner.address);
   try {

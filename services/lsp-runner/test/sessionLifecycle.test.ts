@@ -12,8 +12,8 @@ import {
   LanguageRegistry,
   type LanguageServerConfig,
   LIVENESS_PROBE_METHOD,
+  type LifecycleEvent,
   type RunnerServer,
-  type SessionEvent,
   SingleWorkspaceLocator,
   startRunnerServer,
   typescriptLanguage,
@@ -32,7 +32,7 @@ let runner: RunnerServer;
 let client: ServiceClient<typeof Runner.method>;
 const sent: Message[] = [];
 let onSent: ((message: Message) => void) | undefined;
-const events: SessionEvent[] = [];
+const events: LifecycleEvent[] = [];
 /** Every server process group the runner started, for the final /proc check. */
 const groups = new Set<number>();
 let spawnLog: string;
@@ -89,7 +89,7 @@ beforeAll(async () => {
       sent.push(message);
       onSent?.(message);
     },
-    onSessionEvent: (event) => {
+    onLifecycleEvent: (event) => {
       events.push(event);
       if (event.pid !== undefined) groups.add(event.pid);
     },

@@ -8,9 +8,9 @@ import type { LanguageServerConfig } from "./languageRegistry.js";
 import type { LanguageSession } from "./languageSession.js";
 import { groupResidentBytes } from "./processGroups.js";
 import { type SessionPolicy, type SessionPolicyOverrides, sessionPolicy } from "./sessionPolicy.js";
-import { type SessionEvent, type SessionKey, SessionSlot, type SlotStatus, type StopReason } from "./sessionSlot.js";
+import { type LifecycleEvent, type SessionKey, SessionSlot, type SlotStatus, type StopReason } from "./sessionSlot.js";
 
-export type { SessionEvent, SessionKey, SlotStatus, StopReason };
+export type { LifecycleEvent, SessionKey, SlotStatus, StopReason };
 
 export interface SessionManagerOptions {
   maxFileBytes?: number;
@@ -18,7 +18,7 @@ export interface SessionManagerOptions {
   policy?: SessionPolicyOverrides;
   onLog?: (entry: { tenant: string; workspace: string; language: string; line: string }) => void;
   /** Lifecycle changes: started, failed, stopped. */
-  onEvent?: (event: SessionEvent) => void;
+  onLifecycleEvent?: (event: LifecycleEvent) => void;
   /** Every message written to any server (tracing and tests). */
   onOutgoing?: (entry: { tenant: string; workspace: string; language: string; message: Message }) => void;
 }
@@ -51,7 +51,7 @@ export class SessionManager {
 
   /**
    * Starts sessions ahead of their first request, one after the other; failures are reported
-   * through onEvent/onLog and do not stop the others. Resolves when all were tried.
+   * through onLifecycleEvent/onLog and do not stop the others. Resolves when all were tried.
    */
   async warmUp(entries: ReadonlyArray<{ key: SessionKey; language: LanguageServerConfig }>): Promise<void> {
     for (const { key, language } of entries) {
@@ -154,7 +154,7 @@ export class SessionManager {
       maxFileBytes: this.options.maxFileBytes,
       onLog: this.options.onLog && ((line) => this.options.onLog?.({ ...names, line })),
       onOutgoing: this.options.onOutgoing && ((message) => this.options.onOutgoing?.({ ...names, message })),
-      onEvent: this.options.onEvent,
+      onLifecycleEvent: this.options.onLifecycleEvent,
       track: (closing) => this.track(closing),
     });
     // A workspace whose folder moved gets a fresh slot.

@@ -25,7 +25,7 @@ export interface SessionKey {
 export type StopReason = "idle" | "memory" | "shutdown";
 
 /** A lifecycle change, for logs and status events. */
-export interface SessionEvent {
+export interface LifecycleEvent {
   kind: "started" | "failed" | "stopped";
   tenant: string;
   workspace: string;
@@ -55,7 +55,7 @@ export interface SlotContext {
   maxFileBytes?: number;
   onLog?: (line: string) => void;
   onOutgoing?: (message: Message) => void;
-  onEvent?: (event: SessionEvent) => void;
+  onLifecycleEvent?: (event: LifecycleEvent) => void;
   /** Keeps a closing session's shutdown so that the manager's close() can await it. */
   track: (closing: Promise<void>) => void;
 }
@@ -261,9 +261,9 @@ export class SessionSlot {
     }
   }
 
-  private emit(kind: SessionEvent["kind"], details: { pid?: number; reason?: string }): void {
+  private emit(kind: LifecycleEvent["kind"], details: { pid?: number; reason?: string }): void {
     const { key } = this.context;
-    this.context.onEvent?.({
+    this.context.onLifecycleEvent?.({
       kind,
       tenant: key.tenant,
       workspace: key.workspace,
