@@ -3,8 +3,14 @@
 //   LSPMESH_WORKSPACES_ROOT  volume holding <tenant>/<workspace> folders (default /workspaces)
 //   LSPMESH_MAX_FILE_BYTES   largest file sent to a language server (default 4 MiB)
 //   LSPMESH_LANGUAGES_FILE   JSON file overriding or adding language servers (docs/languages.md)
+//   LSPMESH_SERVER_MEMORY_MB resident memory all language servers may use together (default 75 % of
+//                            the container's memory limit; none without one)
+//   LSPMESH_IDLE_TIMEOUT_S   a session unused this long is stopped (default 1800; 0 never)
+//   LSPMESH_WARMUP           sessions started at once: tenant/workspace/language[,…] (default none)
 import { LanguageConfigError, loadLanguageRegistry } from "./lsp/languageConfig.js";
+import { containerMemoryBudget } from "./lsp/memoryBudget.js";
 import { startRunnerServer } from "./runnerServer.js";
+import { parseWarmUpList } from "./sessionWarmUp.js";
 import { VolumeWorkspaceLocator } from "./workspace/workspaceLocator.js";
 
 const log = (entry: Record<string, unknown>) =>
@@ -29,6 +35,13 @@ const runner = await startRunnerServer({
   locator: new VolumeWorkspaceLocator(process.env.LSPMESH_WORKSPACES_ROOT ?? "/workspaces"),
   languages,
   maxFileBytes: process.env.LSPMESH_MAX_FILE_BYTES ? Number(process.env.LSPMESH_MAX_FILE_BYTES) : undefined,
+  sessionPolicy: {
+    memoryBudgetBytes: process.env.LSPMESH_SERVER_MEMORY_MB
+      ? Number(process.env.LSPMESH_SERVER_MEMORY_MB) * 1024 * 1024
+      : await containerMemoryBudget(),
+    idleTimeoutMs: process.env.LSPMESH_IDLE_TIMEOUT_S ? Number(process.env.LSPMESH_IDLE_TIMEOUT_S) * 1000 : undefined,
+  },
+  warmUp: parseWarmUpList(process.env.LSPMESH_WARMUP ?? ""),
   log,
 });
 log({ level: "info", msg: "runner listening", address: runner.address });

@@ -102,6 +102,8 @@ export interface LanguageStatus {
   server: string;
   progress: string;
   lastError: string;
+  /** Starts that followed a failure of the server (crash, hang, protocol error). */
+  restarts: number;
   openDocuments: number;
 }
 

@@ -7,14 +7,6 @@ export class StatusQueries {
 
   async workspaceStatus(ref: WorkspaceRef): Promise<LanguageStatus[]> {
     await this.engine.workspacePaths(ref);
-    const sessions = await this.engine.options.sessions.sessionsOf(ref.tenant, ref.workspace);
-    return sessions.map((session) => ({
-      language: session.language.id,
-      state: session.state,
-      server: session.serverName,
-      progress: session.progress.summary(),
-      lastError: session.lastError,
-      openDocuments: session.openDocumentCount,
-    }));
+    return this.engine.options.sessions.statusOf(ref.tenant, ref.workspace);
   }
 }

@@ -18,7 +18,14 @@ export function typescriptLanguage(): LanguageServerConfig {
     args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
     initializationOptions: {
       // Never the workspace's node_modules copy: a workspace must not choose the code we run.
-      tsserver: { path: require.resolve("typescript/lib/tsserver.js"), fallbackPath: undefined },
+      // One tsserver, no syntax server: while the project loads, a syntax server answers definition
+      // and references syntactically (the import, not the declaration) before any $/progress
+      // announces the loading, so such half answers could not be told from complete ones.
+      tsserver: {
+        path: require.resolve("typescript/lib/tsserver.js"),
+        fallbackPath: undefined,
+        useSyntaxServer: "never",
+      },
       disableAutomaticTypingAcquisition: true,
       plugins: [],
       preferences: { includeInlayParameterNameHints: "all", includeInlayVariableTypeHints: true },

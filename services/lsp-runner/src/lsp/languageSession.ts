@@ -1,7 +1,10 @@
 // One language server for one (tenant, workspace, language): starts it, answers its requests,
-// keeps documents in sync with the files on disk, and sends requests with timeouts.
+// keeps documents in sync with the files on disk, and sends requests with timeouts. It notices
+// when its server fails (exits, stops answering, breaks the protocol) and reports it once; starting
+// a replacement is the session manager's job (sessionSlot.ts).
 import { readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
+import type { Message } from "vscode-jsonrpc/node.js";
 import {
   CancellationTokenSource,
   type InitializeResult,
@@ -14,10 +17,13 @@ import { CLIENT_CAPABILITIES } from "./clientCapabilities.js";
 import { DiagnosticsStore } from "./diagnosticsStore.js";
 import type { LanguageServerConfig } from "./languageRegistry.js";
 import { LanguageServerProcess } from "./languageServerProcess.js";
-import { OpenDocument } from "./openDocument.js";
+import type { FramingProblem } from "./messageSizeGuard.js";
+import type { OpenDocument } from "./openDocument.js";
+import { OpenDocuments } from "./openDocuments.js";
 import type { PositionEncoding } from "./positionEncoding.js";
-import { assertServerInstalled, serverExitedAtStartError, serverNotInstalledError } from "./serverStartFailure.js";
-import { ProgressTracker, type ServerStateName } from "./sessionState.js";
+import type { ChildLimits } from "./serverLaunch.js";
+import { assertServerInstalled } from "./serverStartFailure.js";
+import { ProgressTracker, type ServerStateName, sessionState } from "./sessionState.js";
 import { decodeDocument } from "./textDocument.js";
 
 /** Files larger than this (bytes) are refused rather than sent to a server (default 4 MiB). */
@@ -25,15 +31,44 @@ export const DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_START_TIMEOUT_MS = 60_000;
 const DEFAULT_DIAGNOSTICS_SETTLE_MS = 300;
+/** Liveness probe timeout after a request timed out, ms (default 5 000). */
+export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
+/** Requests in a row that may time out while the probe still answers, before a restart (default 3). */
+export const DEFAULT_MAX_CONSECUTIVE_TIMEOUTS = 3;
 /** Lines of server stderr kept for "last error" (default 20). */
 const STDERR_LINES_KEPT = 20;
+/**
+ * The liveness probe. LSP 3.17 ("$ Notifications and Requests") requires a server to answer a
+ * request whose method starts with `$/` and that it does not know with a MethodNotFound error, so
+ * any answer — that error included — proves the server's message loop is alive. It needs no open
+ * document, costs the server nothing and works for every server, whatever its capabilities.
+ */
+export const LIVENESS_PROBE_METHOD = "$/lspmesh/ping";
 
 export interface SessionOptions {
   language: LanguageServerConfig;
   /** Real path of the workspace root. */
   root: string;
   maxFileBytes?: number;
+  maxOpenDocuments?: number;
+  /** Largest message read from the server, in bytes (default 64 MiB). */
+  maxMessageBytes?: number;
+  probeTimeoutMs?: number;
+  maxConsecutiveTimeouts?: number;
+  limits?: ChildLimits;
+  parentWatchdog?: boolean;
   onLog?: (line: string) => void;
+  /** Sees every message written to the server (tracing and tests). */
+  onOutgoing?: (message: Message) => void;
+  /** Called once when the server fails on its own (not when the session is closed). */
+  onFailure?: (failure: SessionFailure, session: LanguageSession) => void;
+}
+
+/** Why a server can no longer be used; `code` is what requests to it fail with. */
+export interface SessionFailure {
+  code: "UNAVAILABLE" | "SERVER_FAILED";
+  /** Completes "the <language> language server …", e.g. "exited unexpectedly (SIGKILL)". */
+  reason: string;
 }
 
 export class LanguageSession {
@@ -41,31 +76,61 @@ export class LanguageSession {
   readonly progress = new ProgressTracker();
   readonly language: LanguageServerConfig;
   readonly startedAt = Date.now();
+  /** Last time a request was made through this session (ms since epoch). */
+  lastUsed = Date.now();
   private readonly process: LanguageServerProcess;
-  private readonly documents = new Map<string, OpenDocument>();
+  private readonly documents: OpenDocuments;
   private readonly stderrTail: string[] = [];
   private initialized = false;
+  /** The server answered a request since it started ("ready" needs one answer). */
+  private answered = false;
   private closed = false;
-  private exitReason: string | undefined;
+  private failureValue: SessionFailure | undefined;
+  private readonly failureSignal: Promise<never>;
+  private rejectOnFailure: (error: RunnerError) => void = () => {};
+  /** Requests, syncs and waits under way: a busy session is never stopped to save memory. */
+  private busyCount = 0;
+  private consecutiveTimeouts = 0;
+  /** A request timed out and the server has not answered one since. */
+  private suspect = false;
+  private liveness: Promise<void> | undefined;
   capabilities: ServerCapabilities = {};
   encoding: PositionEncoding = "utf-16";
   serverName = "";
 
   private constructor(private readonly options: SessionOptions) {
     this.language = options.language;
+    this.documents = new OpenDocuments(options.maxOpenDocuments);
+    this.failureSignal = new Promise<never>((_, reject) => {
+      this.rejectOnFailure = reject;
+    });
+    this.failureSignal.catch(() => {});
     this.process = new LanguageServerProcess({
       command: options.language.command,
       args: options.language.args,
       cwd: options.root,
       env: options.language.env,
+      maxMessageBytes: options.maxMessageBytes,
+      limits: options.limits,
+      parentWatchdog: options.parentWatchdog,
+      onOutgoing: options.onOutgoing,
       onStderr: (line) => {
         this.stderrTail.push(line);
         if (this.stderrTail.length > STDERR_LINES_KEPT) this.stderrTail.shift();
         options.onLog?.(line);
       },
+      onFramingProblem: (problem) => this.fail(framingFailure(problem), { stop: true }),
     });
     void this.process.exited.then(({ code, signal }) => {
-      if (!this.closed) this.exitReason = `exited unexpectedly (${signal ?? `code ${code}`})`;
+      if (this.closed) return;
+      const how = signal ? `signal ${signal}` : `exit code ${code}`;
+      // Exiting during start is likely to repeat (installation, configuration): SERVER_FAILED.
+      // Afterwards it is a crash the next request recovers from: UNAVAILABLE.
+      this.fail(
+        this.initialized
+          ? { code: "UNAVAILABLE", reason: `exited unexpectedly (${how})` }
+          : { code: "SERVER_FAILED", reason: `exited during start (${how})` },
+      );
     });
     this.registerServerRequests();
   }
@@ -75,34 +140,62 @@ export class LanguageSession {
     assertServerInstalled(options.language);
     const session = new LanguageSession(options);
     try {
-      if (!(await session.process.spawned)) throw session.process.spawnError;
-      // A server that exits before answering would leave initialize waiting for startTimeoutMs.
-      const exit = await Promise.race([session.initialize().then(() => undefined), session.process.exited]);
-      if (exit) throw serverExitedAtStartError(options.language, exit, session.stderrTail);
+      await session.initialize();
       return session;
     } catch (error) {
+      // The handshake failing is the server failing (unless it already said how).
+      if (!session.failureValue && !session.closed) {
+        const timeoutMs = options.language.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+        const reason =
+          error instanceof RunnerError && error.code === "TIMEOUT"
+            ? `did not answer initialize within ${timeoutMs} ms`
+            : `did not start (${(error as Error).message ?? String(error)})`;
+        session.fail({ code: "SERVER_FAILED", reason }, { stop: true });
+      }
       await session.close();
-      const spawnError = session.process.spawnError;
-      throw spawnError ? serverNotInstalledError(options.language, spawnError) : error;
+      throw session.failureValue ? session.failureError() : session.stoppedError();
     }
   }
 
   get state(): ServerStateName {
-    if (this.exitReason) return "failed";
-    if (!this.initialized) return "starting";
-    return this.progress.busy ? "indexing" : "ready";
+    return sessionState({
+      failed: this.failureValue !== undefined,
+      initialized: this.initialized,
+      indexing: this.progress.busy,
+      answered: this.answered,
+      suspect: this.suspect,
+    });
   }
 
+  /** Usable for new requests: running, not failed, not closed. */
   get isAlive(): boolean {
-    return !this.closed && this.process.isRunning;
+    return !this.closed && !this.failureValue && this.process.isRunning;
   }
 
+  get failure(): SessionFailure | undefined {
+    return this.failureValue;
+  }
+
+  /** Requests, syncs or waits under way right now. */
+  get isBusy(): boolean {
+    return this.busyCount > 0;
+  }
+
+  /** The liveness check under way after a timeout, if any (resolves when it is decided). */
+  get livenessCheck(): Promise<void> | undefined {
+    return this.liveness;
+  }
+
+  /** The server's pid, which is also its process-group id. */
   get pid(): number | undefined {
     return this.process.pid;
   }
 
+  /** The failure with the last lines the server wrote to stderr; "" while healthy. */
   get lastError(): string {
-    return this.exitReason ? `${this.exitReason}; ${this.stderrTail.slice(-3).join(" | ")}` : "";
+    if (!this.failureValue) return "";
+    const tail = this.stderrTail.slice(-3).join(" | ");
+    return `${this.failureValue.reason}${tail ? `; stderr: ${tail}` : ""}`;
   }
 
   get openDocumentCount(): number {
@@ -147,7 +240,10 @@ export class LanguageSession {
       this.progress.update(params.token, params.value),
     );
     connection.onNotification("textDocument/publishDiagnostics", (params: PublishDiagnosticsParams) => {
-      const version = params.version ?? this.documents.get(params.uri)?.version ?? 0;
+      // Servers clear a document's diagnostics when it is closed; that is not news about the file.
+      if (this.documents.isClosed(params.uri)) return;
+      this.answered = true; // diagnostics are the server's answer to didOpen/didChange
+      const version = params.version ?? this.documents.peek(params.uri)?.version ?? 0;
       this.diagnostics.record(params.uri, params.diagnostics, version);
     });
     connection.onNotification("window/logMessage", (params: { message: string }) =>
@@ -168,6 +264,8 @@ export class LanguageSession {
         initializationOptions: this.language.initializationOptions,
       },
       this.language.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+      undefined,
+      { checkLiveness: false },
     );
     this.capabilities = result.capabilities;
     const negotiated = result.capabilities.positionEncoding;
@@ -185,8 +283,9 @@ export class LanguageSession {
   }
 
   /**
-   * Makes the server's copy of a file equal to the disk: didOpen the first time, didChange (full
-   * text, increasing version) when the content changed since.
+   * Makes the server's copy of a file equal to the disk: didOpen the first time (or again after it
+   * was closed to stay under the cap), didChange (full text, increasing version) when the content
+   * changed since.
    */
   async syncDocument(file: ResolvedFile, languageId: string): Promise<OpenDocument> {
     const maxBytes = this.options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
@@ -196,33 +295,38 @@ export class LanguageSession {
         `${file.path} is ${(file.size / 1048576).toFixed(1)} MiB; files over ${(maxBytes / 1048576).toFixed(1)} MiB are not sent to language servers`,
       );
     }
-    const text = decodeDocument(await readFile(file.absolute));
-    if (text === undefined) {
-      throw new RunnerError("INVALID_ARGUMENT", `${file.path} is a binary file; name a source file`);
-    }
-    const uri = pathToFileURL(file.absolute).href;
-    const existing = this.documents.get(uri);
-    const connection = this.process.connection;
-    if (!existing) {
-      const document = new OpenDocument(uri, languageId, text, 1, this.diagnostics.mark());
-      this.documents.set(uri, document);
-      await connection.sendNotification("textDocument/didOpen", {
-        textDocument: { uri, languageId, version: document.version, text },
-      });
-      return document;
-    }
-    if (existing.text !== text) {
-      existing.replace(text, this.diagnostics.mark());
-      await connection.sendNotification("textDocument/didChange", {
-        textDocument: { uri, version: existing.version },
-        contentChanges: [{ text }],
-      });
-    }
-    return existing;
+    return this.busy(async () => {
+      const text = decodeDocument(await readFile(file.absolute));
+      if (text === undefined) {
+        throw new RunnerError("INVALID_ARGUMENT", `${file.path} is a binary file; name a source file`);
+      }
+      this.assertUsable();
+      const uri = pathToFileURL(file.absolute).href;
+      const existing = this.documents.use(uri);
+      const connection = this.process.connection;
+      if (!existing) {
+        const document = this.documents.open(uri, languageId, text, this.diagnostics.mark());
+        await connection.sendNotification("textDocument/didOpen", {
+          textDocument: { uri, languageId, version: document.version, text },
+        });
+        for (const closed of this.documents.takeOverflow()) {
+          await connection.sendNotification("textDocument/didClose", { textDocument: { uri: closed.uri } });
+        }
+        return document;
+      }
+      if (existing.text !== text) {
+        existing.replace(text, this.diagnostics.mark());
+        await connection.sendNotification("textDocument/didChange", {
+          textDocument: { uri, version: existing.version },
+          contentChanges: [{ text }],
+        });
+      }
+      return existing;
+    });
   }
 
   document(uri: string): OpenDocument | undefined {
-    return this.documents.get(uri);
+    return this.documents.peek(uri);
   }
 
   /** Tells the server a document is closed (after its file was renamed or deleted). */
@@ -242,46 +346,153 @@ export class LanguageSession {
     return this.send<R>(method, params, this.language.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, signal);
   }
 
-  private async send<R>(method: string, params: unknown, timeoutMs: number, signal?: AbortSignal): Promise<R> {
-    if (!this.process.isRunning) throw this.failedError();
+  private async send<R>(
+    method: string,
+    params: unknown,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    { checkLiveness = true } = {},
+  ): Promise<R> {
+    this.assertUsable();
+    // Cancelling sends $/cancelRequest but does not end the pending request (vscode-jsonrpc waits
+    // for the server's answer, which a hung server never gives): `stopped` ends it on our side.
     const cancellation = new CancellationTokenSource();
+    let stop: (reason: Error) => void = () => {};
+    const stopped = new Promise<never>((_, reject) => {
+      stop = reject;
+    });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       cancellation.cancel();
+      stop(new Error("timeout"));
     }, timeoutMs);
-    const onAbort = () => cancellation.cancel();
+    const onAbort = () => {
+      cancellation.cancel();
+      stop(new Error("aborted"));
+    };
     signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    this.busyCount++;
+    this.lastUsed = Date.now();
     try {
-      return (await this.process.connection.sendRequest(method, params, cancellation.token)) as R;
+      const pending = this.process.connection.sendRequest(method, params, cancellation.token);
+      // Settles later (answer to a cancelled request, or disposal) with no one waiting.
+      pending.catch(() => {});
+      // A server that dies leaves its pending requests unanswered: the failure ends them.
+      const answer = (await Promise.race([pending, this.failureSignal, stopped])) as R;
+      this.heardFrom(method);
+      return answer;
     } catch (error) {
+      if (this.failureValue) throw this.failureError();
       if (timedOut) {
+        if (checkLiveness) this.checkLiveness(method, timeoutMs);
         throw new RunnerError(
           "TIMEOUT",
           `the ${this.language.id} language server did not answer ${method} within ${timeoutMs} ms; try again, or narrow the request`,
         );
       }
       if (signal?.aborted) throw new RunnerError("TIMEOUT", `${method} was cancelled by the caller`);
-      if (!this.process.isRunning || this.exitReason) throw this.failedError();
+      if (this.closed) throw this.stoppedError();
+      // The server answered, with an error: it is alive.
+      this.heardFrom(method);
       const message = (error as { message?: string }).message ?? String(error);
       throw new RunnerError("SERVER_FAILED", `the ${this.language.id} language server failed ${method}: ${message}`);
     } finally {
+      this.busyCount--;
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       cancellation.dispose();
     }
   }
 
-  private failedError(): RunnerError {
+  private heardFrom(method: string): void {
+    if (method === LIVENESS_PROBE_METHOD || method === "initialize") return;
+    this.answered = true;
+    this.suspect = false;
+    this.consecutiveTimeouts = 0;
+  }
+
+  /**
+   * After a timeout: is the server still there? A liveness probe with a short timeout decides; a
+   * server that misses it, or that answers the probe but let too many requests in a row time out,
+   * is failed (and stopped), so the next request gets a new one.
+   */
+  private checkLiveness(method: string, timeoutMs: number): void {
+    this.consecutiveTimeouts++;
+    this.suspect = true;
+    if (this.liveness || this.failureValue || this.closed) return;
+    const probeMs = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+    const maxTimeouts = this.options.maxConsecutiveTimeouts ?? DEFAULT_MAX_CONSECUTIVE_TIMEOUTS;
+    this.liveness = (async () => {
+      const alive = await this.send(LIVENESS_PROBE_METHOD, null, probeMs, undefined, { checkLiveness: false }).then(
+        () => true,
+        (error: unknown) => error instanceof RunnerError && error.code === "SERVER_FAILED" && !this.failureValue,
+      );
+      if (!alive) {
+        this.fail(
+          {
+            code: "UNAVAILABLE",
+            reason: `stopped answering (${method} timed out after ${timeoutMs} ms and a liveness probe got no answer within ${probeMs} ms)`,
+          },
+          { stop: true },
+        );
+      } else if (this.consecutiveTimeouts >= maxTimeouts) {
+        this.fail(
+          { code: "UNAVAILABLE", reason: `let ${this.consecutiveTimeouts} requests in a row time out` },
+          { stop: true },
+        );
+      }
+    })().finally(() => {
+      this.liveness = undefined;
+    });
+  }
+
+  /** Records the first failure, ends pending requests with it, and stops a server still running. */
+  private fail(failure: SessionFailure, { stop = false } = {}): void {
+    if (this.failureValue || this.closed) return;
+    this.failureValue = failure;
+    this.rejectOnFailure(this.failureError());
+    // A server that stopped answering or broke the framing will not answer `shutdown` either.
+    if (stop) void this.process.close({ polite: false });
+    this.options.onFailure?.(failure, this);
+  }
+
+  private assertUsable(): void {
+    if (this.failureValue) throw this.failureError();
+    if (this.closed) throw this.stoppedError();
+  }
+
+  private failureError(): RunnerError {
+    const failure = this.failureValue ?? { code: "UNAVAILABLE", reason: "is not running" };
+    // What a server said on stderr before failing to start is usually the reason.
+    const detail = this.initialized ? failure.reason : this.lastError || failure.reason;
+    return new RunnerError(
+      failure.code,
+      `the ${this.language.id} language server ${detail}; the next request ${this.initialized ? "starts a new one" : "tries again"}`,
+    );
+  }
+
+  private stoppedError(): RunnerError {
     return new RunnerError(
       "UNAVAILABLE",
-      `the ${this.language.id} language server ${this.exitReason ?? "is not running"}; the next request starts a new one`,
+      `the ${this.language.id} language server was stopped (idle, memory budget or shutdown); retry to start a new one`,
     );
+  }
+
+  private async busy<T>(work: () => Promise<T>): Promise<T> {
+    this.busyCount++;
+    this.lastUsed = Date.now();
+    try {
+      return await work();
+    } finally {
+      this.busyCount--;
+    }
   }
 
   /** Resolves true once no work-done progress is open, false when timeoutMs passes first. */
   waitUntilIdle(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    return this.progress.waitIdle(timeoutMs, signal);
+    return this.busy(() => this.progress.waitIdle(timeoutMs, signal));
   }
 
   diagnosticsSettleMs(): number {
@@ -291,8 +502,23 @@ export class LanguageSession {
   /** Stops the server with the shutdown ladder. Idempotent. */
   async close(): Promise<void> {
     this.closed = true;
+    this.rejectOnFailure(this.failureValue ? this.failureError() : this.stoppedError());
     await this.process.close();
   }
+}
+
+function framingFailure(problem: FramingProblem): SessionFailure {
+  if (problem.kind === "oversized") {
+    return {
+      code: "SERVER_FAILED",
+      reason: `sent a message of ${mib(problem.bytes)}, over the ${mib(problem.limit)} limit for one message, and was stopped (narrow the request, or raise maxMessageBytes)`,
+    };
+  }
+  return { code: "SERVER_FAILED", reason: `broke the LSP framing (${problem.detail}) and was stopped` };
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 1048576).toFixed(bytes < 1048576 ? 3 : 1)} MiB`;
 }
 
 /** `workspace/configuration` answer for a section such as "formattingOptions" or "python.analysis". */

@@ -1,73 +1,183 @@
-// Owns every language-server session of this runner, one per (tenant, workspace, language), and
-// guarantees that closing the manager leaves no language-server process behind.
+// Owns every language-server session of this runner, one per (tenant, workspace, language): starts
+// them on first use (or ahead, for a warm-up list), stops idle ones and, past the memory budget,
+// the least recently used, and guarantees that closing the manager leaves no language-server
+// process behind.
+import type { Message } from "vscode-jsonrpc/node.js";
+import { RunnerError } from "../errors.js";
 import type { LanguageServerConfig } from "./languageRegistry.js";
-import { LanguageSession } from "./languageSession.js";
+import type { LanguageSession } from "./languageSession.js";
+import { groupResidentBytes } from "./processGroups.js";
+import { type SessionPolicy, type SessionPolicyOverrides, sessionPolicy } from "./sessionPolicy.js";
+import { type LifecycleEvent, type SessionKey, SessionSlot, type SlotStatus, type StopReason } from "./sessionSlot.js";
 
-export interface SessionKey {
-  tenant: string;
-  workspace: string;
-  /** Real path of the workspace root. */
-  root: string;
-}
+export type { LifecycleEvent, SessionKey, SlotStatus, StopReason };
 
 export interface SessionManagerOptions {
   maxFileBytes?: number;
+  /** Lifecycle knobs (sessionPolicy.ts); unset ones take their defaults. */
+  policy?: SessionPolicyOverrides;
   onLog?: (entry: { tenant: string; workspace: string; language: string; line: string }) => void;
+  /** Lifecycle changes: started, failed, stopped. */
+  onLifecycleEvent?: (event: LifecycleEvent) => void;
+  /** Every message written to any server (tracing and tests). */
+  onOutgoing?: (entry: { tenant: string; workspace: string; language: string; message: Message }) => void;
+}
+
+export interface MemoryReport {
+  /** Resident bytes of all running servers' process groups together. */
+  totalBytes: number;
+  sessions: Array<{ tenant: string; workspace: string; language: string; pid: number; bytes: number }>;
 }
 
 export class SessionManager {
-  private readonly sessions = new Map<string, Promise<LanguageSession>>();
+  readonly policy: SessionPolicy;
+  private readonly slots = new Map<string, { key: SessionKey; slot: SessionSlot }>();
+  private readonly closing = new Set<Promise<void>>();
+  private readonly sweeper: NodeJS.Timeout;
+  private sweeping: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly options: SessionManagerOptions = {}) {}
+  constructor(private readonly options: SessionManagerOptions = {}) {
+    this.policy = sessionPolicy(options.policy);
+    this.sweeper = setInterval(() => void this.sweep(), this.policy.sweepIntervalMs);
+    this.sweeper.unref();
+  }
 
   /** The live session for the key and language, starting (or restarting) one when needed. */
-  async get(key: SessionKey, language: LanguageServerConfig): Promise<LanguageSession> {
-    if (this.closed) throw new Error("session manager is closed");
-    const id = `${key.tenant}/${key.workspace}/${language.id}`;
-    const existing = this.sessions.get(id);
-    if (existing) {
-      const session = await existing.catch(() => undefined);
-      if (session?.isAlive) return session;
-      if (this.sessions.get(id) === existing) this.sessions.delete(id);
-      await session?.close();
+  async get(key: SessionKey, language: LanguageServerConfig, signal?: AbortSignal): Promise<LanguageSession> {
+    if (this.closed) throw new RunnerError("UNAVAILABLE", "the runner is shutting down; retry on another runner");
+    return this.slotFor(key, language).acquire(signal);
+  }
+
+  /**
+   * Starts sessions ahead of their first request, one after the other; failures are reported
+   * through onLifecycleEvent/onLog and do not stop the others. Resolves when all were tried.
+   */
+  async warmUp(entries: ReadonlyArray<{ key: SessionKey; language: LanguageServerConfig }>): Promise<void> {
+    for (const { key, language } of entries) {
+      if (this.closed) return;
+      await this.get(key, language).catch((error: Error) =>
+        this.options.onLog?.({
+          tenant: key.tenant,
+          workspace: key.workspace,
+          language: language.id,
+          line: `warm-up failed: ${error.message}`,
+        }),
+      );
     }
-    // Concurrent callers share one start.
-    const current = this.sessions.get(id);
-    if (current) return current;
-    const starting = LanguageSession.start({
-      language,
-      root: key.root,
-      maxFileBytes: this.options.maxFileBytes,
-      onLog: (line) =>
-        this.options.onLog?.({ tenant: key.tenant, workspace: key.workspace, language: language.id, line }),
-    });
-    this.sessions.set(id, starting);
-    starting.catch(() => {
-      if (this.sessions.get(id) === starting) this.sessions.delete(id);
-    });
-    return starting;
   }
 
-  /** Sessions currently running for one workspace. */
+  /** Running sessions of one workspace. */
   async sessionsOf(tenant: string, workspace: string): Promise<LanguageSession[]> {
-    const prefix = `${tenant}/${workspace}/`;
-    const matching = [...this.sessions.entries()].filter(([id]) => id.startsWith(prefix)).map(([, s]) => s);
-    const settled = await Promise.allSettled(matching);
-    return settled.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    return this.slotsOf(tenant, workspace).flatMap((slot) => (slot.current ? [slot.current] : []));
   }
 
-  /** Process ids of running language servers (for tests and status). */
+  /** Per language of one workspace: state, last error and restarts, for workspace_status. */
+  statusOf(tenant: string, workspace: string): SlotStatus[] {
+    return this.slotsOf(tenant, workspace).flatMap((slot) => slot.status() ?? []);
+  }
+
+  /** Process ids (= process-group ids) of running language servers. */
   async pids(): Promise<number[]> {
-    const settled = await Promise.allSettled(this.sessions.values());
-    return settled.flatMap((r) => (r.status === "fulfilled" && r.value.pid !== undefined ? [r.value.pid] : []));
+    return [...this.slots.values()].flatMap(({ slot }) => (slot.current?.pid !== undefined ? [slot.current.pid] : []));
   }
 
-  /** Stops every session (shutdown ladder, in parallel). Idempotent. */
+  /** Resident memory of every running server's process group, from /proc. */
+  async memory(): Promise<MemoryReport> {
+    const running = this.running();
+    const bytes = await groupResidentBytes(new Set(running.map((r) => r.pid)));
+    const sessions = running.map(({ key, slot, pid }) => ({
+      tenant: key.tenant,
+      workspace: key.workspace,
+      language: slot.languageId,
+      pid,
+      bytes: bytes.get(pid) ?? 0,
+    }));
+    return { totalBytes: sessions.reduce((sum, s) => sum + s.bytes, 0), sessions };
+  }
+
+  /** Stops idle sessions, then least recently used ones while over the memory budget. */
+  sweep(): Promise<void> {
+    this.sweeping ??= this.runSweep().finally(() => {
+      this.sweeping = undefined;
+    });
+    return this.sweeping;
+  }
+
+  private async runSweep(): Promise<void> {
+    if (this.closed) return;
+    const now = Date.now();
+    const { idleTimeoutMs, memoryBudgetBytes, evictionGraceMs } = this.policy;
+    if (idleTimeoutMs > 0) {
+      for (const { slot } of this.slots.values()) {
+        if (slot.current && now - slot.lastUsed >= idleTimeoutMs) slot.stop("idle");
+      }
+    }
+    if (memoryBudgetBytes > 0) {
+      const report = await this.memory();
+      let total = report.totalBytes;
+      if (total > memoryBudgetBytes) {
+        const bytesOf = new Map(report.sessions.map((s) => [s.pid, s.bytes]));
+        // Least recently used first; the most recently used one always stays.
+        const candidates = this.running().sort((a, b) => a.slot.lastUsed - b.slot.lastUsed);
+        candidates.pop();
+        for (const { slot, pid } of candidates) {
+          if (total <= memoryBudgetBytes) break;
+          if (Date.now() - slot.lastUsed < evictionGraceMs) continue;
+          if (slot.stop("memory")) total -= bytesOf.get(pid) ?? 0;
+        }
+      }
+    }
+    for (const [id, { slot }] of this.slots) if (slot.isForgettable) this.slots.delete(id);
+  }
+
+  /** Stops every session (shutdown ladder, in parallel) and waits for all to be gone. Idempotent. */
   async close(): Promise<void> {
     this.closed = true;
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.allSettled(all.map(async (starting) => (await starting.catch(() => undefined))?.close()));
+    clearInterval(this.sweeper);
+    const slots = [...this.slots.values()];
+    this.slots.clear();
+    await Promise.allSettled(slots.map(({ slot }) => slot.close()));
+    await this.sweeping;
+    while (this.closing.size > 0) await Promise.allSettled([...this.closing]);
+  }
+
+  private slotFor(key: SessionKey, language: LanguageServerConfig): SessionSlot {
+    const id = `${key.tenant}/${key.workspace}/${language.id}`;
+    const existing = this.slots.get(id);
+    if (existing && existing.key.root === key.root) return existing.slot;
+    const names = { tenant: key.tenant, workspace: key.workspace, language: language.id };
+    const slot = new SessionSlot({
+      key,
+      language,
+      policy: this.policy,
+      maxFileBytes: this.options.maxFileBytes,
+      onLog: this.options.onLog && ((line) => this.options.onLog?.({ ...names, line })),
+      onOutgoing: this.options.onOutgoing && ((message) => this.options.onOutgoing?.({ ...names, message })),
+      onLifecycleEvent: this.options.onLifecycleEvent,
+      track: (closing) => this.track(closing),
+    });
+    // A workspace whose folder moved gets a fresh slot.
+    if (existing) this.track(existing.slot.close());
+    this.slots.set(id, { key, slot });
+    return slot;
+  }
+
+  private track(closing: Promise<void>): void {
+    const tracked: Promise<void> = closing.catch(() => {}).finally(() => this.closing.delete(tracked));
+    this.closing.add(tracked);
+  }
+
+  private slotsOf(tenant: string, workspace: string): SessionSlot[] {
+    return [...this.slots.values()]
+      .filter(({ key }) => key.tenant === tenant && key.workspace === workspace)
+      .map(({ slot }) => slot);
+  }
+
+  private running(): Array<{ key: SessionKey; slot: SessionSlot; pid: number }> {
+    return [...this.slots.values()].flatMap(({ key, slot }) => {
+      const pid = slot.current?.pid;
+      return pid === undefined ? [] : [{ key, slot, pid }];
+    });
   }
 }

@@ -1,6 +1,32 @@
 /** Lifecycle of one language server as callers see it (DESIGN.md 3.3 `workspace_status`). */
 export type ServerStateName = "starting" | "indexing" | "ready" | "degraded" | "failed";
 
+export interface SessionFacts {
+  /** The server failed (exited, stopped answering, broke the protocol) or is past its restart budget. */
+  failed: boolean;
+  /** The initialize handshake completed. */
+  initialized: boolean;
+  /** Work-done progress ($/progress) is open. */
+  indexing: boolean;
+  /** The server answered a request or published diagnostics since it started. */
+  answered: boolean;
+  /** A request timed out and the server has not answered one since (alive, but not keeping up). */
+  suspect: boolean;
+}
+
+/**
+ * starting → indexing → ready, from the handshake, `$/progress` and the server's first answers: a
+ * server that has not answered anything yet may still be loading its project, even without progress.
+ * `degraded` once it lets requests time out; `failed` wins over everything.
+ */
+export function sessionState(facts: SessionFacts): ServerStateName {
+  if (facts.failed) return "failed";
+  if (!facts.initialized) return "starting";
+  if (facts.indexing || !facts.answered) return "indexing";
+  if (facts.suspect) return "degraded";
+  return "ready";
+}
+
 /** Tracks `$/progress` work-done tokens: a server with open progress is still indexing. */
 export class ProgressTracker {
   private readonly active = new Map<string, string>();

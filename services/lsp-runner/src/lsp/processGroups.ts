@@ -1,0 +1,67 @@
+// Processes by process group, read from /proc (Linux): what a language server and everything it
+// spawned use together, and whether any of them is still alive.
+import { readdir, readFile } from "node:fs/promises";
+
+export interface ProcStat {
+  pid: number;
+  /** R running, S sleeping, T stopped, Z zombie (exited, not yet reaped), … */
+  state: string;
+  pgid: number;
+  /** Resident set size in pages (field 24 of /proc/<pid>/stat). */
+  rssPages: number;
+}
+
+/** Parses /proc/<pid>/stat; the command name may itself contain spaces and parentheses. */
+export function parseProcStat(text: string): ProcStat | undefined {
+  const close = text.lastIndexOf(")");
+  if (close < 0) return undefined;
+  const pid = Number.parseInt(text, 10);
+  // Fields after the name, starting at field 3 (state): pgid is field 5, rss field 24.
+  const fields = text
+    .slice(close + 2)
+    .trim()
+    .split(" ");
+  const state = fields[0] ?? "";
+  const pgid = Number(fields[2]);
+  const rssPages = Number(fields[21]);
+  if (!Number.isInteger(pid) || !Number.isInteger(pgid) || !Number.isInteger(rssPages)) return undefined;
+  return { pid, state, pgid, rssPages };
+}
+
+/** Page size in bytes, read once from /proc/self/smaps (KernelPageSize); 4096 when unreadable. */
+let pageBytes: Promise<number> | undefined;
+function pageSize(): Promise<number> {
+  pageBytes ??= readFile("/proc/self/smaps", "utf8")
+    .then((text) => {
+      const match = /KernelPageSize:\s+(\d+) kB/.exec(text);
+      return match ? Number(match[1]) * 1024 : 4096;
+    })
+    .catch(() => 4096);
+  return pageBytes;
+}
+
+/** Every process whose group is in `pgids`. Empty when /proc is not available. */
+export async function processesInGroups(pgids: ReadonlySet<number>): Promise<ProcStat[]> {
+  if (pgids.size === 0) return [];
+  const entries = await readdir("/proc").catch(() => [] as string[]);
+  const found: ProcStat[] = [];
+  await Promise.all(
+    entries
+      .filter((name) => /^\d+$/.test(name))
+      .map(async (name) => {
+        // A process may exit between readdir and readFile.
+        const text = await readFile(`/proc/${name}/stat`, "utf8").catch(() => undefined);
+        const stat = text === undefined ? undefined : parseProcStat(text);
+        if (stat && pgids.has(stat.pgid)) found.push(stat);
+      }),
+  );
+  return found;
+}
+
+/** Resident memory of each group in `pgids`, in bytes (zombies and gone groups count 0). */
+export async function groupResidentBytes(pgids: ReadonlySet<number>): Promise<Map<number, number>> {
+  const [processes, page] = await Promise.all([processesInGroups(pgids), pageSize()]);
+  const bytes = new Map<number, number>([...pgids].map((pgid) => [pgid, 0]));
+  for (const process of processes) bytes.set(process.pgid, (bytes.get(process.pgid) ?? 0) + process.rssPages * page);
+  return bytes;
+}

@@ -1,0 +1,67 @@
+// How the runner keeps its language servers healthy and within bounds; every knob with its default.
+import { DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, DEFAULT_PROBE_TIMEOUT_MS } from "./languageSession.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./messageSizeGuard.js";
+import { DEFAULT_MAX_OPEN_DOCUMENTS } from "./openDocuments.js";
+import { DEFAULT_RESTART_BUDGET, type RestartBudgetOptions } from "./restartBudget.js";
+import { type ChildLimits, DEFAULT_CHILD_LIMITS } from "./serverLaunch.js";
+
+export interface SessionPolicy {
+  /** Liveness probe timeout after a request timed out, ms (default 5 000). */
+  probeTimeoutMs: number;
+  /** Requests in a row that may time out while the probe still answers, before a restart (default 3). */
+  maxConsecutiveTimeouts: number;
+  /** Backoff, restart budget and cool-down for failed servers (5 restarts in 5 min, then 60 s). */
+  restart: RestartBudgetOptions;
+  /** A server that failed within this many ms shows `degraded` in workspace status (default 60 000). */
+  degradedAfterFailureMs: number;
+  /** A session unused this long is stopped, ms; 0 never (default 1 800 000 = 30 min). */
+  idleTimeoutMs: number;
+  /**
+   * Resident memory all language servers together may use, bytes (RSS summed over each server's
+   * process group); past it the least recently used idle sessions are stopped. 0: no budget (default).
+   */
+  memoryBudgetBytes: number;
+  /** How often idle sessions and the memory budget are checked, ms (default 10 000). */
+  sweepIntervalMs: number;
+  /** A session used within this many ms is not stopped to save memory (default 10 000). */
+  evictionGraceMs: number;
+  /** Documents kept open per session; the least recently used beyond are closed (default 256). */
+  maxOpenDocuments: number;
+  /** Largest LSP message accepted from a server, bytes; larger stops the server (default 64 MiB). */
+  maxMessageBytes: number;
+  /** Resource limits of every language-server process. */
+  limits: ChildLimits;
+  /** Parent-death watchdog in each server's process group (default true). */
+  parentWatchdog: boolean;
+}
+
+export const DEFAULT_SESSION_POLICY: SessionPolicy = {
+  probeTimeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
+  maxConsecutiveTimeouts: DEFAULT_MAX_CONSECUTIVE_TIMEOUTS,
+  restart: DEFAULT_RESTART_BUDGET,
+  degradedAfterFailureMs: 60_000,
+  idleTimeoutMs: 30 * 60_000,
+  memoryBudgetBytes: 0,
+  sweepIntervalMs: 10_000,
+  evictionGraceMs: 10_000,
+  maxOpenDocuments: DEFAULT_MAX_OPEN_DOCUMENTS,
+  maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
+  limits: DEFAULT_CHILD_LIMITS,
+  parentWatchdog: true,
+};
+
+/** Overrides as given to the runner: any field, and any field of `restart` and `limits`. */
+export type SessionPolicyOverrides = Partial<Omit<SessionPolicy, "restart" | "limits">> & {
+  restart?: Partial<RestartBudgetOptions>;
+  limits?: ChildLimits;
+};
+
+export function sessionPolicy(overrides: SessionPolicyOverrides = {}): SessionPolicy {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  return {
+    ...DEFAULT_SESSION_POLICY,
+    ...defined,
+    restart: { ...DEFAULT_SESSION_POLICY.restart, ...overrides.restart },
+    limits: { ...DEFAULT_SESSION_POLICY.limits, ...overrides.limits },
+  };
+}

@@ -1,0 +1,33 @@
+import { describe, expect, test } from "vitest";
+import { ProgressTracker, sessionState } from "./sessionState.js";
+
+const healthy = { failed: false, initialized: true, indexing: false, answered: true, suspect: false };
+
+describe("sessionState", () => {
+  test.each([
+    ["ready", healthy],
+    ["starting", { ...healthy, initialized: false, answered: false }],
+    ["indexing", { ...healthy, indexing: true }],
+    ["indexing", { ...healthy, answered: false }],
+    ["degraded", { ...healthy, suspect: true }],
+    ["indexing", { ...healthy, suspect: true, indexing: true }],
+    ["failed", { ...healthy, failed: true, indexing: true, suspect: true }],
+  ] as const)("%s", (state, facts) => {
+    expect(sessionState(facts)).toBe(state);
+  });
+});
+
+describe("ProgressTracker", () => {
+  test("a created token is busy until its end, and the summary names the work", async () => {
+    const progress = new ProgressTracker();
+    progress.create(1);
+    expect(progress.busy).toBe(true);
+    progress.update(1, { kind: "begin", title: "Indexing" });
+    progress.update(1, { kind: "report", message: "3/10", percentage: 30 });
+    expect(progress.summary()).toBe("Indexing: 3/10 30%");
+    const idle = progress.waitIdle(10_000);
+    progress.update(1, { kind: "end" });
+    expect(await idle).toBe(true);
+    expect(progress.busy).toBe(false);
+  });
+});

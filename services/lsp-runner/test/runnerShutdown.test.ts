@@ -1,0 +1,137 @@
+// How a runner ends, with real language servers: drained on close (NOT_SERVING first, calls under
+// way finish, then every server stops), and killed outright (SIGKILL) without leaving any server
+// process behind, even one that ignores its stdin closing, SIGTERM and the `processId` it was given.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import * as grpc from "@grpc/grpc-js";
+import { createClient, Runner, type ServiceClient, type ServiceError } from "@lspmesh/proto";
+import { service as healthService } from "grpc-health-check";
+import { afterEach, expect, test } from "vitest";
+import { Message } from "vscode-jsonrpc";
+import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
+import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
+import { eventually, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
+
+const ws = { tenant: "local", workspace: "default" };
+const cleanup: Array<() => unknown> = [];
+
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+function fixture(): FixtureWorkspace {
+  const workspace = fixtureWorkspace("typescript-basic");
+  cleanup.push(() => workspace[Symbol.dispose]());
+  return workspace;
+}
+
+function runnerClient(address: string): ServiceClient<typeof Runner.method> {
+  const client = createClient(Runner, address);
+  cleanup.push(() => client.close());
+  return client;
+}
+
+const hoverMain = (client: ServiceClient<typeof Runner.method>) =>
+  client.hover({
+    workspace: ws,
+    at: { file: "src/main.ts", target: { case: "symbol", value: { name: "greeter", lineHint: 3, occurrence: 0 } } },
+  });
+
+const commandOf = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+};
+
+test("close(): health NOT_SERVING first, the call under way finishes with its answer, then every server stops", async () => {
+  const workspace = fixture();
+  const sent: Message[] = [];
+  const runner: RunnerServer = await startRunnerServer({
+    listen: "127.0.0.1:0",
+    locator: new SingleWorkspaceLocator(workspace.dir, ws.tenant, ws.workspace),
+    onServerMessage: ({ message }) => sent.push(message),
+  });
+  cleanup.push(() => runner.close());
+  const client = runnerClient(runner.address);
+  expect((await hoverMain(client)).contents).toContain("PoliteGreeter");
+  const [pid] = await runner.sessions.pids();
+
+  const Health = grpc.makeGenericClientConstructor(healthService, "Health");
+  const health = new Health(runner.address, grpc.credentials.createInsecure());
+  cleanup.push(() => health.close());
+  const statuses: string[] = [];
+  const watchHealth = health.Watch as (request: { service: string }) => grpc.ClientReadableStream<{ status: string }>;
+  const watch = watchHealth.call(health, { service: "lspmesh.v1.Runner" });
+  watch.on("error", () => {});
+  watch.on("data", ({ status }) => {
+    statuses.push(status);
+    // A watch is a call under way too: end it once it has told us what we came for.
+    if (status === "NOT_SERVING") watch.cancel();
+  });
+  await eventually("the health watch to report SERVING", async () => (statuses.includes("SERVING") ? true : undefined));
+
+  // A call under way when close() begins: diagnostics waiting for the server's answer to an edit.
+  writeFileSync(join(workspace.dir, "src/broken.ts"), 'export const flag: boolean = "no";\n');
+  const inFlight = client.diagnostics({ workspace: ws, files: ["src/broken.ts"], waitMs: 15_000 });
+  const syncsBroken = (m: Message) =>
+    Message.isNotification(m) &&
+    (m.method === "textDocument/didOpen" || m.method === "textDocument/didChange") &&
+    JSON.stringify(m.params).includes("/src/broken.ts");
+  await eventually("the file to reach the server", async () => (sent.some(syncsBroken) ? true : undefined));
+  const closing = runner.close(20_000);
+
+  const answer = await inFlight;
+  expect(answer.files[0]).toMatchObject({ file: "src/broken.ts", fresh: true });
+  expect(answer.files[0]?.diagnostics.map((d) => [d.code, d.range?.start?.line, d.range?.start?.column])).toEqual([
+    ["2322", 1, 14],
+  ]);
+  expect(statuses).toEqual(["SERVING", "NOT_SERVING"]);
+  const refused = (await hoverMain(client).catch((error: ServiceError) => error)) as ServiceError;
+  expect(refused).toBeInstanceOf(Error);
+
+  await closing;
+  expect(await processesInTheseGroups([pid!])).toEqual([]);
+  expect(await processesWorkingIn(workspace.dir)).toEqual([]);
+});
+
+test("a runner killed with SIGKILL leaves no language-server process behind", async () => {
+  const workspace = fixture();
+  writeFileSync(join(workspace.dir, "main.stub"), "stub\n");
+  const script = fileURLToPath(new URL("./support/childRunner.mjs", import.meta.url));
+  const child = spawn(process.execPath, [script, workspace.dir], { stdio: ["ignore", "pipe", "inherit"] });
+  const exited = once(child, "exit");
+  cleanup.push(async () => {
+    child.kill("SIGKILL");
+    await exited;
+  });
+  const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
+  const client = runnerClient((JSON.parse(line) as { address: string }).address);
+
+  // A real TypeScript server, answering; and a stubborn one that will never answer initialize.
+  expect((await hoverMain(client)).contents).toContain("PoliteGreeter");
+  const stubborn = client
+    .hover({ workspace: ws, at: { file: "main.stub", target: { case: "position", value: { line: 1, column: 1 } } } })
+    .catch((error: ServiceError) => error);
+  const servers = await eventually("both servers and the stubborn one's child to run", async () => {
+    const pids = await processesWorkingIn(workspace.dir);
+    const names = pids.map(commandOf);
+    return names.includes("sleep") && names.filter((n) => n === "node").length >= 2 ? pids : undefined;
+  });
+
+  child.kill("SIGKILL");
+  await exited;
+  await stubborn;
+  const left = await eventually(
+    "every server process to be gone",
+    async () => ((await processesWorkingIn(workspace.dir)).length === 0 ? [] : undefined),
+    10_000,
+  ).catch(async () => processesWorkingIn(workspace.dir));
+  expect(left.map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
+  expect(await processesInTheseGroups(servers)).toEqual([]);
+});
