@@ -1,6 +1,9 @@
 export type * from "./engine/answers.js";
 export { QueryEngine } from "./engine/queryEngine.js";
 export { RunnerError, type RunnerErrorCode } from "./errors.js";
+export type { Closeable, RunnerEventBus } from "./events/eventBus.js";
+export { InProcessEventBus } from "./events/inProcessEventBus.js";
+export { NatsEventBus, type NatsEventBusOptions } from "./events/natsEventBus.js";
 export { LanguageRegistry, type LanguageServerConfig, typescriptLanguage } from "./lsp/languageRegistry.js";
 export { SessionManager } from "./lsp/sessionManager.js";
 export { type RunnerServer, type RunnerServerOptions, startRunnerServer } from "./runnerServer.js";

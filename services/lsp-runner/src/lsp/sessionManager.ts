@@ -2,6 +2,7 @@
 // guarantees that closing the manager leaves no language-server process behind.
 import type { LanguageServerConfig } from "./languageRegistry.js";
 import { LanguageSession } from "./languageSession.js";
+import type { SessionEvent } from "./sessionEvents.js";
 
 export interface SessionKey {
   tenant: string;
@@ -12,7 +13,11 @@ export interface SessionKey {
 
 export interface SessionManagerOptions {
   maxFileBytes?: number;
+  /** Open documents per session, at most (least recently used are closed past it; default 500). */
+  maxOpenDocuments?: number;
   onLog?: (entry: { tenant: string; workspace: string; language: string; line: string }) => void;
+  /** Every session's events (state changes, diagnostics, close), with the session's key. */
+  onSessionEvent?: (key: SessionKey & { language: string }, event: SessionEvent) => void;
 }
 
 export class SessionManager {
@@ -39,8 +44,10 @@ export class SessionManager {
       language,
       root: key.root,
       maxFileBytes: this.options.maxFileBytes,
+      maxOpenDocuments: this.options.maxOpenDocuments,
       onLog: (line) =>
         this.options.onLog?.({ tenant: key.tenant, workspace: key.workspace, language: language.id, line }),
+      onEvent: (event) => this.options.onSessionEvent?.({ ...key, language: language.id }, event),
     });
     this.sessions.set(id, starting);
     starting.catch(() => {

@@ -37,16 +37,7 @@ export class WorkspacePaths {
 
   /** Validates a caller's path and finds the regular file it names. */
   async resolveFile(path: string): Promise<ResolvedFile> {
-    if (typeof path !== "string" || path.trim() === "") {
-      throw new RunnerError("INVALID_ARGUMENT", "'file' is required: give a path relative to the workspace root");
-    }
-    if (path.includes("\0")) throw new RunnerError("INVALID_ARGUMENT", "'file' contains a NUL character");
-    const posixPath = path.replaceAll("\\", "/");
-    if (posixPath.startsWith("/") || /^[a-zA-Z]:/.test(posixPath)) throw outside(path);
-    const normalised = posix.normalize(posixPath);
-    if (normalised === ".." || normalised.startsWith("../")) throw outside(path);
-    const candidate = resolve(this.root, normalised);
-    if (!isInside(this.root, candidate)) throw outside(path);
+    const { normalised, candidate } = this.lexicalPath(path);
     const real = await realpath(candidate).catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT" || error.code === "ENOTDIR") {
         throw new RunnerError("NOT_FOUND", `no such file in the workspace: '${normalised}'; check the path`);
@@ -59,6 +50,28 @@ export class WorkspacePaths {
       throw new RunnerError("INVALID_ARGUMENT", `'${normalised}' is not a regular file; name a source file`);
     }
     return { path: normalised.replace(/^\.\//, ""), absolute: real, size: info.size };
+  }
+
+  /**
+   * The absolute path a workspace-relative path names, checked without touching the disk (the
+   * file may be gone): for paths announced by writers. Throws OUTSIDE_WORKSPACE / INVALID_ARGUMENT.
+   */
+  announcedPath(path: string): string {
+    return this.lexicalPath(path).candidate;
+  }
+
+  private lexicalPath(path: string): { normalised: string; candidate: string } {
+    if (typeof path !== "string" || path.trim() === "") {
+      throw new RunnerError("INVALID_ARGUMENT", "'file' is required: give a path relative to the workspace root");
+    }
+    if (path.includes("\0")) throw new RunnerError("INVALID_ARGUMENT", "'file' contains a NUL character");
+    const posixPath = path.replaceAll("\\", "/");
+    if (posixPath.startsWith("/") || /^[a-zA-Z]:/.test(posixPath)) throw outside(path);
+    const normalised = posix.normalize(posixPath);
+    if (normalised === ".." || normalised.startsWith("../")) throw outside(path);
+    const candidate = resolve(this.root, normalised);
+    if (!isInside(this.root, candidate)) throw outside(path);
+    return { normalised, candidate };
   }
 
   /** Workspace-relative path for an absolute path a server reported, or undefined when outside. */
