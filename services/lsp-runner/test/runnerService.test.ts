@@ -22,7 +22,8 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
 import { NatsEventBus, type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
-import { storedDiagnostics, waitFor } from "./natsTesting.js";
+import { storedDiagnostics } from "./natsTesting.js";
+import { waitFor } from "./waitFor.js";
 
 const ws = { tenant: "local", workspace: "default" };
 const RUNNER_ID = "runner-service-test";

@@ -70,15 +70,22 @@ export class DiagnosticsQueries {
     const { session, document } = context;
     const store = session.diagnostics;
     const after = Math.max(document.syncedAt, store.changedAt);
-    const remaining = Math.max(0, deadline - Date.now());
     let latest: StoredDiagnostics | undefined;
-    if (session.pullsDiagnostics && remaining > 0) {
+    if (!session.pullsDiagnostics) {
+      // Servers may register pull diagnostics just after starting (pyright): stop waiting for a push then.
+      const registered = new AbortController();
+      const stop = session.registrations.onChange(() => session.pullsDiagnostics && registered.abort());
+      const until = signal ? AbortSignal.any([signal, registered.signal]) : registered.signal;
+      const remaining = Math.max(0, deadline - Date.now());
+      latest = await store.waitForNewer(document.uri, after, remaining, session.diagnosticsSettleMs(), until);
+      stop();
+    }
+    const remaining = deadline - Date.now();
+    if (session.pullsDiagnostics && remaining > 0 && !signal?.aborted) {
       const until = AbortSignal.timeout(remaining);
       latest = await pullDiagnostics(session, document, signal ? AbortSignal.any([signal, until]) : until).catch(
         () => undefined,
       );
-    } else if (!session.pullsDiagnostics) {
-      latest = await store.waitForNewer(document.uri, after, remaining, session.diagnosticsSettleMs(), signal);
     }
     latest ??= store.get(document.uri);
     const fresh =

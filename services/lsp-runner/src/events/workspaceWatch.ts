@@ -9,6 +9,7 @@ import type { FileEvent } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
 import type { LanguageSession } from "../lsp/languageSession.js";
 import type { OpenDocument } from "../lsp/openDocument.js";
+import { pullDiagnostics } from "../lsp/pullDiagnostics.js";
 import { DirectoryWatcher } from "../workspace/directoryWatcher.js";
 import { WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { Closeable, RunnerEventBus } from "./eventBus.js";
@@ -34,12 +35,19 @@ interface Change {
 
 const CHANGE_TYPE: Record<FileChangeKind, 1 | 2 | 3> = { created: 1, changed: 2, deleted: 3 };
 
+/** Open documents whose diagnostics are pulled again after a change, most recently used first (default 20). */
+const REPULL_DOCUMENTS = 20;
+/** Time one re-pull may take, ms (default 30 000). */
+const REPULL_TIMEOUT_MS = 30_000;
+
 export class WorkspaceWatch {
   readonly sessions = new Set<LanguageSession>();
   private watcher: DirectoryWatcher | undefined;
   private subscription: Closeable | undefined;
   /** Applications run one at a time, in the order the changes were seen. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Sessions whose pulled diagnostics are being refreshed; true when another change came meanwhile. */
+  private readonly repulling = new Map<LanguageSession, boolean>();
 
   private constructor(
     private readonly options: WorkspaceWatchOptions,
@@ -128,6 +136,7 @@ export class WorkspaceWatch {
             }
           }
           await session.didChangeWatchedFiles(events);
+          if (session.pullsDiagnostics) this.repull(session);
         } catch (error) {
           // A session that died meanwhile is restarted by the next request, with fresh content.
           this.options.log({ level: "warn", msg: "file changes not applied to a session", error: String(error) });
@@ -149,6 +158,28 @@ export class WorkspaceWatch {
       await session.closeDocument(document.uri);
       if (path !== undefined) this.options.bus.clearDiagnostics(this.options.tenant, this.options.workspace, path);
     }
+  }
+
+  /**
+   * Pull servers compute diagnostics only when asked: after a change, the most recently used open
+   * documents are pulled again in the background, so that new results are published without a query.
+   */
+  private repull(session: LanguageSession): void {
+    if (this.repulling.has(session)) {
+      this.repulling.set(session, true);
+      return;
+    }
+    this.repulling.set(session, false);
+    void (async () => {
+      do {
+        this.repulling.set(session, false);
+        for (const document of session.openDocuments().slice(-REPULL_DOCUMENTS).reverse()) {
+          if (!session.isAlive) break;
+          await pullDiagnostics(session, document, AbortSignal.timeout(REPULL_TIMEOUT_MS)).catch(() => undefined);
+        }
+      } while (this.repulling.get(session) && session.isAlive);
+      this.repulling.delete(session);
+    })();
   }
 
   private enqueue<T>(run: () => Promise<T>): Promise<T> {

@@ -27,6 +27,13 @@ export class CapabilityRegistrations {
   private readonly methods = new Map<string, string>();
   private readonly watchers = new Map<string, CompiledWatcher[]>();
   private readonly registerOptions = new Map<string, unknown>();
+  private readonly listeners = new Set<() => void>();
+
+  /** Calls listener after every (un)registration; returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   register(params: { registrations: Registration[] }): void {
     for (const registration of params.registrations ?? []) {
@@ -37,6 +44,7 @@ export class CapabilityRegistrations {
         this.watchers.set(registration.id, (options?.watchers ?? []).flatMap(compileWatcher));
       }
     }
+    for (const listener of this.listeners) listener();
   }
 
   /** LSP spells the field "unregisterations"; both spellings are accepted. */
@@ -46,6 +54,7 @@ export class CapabilityRegistrations {
       this.watchers.delete(id);
       this.registerOptions.delete(id);
     }
+    for (const listener of this.listeners) listener();
   }
 
   has(method: string): boolean {

@@ -44,3 +44,12 @@ test("server paths map back only when inside the workspace", () => {
   expect(paths.toWorkspacePath(join(paths.root, "src/a.ts"))).toBe("src/a.ts");
   expect(paths.toWorkspacePath(join(base, "secret.ts"))).toBeUndefined();
 });
+
+test("announced paths are checked without the disk: deleted files pass, escapes do not", () => {
+  expect(paths.announcedPath("src/gone.ts")).toBe(join(paths.root, "src/gone.ts"));
+  expect(paths.announcedPath("./src/../src/a.ts")).toBe(join(paths.root, "src/a.ts"));
+  for (const outsidePath of ["../secret.ts", "/etc/passwd", "src/../../x.ts", "C:/x.ts"]) {
+    expect(() => paths.announcedPath(outsidePath)).toThrow(expect.objectContaining({ code: "OUTSIDE_WORKSPACE" }));
+  }
+  expect(() => paths.announcedPath("")).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
+});
