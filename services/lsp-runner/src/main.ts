@@ -34,10 +34,20 @@ const number = (name: string): number | undefined => {
   return parsed;
 };
 
+/** Startup failures end the process with one clear log line, not a stack trace. */
+const fail =
+  (msg: string) =>
+  (error: unknown): never => {
+    log({ level: "error", msg, error: error instanceof Error ? error.message : String(error) });
+    process.exit(1);
+  };
+
 const tenants = list(env.LSPMESH_TENANTS);
 let bus: RunnerEventBus | undefined;
 if (env.LSPMESH_NATS_URL) {
-  bus = await NatsEventBus.connect({ servers: env.LSPMESH_NATS_URL, name: env.LSPMESH_RUNNER_ID, log });
+  bus = await NatsEventBus.connect({ servers: env.LSPMESH_NATS_URL, name: env.LSPMESH_RUNNER_ID, log }).catch(
+    fail("cannot reach NATS at LSPMESH_NATS_URL; check the URL and that JetStream is enabled"),
+  );
   log({ level: "info", msg: "connected to NATS" });
 }
 
@@ -55,7 +65,7 @@ const runner = await startRunnerServer({
   log,
 }).catch(async (error) => {
   await bus?.close();
-  throw error;
+  return fail("runner not started")(error);
 });
 log({ level: "info", msg: "runner listening", address: runner.address, id: runner.id, nats: Boolean(bus) });
 
