@@ -17,6 +17,7 @@ import {
   startRunnerServer,
   typescriptLanguage,
 } from "../src/index.js";
+import { waitFor } from "./waitFor.js";
 
 const ws = { tenant: "local", workspace: "default" };
 const symbol = (file: string, name: string, lineHint = 0) => ({
@@ -54,7 +55,7 @@ let nc: NatsConnection;
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
+  nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
 });
 
 afterAll(async () => {
@@ -72,7 +73,7 @@ interface Harness {
 
 async function startHarness(options: { watchWorkspaces: boolean; languages?: LanguageRegistry }): Promise<Harness> {
   const fixture = fixtureWorkspace("typescript-basic");
-  const bus = await NatsEventBus.connect({ servers: nats.url });
+  const bus = await NatsEventBus.connect({ servers: nats.url, reconnectWaitMs: 100 });
   const runner = await startRunnerServer({
     listen: "127.0.0.1:0",
     locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
@@ -217,5 +218,17 @@ describe("an edit announced only through NATS (no local watcher, as on a network
     const after = await diagnosticsOf(h, ["src/main.ts", "src/broken.ts"]);
     expect(after.files["src/main.ts"]).toMatchObject({ fresh: true, codes: [] });
     expect(after.files["src/broken.ts"]).toMatchObject({ fresh: true, codes: ["2322@3:14"] });
+  });
+
+  test("after a NATS outage, open documents are synced again (announcements may have been missed)", async () => {
+    expect(await definitionLine(h)).toEqual(["src/greeter.ts:18"]);
+    await nats.stop();
+    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V2); // never announced
+    await nats.restart();
+    await waitFor(
+      () => definitionLine(h),
+      (lines) => lines[0] === "src/greeter.ts:15",
+      "greeter.ts synced again once the runner reconnected",
+    );
   });
 });
