@@ -9,14 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 const LOCK = new URL("../package-lock.json", import.meta.url);
 const lock = JSON.parse(readFileSync(LOCK, "utf8"));
 
-const OS = {
-  win32: "win32",
-  windows: "win32",
-  darwin: "darwin",
-  linux: "linux",
-  android: "android",
-  freebsd: "freebsd",
-};
+const OS = { win32: "win32", windows: "win32", darwin: "darwin", linux: "linux", android: "android", freebsd: "freebsd" };
 const CPU = { x64: "x64", 64: "x64", arm64: "arm64", aarch64: "arm64", armv7: "arm", ia32: "ia32" };
 
 function platformOf(name) {
