@@ -1,2 +1,3 @@
+export * from "./fileEvents.js";
 export * from "./payloads.js";
 export * from "./subjects.js";

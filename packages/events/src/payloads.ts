@@ -12,7 +12,12 @@ export interface DiagnosticsMessage {
   version: number;
   /** SHA-256 (hex) of the content they were computed for. */
   contentSha256: string;
-  /** Session epoch: restarts of the language server start a new epoch. */
+  /**
+   * Workspace epoch the diagnostics were computed in: ms since the Unix epoch, strictly increasing
+   * per (workspace, language) session, advanced when its language server (re)starts and whenever
+   * the runner tells it that a file of the workspace changed. Of two messages for one file, the
+   * one with the higher (epoch, version) is newer.
+   */
   epoch: number;
   /** ms since the Unix epoch. */
   publishedAt: number;
@@ -25,12 +30,32 @@ export interface DiagnosticsMessage {
     source: string;
     message: string;
   }>;
+  /** Diagnostics left out because the message would be too large (at most 1000 are sent). */
+  omitted?: number;
 }
 
-/** A writer's announcement that files changed (`lspmesh.fs.…`). */
+/**
+ * A writer's announcement that files changed (`lspmesh.fs.…`). `file` is workspace-relative POSIX
+ * (a directory may be named too: everything under it is rescanned for open documents).
+ */
 export interface FileEventsMessage {
   v: 1;
-  changes: Array<{ file: string; kind: "created" | "changed" | "deleted" }>;
+  changes: Array<{ file: string; kind: FileChangeKind }>;
+}
+
+export type FileChangeKind = "created" | "changed" | "deleted";
+
+/**
+ * What a runner answers when a file-change event was sent as a request (with a reply subject):
+ * the changes were applied to its language servers before this reply was sent.
+ */
+export interface FileEventsReply {
+  v: 1;
+  runner: string;
+  /** Changes sent on to language servers (inside the workspace, after validation). */
+  applied: number;
+  /** Changes refused (outside the workspace, malformed), with the reason. */
+  refused: Array<{ file: string; reason: string }>;
 }
 
 /** A session state change (`lspmesh.status.…`). */
@@ -40,7 +65,8 @@ export interface StatusMessage {
   workspace: string;
   language: string;
   runner: string;
-  state: "starting" | "indexing" | "ready" | "degraded" | "failed";
+  /** A server state (DESIGN.md 3.3), or "stopped" when the session ended (idle, evicted, shutdown). */
+  state: "starting" | "indexing" | "ready" | "degraded" | "failed" | "stopped";
   progress?: string;
   lastError?: string;
   at: number;

@@ -2,6 +2,8 @@
 
 /** JetStream stream holding the latest diagnostics of every file (one message kept per subject). */
 export const DIAGNOSTICS_STREAM = "LSPMESH_DIAG";
+/** Subjects of DIAGNOSTICS_STREAM; it keeps one message per subject (`max_msgs_per_subject: 1`). */
+export const DIAGNOSTICS_STREAM_SUBJECTS = ["lspmesh.diag.>"];
 /** KV bucket of live runners (DESIGN.md 2). */
 export const RUNNER_REGISTRY_BUCKET = "lspmesh-runners";
 
@@ -21,6 +23,11 @@ export function fileEventsSubject(tenant: string, workspace: string): string {
   return `lspmesh.fs.${tenant}.${workspace}`;
 }
 
+/** Every workspace's file-change subject (`lspmesh.fs.>`), or one tenant's. */
+export function fileEventsWildcard(tenant?: string): string {
+  return tenant ? `lspmesh.fs.${tenant}.*` : "lspmesh.fs.>";
+}
+
 /** `lspmesh.status.<tenant>.<workspace>`: session state changes. */
 export function statusSubject(tenant: string, workspace: string): string {
   return `lspmesh.status.${tenant}.${workspace}`;
@@ -33,6 +40,11 @@ export function statusSubject(tenant: string, workspace: string): string {
  */
 export function fileKey(file: string): string {
   return Buffer.from(file, "utf8").toString("base64url");
+}
+
+/** Every status subject (`lspmesh.status.>`), or one tenant's. */
+export function statusWildcard(tenant?: string): string {
+  return tenant ? `lspmesh.status.${tenant}.*` : "lspmesh.status.>";
 }
 
 export function decodeFileKey(key: string): string {

@@ -20,8 +20,10 @@ export class RunnerError extends Error {
   constructor(
     readonly code: RunnerErrorCode,
     message: string,
+    /** `cause`: the underlying error, kept for the runner's own decisions; never shown. */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = "RunnerError";
   }
 }

@@ -1,6 +1,9 @@
 export type * from "./engine/answers.js";
 export { QueryEngine } from "./engine/queryEngine.js";
 export { RunnerError, type RunnerErrorCode } from "./errors.js";
+export type { Closeable, RunnerEventBus } from "./events/eventBus.js";
+export { InProcessEventBus } from "./events/inProcessEventBus.js";
+export { NatsEventBus, type NatsEventBusOptions } from "./events/natsEventBus.js";
 export { builtinLanguages, defaultLanguages, typescriptLanguage } from "./lsp/builtinLanguages.js";
 export { LanguageConfigError, loadLanguageRegistry, loadLanguages } from "./lsp/languageConfig.js";
 export { type LanguageDefinition, LanguageRegistry, type LanguageServerConfig } from "./lsp/languageRegistry.js";

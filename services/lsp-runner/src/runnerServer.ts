@@ -1,13 +1,20 @@
-// Assembles a runner: sessions, engine, and the gRPC server with the standard health service.
+// Assembles a runner: sessions, engine, events (status, diagnostics, workspace watching,
+// registry) and the gRPC server with the standard health service.
+import { hostname } from "node:os";
 import * as grpc from "@grpc/grpc-js";
 import { addService, Runner } from "@lspmesh/proto";
 import { HealthImplementation } from "grpc-health-check";
 import { QueryEngine } from "./engine/queryEngine.js";
+import type { RunnerEventBus } from "./events/eventBus.js";
+import { InProcessEventBus } from "./events/inProcessEventBus.js";
+import { RunnerEvents } from "./events/runnerEvents.js";
+import { DEFAULT_HEARTBEAT_MS, RunnerRegistration } from "./events/runnerRegistration.js";
 import { runnerService } from "./grpc/runnerService.js";
 import { LanguageRegistry } from "./lsp/languageRegistry.js";
 import { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/sessionManager.js";
 import type { SessionPolicyOverrides } from "./lsp/sessionPolicy.js";
 import { type WarmUpEntry, warmUpSessions } from "./sessionWarmUp.js";
+import { TenantAllowlistLocator } from "./workspace/tenantAllowlist.js";
 import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
 
 export interface RunnerServerOptions {
@@ -25,15 +32,39 @@ export interface RunnerServerOptions {
   /** Every message the runner writes to a language server (tracing and tests). */
   onServerMessage?: SessionManagerOptions["onOutgoing"];
   log?: (entry: Record<string, unknown>) => void;
+  /**
+   * The event backbone (NatsEventBus in a cluster). The caller keeps it and closes it after the
+   * runner (that delivers queued diagnostics). Default: an in-process bus the runner owns.
+   */
+  events?: RunnerEventBus;
+  /** Registry key and `runner` of status events (default `<hostname>-<pid>`). */
+  runnerId?: string;
+  /** host:port gateways dial (default: the bound address, with the host name for 0.0.0.0 / ::). */
+  advertiseAddress?: string;
+  /** Pool of this runner in the registry (default "default"). */
+  pool?: string;
+  /** Tenants admitted (dedicated pool); other tenants' workspaces are NOT_FOUND. Default: any. */
+  tenants?: readonly string[];
+  /** Registry heartbeat period, ms (default 5 000). */
+  heartbeatMs?: number;
+  /** Watch workspaces with inotify (default true). Off on network volumes: rely on `lspmesh.fs` events. */
+  watchWorkspaces?: boolean;
+  /** Quiet time before locally seen file changes are applied, ms (default 100). */
+  watchDebounceMs?: number;
 }
 
 export interface RunnerServer {
   /** host:port actually bound. */
   readonly address: string;
+  readonly id: string;
   readonly sessions: SessionManager;
   /** Settles once every warm-up entry was started or given up on. */
   readonly warmedUp: Promise<void>;
-  /** Health NOT_SERVING, finish in-flight calls (up to graceMs), stop every language server. */
+  readonly events: RunnerEventBus;
+  /**
+   * Drains: health NOT_SERVING and registry entry removed, in-flight calls finished (up to
+   * graceMs), workspaces unwatched, every language server stopped. Idempotent.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -42,7 +73,17 @@ const DEFAULT_GRACE_MS = 5_000;
 
 export async function startRunnerServer(options: RunnerServerOptions): Promise<RunnerServer> {
   const log = options.log ?? (() => {});
+  const id = options.runnerId ?? defaultRunnerId();
+  const ownsBus = options.events === undefined;
+  const bus = options.events ?? new InProcessEventBus();
   const languages = options.languages ?? new LanguageRegistry();
+  const events = new RunnerEvents({
+    bus,
+    runnerId: id,
+    watchLocally: options.watchWorkspaces ?? true,
+    watchDebounceMs: options.watchDebounceMs,
+    log,
+  });
   const sessions = new SessionManager({
     maxFileBytes: options.maxFileBytes,
     policy: options.sessionPolicy,
@@ -52,13 +93,31 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
       options.onLifecycleEvent?.(event);
     },
     onOutgoing: options.onServerMessage,
+    onSessionEvent: events.onSessionEvent,
   });
-  const engine = new QueryEngine({ locator: options.locator, languages, sessions });
+  const locator = options.tenants ? new TenantAllowlistLocator(options.locator, options.tenants) : options.locator;
+  const engine = new QueryEngine({ locator, languages, sessions, changes: events });
   const server = new grpc.Server({ "grpc.max_receive_message_length": 16 * 1024 * 1024 });
   const health = new HealthImplementation({ "": "SERVING", "lspmesh.v1.Runner": "SERVING" });
   health.addToServer(server);
   addService(server, Runner, runnerService(engine), (method, error) =>
     log({ level: "error", msg: "unexpected error", method, error: String((error as Error)?.stack ?? error) }),
+  );
+  let advertised = "";
+  // Gateways route a language only to runners that can start its server.
+  const servedLanguages = languages.installed().map((language) => language.id);
+  const registration = new RunnerRegistration(
+    bus,
+    () => ({
+      id,
+      address: advertised,
+      languages: servedLanguages,
+      pool: options.pool ?? "default",
+      ...(options.tenants ? { tenants: [...options.tenants] } : {}),
+      load: events.sessionCount,
+    }),
+    options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    log,
   );
   const [host, portText] = splitHostPort(options.listen);
   const port = await new Promise<number>((resolve, reject) =>
@@ -67,17 +126,23 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     ),
   );
   const address = `${host}:${port}`;
-  const warmedUp = warmUpSessions(options.warmUp ?? [], { locator: options.locator, languages, sessions, log });
+  const wildcard = host === "0.0.0.0" || host === "::" || host === "[::]";
+  advertised = options.advertiseAddress ?? (wildcard ? `${hostname()}:${port}` : address);
+  await registration.start();
+  const warmedUp = warmUpSessions(options.warmUp ?? [], { locator, languages, sessions, log });
   let closing: Promise<void> | undefined;
   return {
     address,
+    id,
     sessions,
+    events: bus,
     warmedUp,
     close(graceMs = DEFAULT_GRACE_MS) {
       closing ??= (async () => {
-        // Load balancers and the gateway see NOT_SERVING first; calls under way may finish.
+        // Gateways stop routing here first: health checks fail and the registry entry goes.
         health.setStatus("", "NOT_SERVING");
         health.setStatus("lspmesh.v1.Runner", "NOT_SERVING");
+        await registration.close();
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
             server.forceShutdown();
@@ -88,11 +153,18 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
             resolve();
           });
         });
+        await events.close();
         await sessions.close();
+        if (ownsBus) await bus.close();
       })();
       return closing;
     },
   };
+}
+
+/** `<hostname>-<pid>`, reduced to the characters a registry key allows. */
+function defaultRunnerId(): string {
+  return `${hostname()}-${process.pid}`.replace(/[^A-Za-z0-9_=.-]/g, "-").replace(/^[^A-Za-z0-9]+/, "");
 }
 
 function splitHostPort(listen: string): [string, string] {

@@ -1,12 +1,14 @@
 // Diagnostics for files or the whole workspace, never older than the files' current content
-// unless the answer says so.
+// unless the answer says so. Pulled (`textDocument/diagnostic`) from servers that offer it,
+// otherwise waited for as the server pushes them.
 import { extname } from "node:path";
 import type { Diagnostic as LspDiagnostic } from "vscode-languageserver-protocol";
-import type { LanguageSession } from "../lsp/languageSession.js";
-import { fromLspRange } from "../lsp/positionEncoding.js";
+import type { StoredDiagnostics } from "../lsp/diagnosticsStore.js";
+import { fromLspRange, type PositionEncoding } from "../lsp/positionEncoding.js";
+import { pullDiagnostics } from "../lsp/pullDiagnostics.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
 import type { Diagnostic, DiagnosticsAnswer, FileDiagnostics, WorkspaceRef } from "./answers.js";
-import type { EngineContext } from "./engineContext.js";
+import type { DocumentContext, EngineContext } from "./engineContext.js";
 
 /** Files opened for a whole-workspace diagnostics request, at most (default 200). */
 const WORKSPACE_DIAGNOSTICS_FILE_LIMIT = 200;
@@ -45,33 +47,14 @@ export class DiagnosticsQueries {
     }
     const contexts = await Promise.all(targets.map((file) => this.engine.openDocument(ref, file, paths)));
     const deadline = Date.now() + waitMs;
-    const results = await Promise.all(
-      contexts.map(async (context): Promise<FileDiagnostics> => {
-        const { session, document } = context;
-        const stored = await session.diagnostics.waitForNewer(
-          document.uri,
-          document.syncedAt,
-          Math.max(0, deadline - Date.now()),
-          session.diagnosticsSettleMs(),
-          signal,
-        );
-        const latest = stored ?? session.diagnostics.get(document.uri);
-        return {
-          file: context.file.path,
-          version: document.version,
-          contentSha256: document.hash,
-          fresh: stored !== undefined,
-          diagnostics: (latest?.diagnostics ?? []).map((d) => convertDiagnostic(d, document.lines, session)),
-        };
-      }),
-    );
+    const results = await Promise.all(contexts.map((context) => this.fileDiagnostics(context, deadline, signal)));
     const sessions = [...new Set(contexts.map((c) => c.session))];
     const stale = results.filter((r) => !r.fresh).map((r) => r.file);
     const status = this.engine.combinedStatus(sessions);
     if (stale.length > 0) {
       status.partial = true;
       status.note = [
-        `no diagnostics newer than the current content of ${stale.join(", ")} arrived within ${waitMs} ms (the server may still be checking, or publishes nothing when a clean file stays clean); raise wait_ms`,
+        `no diagnostics newer than the current content of ${stale.join(", ")} (and of the workspace files it depends on) arrived within ${waitMs} ms; what is shown is older and may be outdated (the server may still be checking, or publishes nothing when a clean file stays clean); raise wait_ms`,
         status.note,
       ]
         .filter(Boolean)
@@ -81,13 +64,64 @@ export class DiagnosticsQueries {
       status.partial = true;
       status.note = [listingNote, status.note].filter(Boolean).join("; ");
     }
-    return { status, files: results, epoch: sessions.reduce((max, s) => Math.max(max, s.startedAt), 0) };
+    return { status, files: results, epoch: sessions.reduce((max, s) => Math.max(max, s.diagnostics.epoch), 0) };
+  }
+
+  /**
+   * Fresh diagnostics were recorded after the document's content was synced from disk and after
+   * the last workspace change the server was told of, for the document's current version.
+   * Anything else is returned marked not fresh, with the version and hash it belongs to.
+   */
+  private async fileDiagnostics(
+    context: DocumentContext,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<FileDiagnostics> {
+    const { session, document } = context;
+    const store = session.diagnostics;
+    const after = Math.max(document.syncedAt, store.changedAt);
+    let latest: StoredDiagnostics | undefined;
+    if (!session.pullsDiagnostics) {
+      // Servers may register pull diagnostics just after starting (pyright): stop waiting for a push then.
+      const registered = new AbortController();
+      const stop = session.registrations.onChange(() => session.pullsDiagnostics && registered.abort());
+      const until = signal ? AbortSignal.any([signal, registered.signal]) : registered.signal;
+      const remaining = Math.max(0, deadline - Date.now());
+      latest = await store.waitForNewer(document.uri, after, remaining, session.diagnosticsSettleMs(), until);
+      stop();
+    }
+    const remaining = deadline - Date.now();
+    if (session.pullsDiagnostics && remaining > 0 && !signal?.aborted) {
+      const until = AbortSignal.timeout(remaining);
+      latest = await pullDiagnostics(session, document, signal ? AbortSignal.any([signal, until]) : until).catch(
+        () => undefined,
+      );
+    }
+    latest ??= store.get(document.uri);
+    const fresh =
+      latest !== undefined &&
+      latest.sequence > after &&
+      latest.version === document.version &&
+      latest.contentSha256 === document.hash;
+    return {
+      file: context.file.path,
+      version: latest?.version ?? document.version,
+      contentSha256: latest ? latest.contentSha256 : document.hash,
+      fresh,
+      // Ranges of an older version are converted on the current lines: marked not fresh above.
+      diagnostics: (latest?.diagnostics ?? []).map((d) => convertDiagnostic(d, document.lines, session.encoding)),
+    };
   }
 }
 
-function convertDiagnostic(diagnostic: LspDiagnostic, lines: readonly string[], session: LanguageSession): Diagnostic {
+/** An LSP diagnostic in lspmesh positions (1-based line, code-point column). */
+export function convertDiagnostic(
+  diagnostic: LspDiagnostic,
+  lines: readonly string[],
+  encoding: PositionEncoding,
+): Diagnostic {
   return {
-    range: fromLspRange(lines, diagnostic.range, session.encoding),
+    range: fromLspRange(lines, diagnostic.range, encoding),
     severity: diagnostic.severity ?? 1,
     code: diagnostic.code === undefined ? "" : String(diagnostic.code),
     source: diagnostic.source ?? "",

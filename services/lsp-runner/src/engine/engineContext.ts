@@ -25,10 +25,18 @@ export interface DocumentContext {
   document: OpenDocument;
 }
 
+/** File changes seen (by a watcher, or announced) but maybe not yet told to the servers. */
+export interface PendingFileChanges {
+  /** Resolves once every change seen so far in the workspace has been applied to its sessions. */
+  settle(ref: WorkspaceRef): Promise<void>;
+}
+
 export interface EngineOptions {
   locator: WorkspaceLocator;
   languages: LanguageRegistry;
   sessions: SessionManager;
+  /** Settled before every query, so that the query sees edits made just before it. */
+  changes?: PendingFileChanges;
 }
 
 export class EngineContext {
@@ -48,6 +56,7 @@ export class EngineContext {
 
   async workspacePaths(ref: WorkspaceRef): Promise<WorkspacePaths> {
     const dir = await this.options.locator.locate(ref.tenant, ref.workspace);
+    await this.options.changes?.settle(ref);
     return WorkspacePaths.open(dir);
   }
 

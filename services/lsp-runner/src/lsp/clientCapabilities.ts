@@ -8,7 +8,8 @@ export const CLIENT_CAPABILITIES: ClientCapabilities = {
     configuration: true,
     workspaceFolders: true,
     symbol: { dynamicRegistration: false },
-    didChangeWatchedFiles: { dynamicRegistration: true },
+    // Watchers (RelativePattern included) are honoured by CapabilityRegistrations.
+    didChangeWatchedFiles: { dynamicRegistration: true, relativePatternSupport: true },
     workspaceEdit: { documentChanges: true, resourceOperations: ["create", "rename", "delete"] },
     fileOperations: { willRename: true, didRename: true },
     diagnostics: { refreshSupport: true },

@@ -1,39 +1,106 @@
-// Pushed diagnostics kept per file with the document version they belong to, and waiting for
-// diagnostics newer than a given sync.
+// Diagnostics kept per file with the document version and content hash they belong to, the
+// session's workspace epoch, and waiting for diagnostics newer than a given sync or change.
 import type { Diagnostic } from "vscode-languageserver-protocol";
 
 export interface StoredDiagnostics {
   readonly diagnostics: readonly Diagnostic[];
   /** Document version the server said they belong to, or the version open when they arrived. */
   readonly version: number;
-  /** Monotonic sequence number of the publish (orders publishes against document syncs). */
+  /** SHA-256 (hex) of that version's content; "" when the runner no longer holds that version. */
+  readonly contentSha256: string;
+  /** Workspace epoch when they were recorded (see DiagnosticsStore.epoch). */
+  readonly epoch: number;
+  /** Monotonic sequence number of the record (orders results against document syncs and changes). */
   readonly sequence: number;
   /** When it arrived (ms since epoch). */
   readonly receivedAt: number;
+  /** Result id of a pulled report, sent back as previousResultId on the next pull. */
+  readonly resultId?: string;
 }
+
+export type DiagnosticsListener = (uri: string, stored: StoredDiagnostics) => void;
 
 export class DiagnosticsStore {
   private readonly byUri = new Map<string, StoredDiagnostics>();
   private readonly waiters = new Set<() => void>();
+  private readonly listeners = new Set<DiagnosticsListener>();
   private sequence = 0;
+  private lastChange = 0;
+  private currentEpoch = Date.now();
 
-  /** The sequence a sync made now is ordered at: later publishes have a higher one. */
+  /**
+   * The workspace epoch: ms since the Unix epoch, strictly increasing, starting when the session
+   * started and advanced by every change the server was told of (noteChange).
+   */
+  get epoch(): number {
+    return this.currentEpoch;
+  }
+
+  /** Sequence of the last change the server was told of: results recorded before it may be outdated. */
+  get changedAt(): number {
+    return this.lastChange;
+  }
+
+  /** The sequence a sync made now is ordered at: later records have a higher one. */
   mark(): number {
     return ++this.sequence;
   }
 
-  record(uri: string, diagnostics: readonly Diagnostic[], version: number): void {
-    this.byUri.set(uri, { diagnostics, version, sequence: ++this.sequence, receivedAt: Date.now() });
+  /**
+   * Records that the server was told of a change in the workspace (a document's new content, a
+   * watched file created/changed/deleted): every file's diagnostics may change. Returns its mark.
+   */
+  noteChange(): number {
+    this.lastChange = ++this.sequence;
+    this.currentEpoch = Math.max(Date.now(), this.currentEpoch + 1);
+    return this.lastChange;
+  }
+
+  record(
+    uri: string,
+    diagnostics: readonly Diagnostic[],
+    version: number,
+    contentSha256: string,
+    resultId?: string,
+  ): StoredDiagnostics {
+    const stored: StoredDiagnostics = {
+      diagnostics,
+      version,
+      contentSha256,
+      epoch: this.currentEpoch,
+      sequence: ++this.sequence,
+      receivedAt: Date.now(),
+      ...(resultId === undefined ? {} : { resultId }),
+    };
+    this.byUri.set(uri, stored);
     for (const wake of this.waiters) wake();
+    for (const listener of this.listeners) {
+      try {
+        listener(uri, stored);
+      } catch {
+        // A listener's failure must not lose the record or stop the others.
+      }
+    }
+    return stored;
   }
 
   get(uri: string): StoredDiagnostics | undefined {
     return this.byUri.get(uri);
   }
 
+  delete(uri: string): void {
+    this.byUri.delete(uri);
+  }
+
+  /** Calls listener for every record from now on; returns the unsubscribe. */
+  onRecord(listener: DiagnosticsListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /**
-   * Resolves with the diagnostics of `uri` once one was published after `afterSequence` and no
-   * further publish came for `settleMs` (servers push syntax and semantic results separately),
+   * Resolves with the diagnostics of `uri` once one was recorded after `afterSequence` and no
+   * further record came for `settleMs` (servers push syntax and semantic results separately),
    * or with undefined when `timeoutMs` passes first.
    */
   async waitForNewer(
@@ -50,23 +117,23 @@ export class DiagnosticsStore {
       if (current && current.sequence > afterSequence) {
         // Settled when nothing newer arrives within settleMs (or before the deadline).
         if (Date.now() - current.receivedAt >= settleMs) return current;
-        const next = await this.nextPublish(uri, Math.min(settleMs, Math.max(remaining, 0)), signal);
+        const next = await this.nextRecord(uri, Math.min(settleMs, Math.max(remaining, 0)), signal);
         if (!next) return this.byUri.get(uri);
         continue;
       }
       if (remaining <= 0 || signal?.aborted) return undefined;
-      await this.nextPublish(uri, remaining, signal);
+      await this.nextRecord(uri, remaining, signal);
     }
   }
 
-  private nextPublish(uri: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+  private nextRecord(uri: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     const before = this.byUri.get(uri)?.sequence ?? 0;
     return new Promise((resolve) => {
-      const finish = (published: boolean) => {
+      const finish = (recorded: boolean) => {
         clearTimeout(timer);
         this.waiters.delete(wake);
         signal?.removeEventListener("abort", onAbort);
-        resolve(published);
+        resolve(recorded);
       };
       const wake = () => {
         if ((this.byUri.get(uri)?.sequence ?? 0) > before) finish(true);

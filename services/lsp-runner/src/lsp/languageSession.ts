@@ -3,16 +3,20 @@
 // when its server fails (exits, stops answering, breaks the protocol) and reports it once; starting
 // a replacement is the session manager's job (sessionSlot.ts).
 import { readFile } from "node:fs/promises";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Message } from "vscode-jsonrpc/node.js";
 import {
   CancellationTokenSource,
+  type FileEvent,
   type InitializeResult,
   type PublishDiagnosticsParams,
+  type Registration,
   type ServerCapabilities,
+  type Unregistration,
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
 import type { ResolvedFile } from "../workspace/workspacePaths.js";
+import { CapabilityRegistrations } from "./capabilityRegistrations.js";
 import { CLIENT_CAPABILITIES } from "./clientCapabilities.js";
 import { DiagnosticsStore } from "./diagnosticsStore.js";
 import type { LanguageServerConfig } from "./languageRegistry.js";
@@ -23,6 +27,7 @@ import { OpenDocuments } from "./openDocuments.js";
 import type { PositionEncoding } from "./positionEncoding.js";
 import type { ChildLimits } from "./serverLaunch.js";
 import { assertServerInstalled } from "./serverStartFailure.js";
+import type { SessionEvent, SessionEventListener } from "./sessionEvents.js";
 import { ProgressTracker, type ServerStateName, sessionState } from "./sessionState.js";
 import { decodeDocument } from "./textDocument.js";
 
@@ -60,6 +65,8 @@ export interface SessionOptions {
   onLog?: (line: string) => void;
   /** Sees every message written to the server (tracing and tests). */
   onOutgoing?: (message: Message) => void;
+  /** State changes, recorded diagnostics, close. */
+  onEvent?: SessionEventListener;
   /** Called once when the server fails on its own (not when the session is closed). */
   onFailure?: (failure: SessionFailure, session: LanguageSession) => void;
 }
@@ -74,12 +81,17 @@ export interface SessionFailure {
 export class LanguageSession {
   readonly diagnostics = new DiagnosticsStore();
   readonly progress = new ProgressTracker();
+  /** Capabilities the server registered at run time (file watchers, pull diagnostics). */
+  readonly registrations = new CapabilityRegistrations();
   readonly language: LanguageServerConfig;
   readonly startedAt = Date.now();
   /** Last time a request was made through this session (ms since epoch). */
   lastUsed = Date.now();
   private readonly process: LanguageServerProcess;
   private readonly documents: OpenDocuments;
+  /** Document syncs run one at a time, so the last one to read the disk is the last one sent. */
+  private syncQueue: Promise<unknown> = Promise.resolve();
+  private lastState: ServerStateName | undefined;
   private readonly stderrTail: string[] = [];
   private initialized = false;
   /** The server answered a request since it started ("ready" needs one answer). */
@@ -131,8 +143,11 @@ export class LanguageSession {
           ? { code: "UNAVAILABLE", reason: `exited unexpectedly (${how})` }
           : { code: "SERVER_FAILED", reason: `exited during start (${how})` },
       );
+      this.emitStateChange();
     });
     this.registerServerRequests();
+    this.diagnostics.onRecord((uri, stored) => this.emit({ type: "diagnostics", session: this, uri, stored }));
+    this.emitStateChange();
   }
 
   /** Starts the server and completes the initialize handshake. */
@@ -216,11 +231,18 @@ export class LanguageSession {
     // A created progress token counts as work under way until its "end" (the "begin" can come later).
     connection.onRequest("window/workDoneProgress/create", (params: { token: string | number }) => {
       this.progress.create(params.token);
+      this.emitStateChange();
+      return null;
+    });
+    connection.onRequest("client/registerCapability", (params: { registrations: Registration[] }) => {
+      this.registrations.register(params);
+      return null;
+    });
+    connection.onRequest("client/unregisterCapability", (params: { unregisterations: Unregistration[] }) => {
+      this.registrations.unregister(params);
       return null;
     });
     for (const method of [
-      "client/registerCapability",
-      "client/unregisterCapability",
       "window/showMessageRequest",
       "window/showDocument",
       "workspace/diagnostic/refresh",
@@ -236,15 +258,20 @@ export class LanguageSession {
       applied: false,
       failureReason: "lspmesh applies edits only on request",
     }));
-    connection.onNotification("$/progress", (params: { token: string | number; value: { kind?: string } }) =>
-      this.progress.update(params.token, params.value),
-    );
+    connection.onNotification("$/progress", (params: { token: string | number; value: { kind?: string } }) => {
+      this.progress.update(params.token, params.value);
+      this.emitStateChange();
+    });
     connection.onNotification("textDocument/publishDiagnostics", (params: PublishDiagnosticsParams) => {
-      // Servers clear a document's diagnostics when it is closed; that is not news about the file.
-      if (this.documents.isClosed(params.uri)) return;
+      // Kept for open documents only: their version and content are known. What a server pushes
+      // for a closed document (often an empty list on didClose) says nothing about the file.
+      const uri = canonicalUri(params.uri);
+      const document = this.documents.peek(uri);
+      if (!document) return;
       this.answered = true; // diagnostics are the server's answer to didOpen/didChange
-      const version = params.version ?? this.documents.peek(params.uri)?.version ?? 0;
-      this.diagnostics.record(params.uri, params.diagnostics, version);
+      const version = params.version ?? document.version;
+      this.diagnostics.record(uri, params.diagnostics, version, version === document.version ? document.hash : "");
+      this.emitStateChange();
     });
     connection.onNotification("window/logMessage", (params: { message: string }) =>
       this.options.onLog?.(params.message),
@@ -280,6 +307,7 @@ export class LanguageSession {
       });
     }
     this.initialized = true;
+    this.emitStateChange();
   }
 
   /**
@@ -295,44 +323,88 @@ export class LanguageSession {
         `${file.path} is ${(file.size / 1048576).toFixed(1)} MiB; files over ${(maxBytes / 1048576).toFixed(1)} MiB are not sent to language servers`,
       );
     }
-    return this.busy(async () => {
-      const text = decodeDocument(await readFile(file.absolute));
-      if (text === undefined) {
-        throw new RunnerError("INVALID_ARGUMENT", `${file.path} is a binary file; name a source file`);
-      }
-      this.assertUsable();
-      const uri = pathToFileURL(file.absolute).href;
-      const existing = this.documents.use(uri);
-      const connection = this.process.connection;
-      if (!existing) {
-        const document = this.documents.open(uri, languageId, text, this.diagnostics.mark());
-        await connection.sendNotification("textDocument/didOpen", {
-          textDocument: { uri, languageId, version: document.version, text },
-        });
-        for (const closed of this.documents.takeOverflow()) {
-          await connection.sendNotification("textDocument/didClose", { textDocument: { uri: closed.uri } });
+    return this.serialized(() =>
+      this.busy(async () => {
+        const text = decodeDocument(await readFile(file.absolute));
+        if (text === undefined) {
+          throw new RunnerError("INVALID_ARGUMENT", `${file.path} is a binary file; name a source file`);
         }
-        return document;
-      }
-      if (existing.text !== text) {
-        existing.replace(text, this.diagnostics.mark());
-        await connection.sendNotification("textDocument/didChange", {
-          textDocument: { uri, version: existing.version },
-          contentChanges: [{ text }],
-        });
-      }
-      return existing;
-    });
+        this.assertUsable();
+        const uri = pathToFileURL(file.absolute).href;
+        const existing = this.documents.use(uri);
+        const connection = this.process.connection;
+        if (!existing) {
+          const document = this.documents.open(uri, languageId, text, this.diagnostics.mark());
+          await connection.sendNotification("textDocument/didOpen", {
+            textDocument: { uri, languageId, version: document.version, text },
+          });
+          for (const closed of this.documents.takeOverflow()) {
+            this.diagnostics.delete(closed.uri);
+            await connection.sendNotification("textDocument/didClose", { textDocument: { uri: closed.uri } });
+          }
+          return document;
+        }
+        if (existing.text !== text) {
+          // New content changes what the server knows of the workspace: every file's diagnostics may change.
+          existing.replace(text, this.diagnostics.noteChange());
+          await connection.sendNotification("textDocument/didChange", {
+            textDocument: { uri, version: existing.version },
+            contentChanges: [{ text }],
+          });
+        }
+        return existing;
+      }),
+    );
   }
 
   document(uri: string): OpenDocument | undefined {
     return this.documents.peek(uri);
   }
 
-  /** Tells the server a document is closed (after its file was renamed or deleted). */
-  async closeDocument(uri: string): Promise<void> {
-    if (!this.documents.delete(uri) || !this.process.isRunning) return;
-    await this.process.connection.sendNotification("textDocument/didClose", { textDocument: { uri } });
+  /** Open documents, least recently used first. */
+  openDocuments(): OpenDocument[] {
+    return this.documents.all();
+  }
+
+  /** didClose for an open document (its file was renamed or deleted, or it is no longer needed). */
+  closeDocument(uri: string): Promise<boolean> {
+    return this.serialized(async () => {
+      if (!this.documents.delete(uri)) return false;
+      this.diagnostics.delete(uri);
+      if (this.process.isRunning) {
+        await this.process.connection.sendNotification("textDocument/didClose", { textDocument: { uri } });
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Tells the server that files changed on disk (`workspace/didChangeWatchedFiles`): the events
+   * its registered watchers ask for, or every event when it registered none. Returns how many
+   * were sent; sending any counts as a workspace change for diagnostics freshness.
+   */
+  async didChangeWatchedFiles(events: readonly FileEvent[]): Promise<number> {
+    const registered = this.registrations.watchesFiles;
+    const wanted = registered ? this.registrations.wanted(events) : [...events];
+    if (wanted.length === 0 || !this.process.isRunning || !this.initialized) return 0;
+    // Without registered watchers, only files of this language are taken to affect diagnostics.
+    const extensions = Object.keys(this.language.extensions);
+    if (registered || wanted.some((event) => extensions.some((extension) => event.uri.endsWith(extension)))) {
+      this.diagnostics.noteChange();
+    }
+    await this.process.connection.sendNotification("workspace/didChangeWatchedFiles", { changes: wanted });
+    return wanted.length;
+  }
+
+  /** Whether diagnostics are pulled (`textDocument/diagnostic`) rather than waited for. */
+  get pullsDiagnostics(): boolean {
+    return Boolean(this.capabilities.diagnosticProvider) || this.registrations.has("textDocument/diagnostic");
+  }
+
+  private serialized<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.syncQueue.then(run);
+    this.syncQueue = result.catch(() => undefined);
+    return result;
   }
 
   /** Sends a notification (workspace/didChangeWatchedFiles, workspace/didRenameFiles, …). */
@@ -397,9 +469,12 @@ export class LanguageSession {
       // The server answered, with an error: it is alive.
       this.heardFrom(method);
       const message = (error as { message?: string }).message ?? String(error);
-      throw new RunnerError("SERVER_FAILED", `the ${this.language.id} language server failed ${method}: ${message}`);
+      throw new RunnerError("SERVER_FAILED", `the ${this.language.id} language server failed ${method}: ${message}`, {
+        cause: error,
+      });
     } finally {
       this.busyCount--;
+      this.emitStateChange();
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       cancellation.dispose();
@@ -456,6 +531,7 @@ export class LanguageSession {
     // A server that stopped answering or broke the framing will not answer `shutdown` either.
     if (stop) void this.process.close({ polite: false });
     this.options.onFailure?.(failure, this);
+    this.emitStateChange();
   }
 
   private assertUsable(): void {
@@ -499,11 +575,39 @@ export class LanguageSession {
     return this.language.diagnosticsSettleMs ?? DEFAULT_DIAGNOSTICS_SETTLE_MS;
   }
 
-  /** Stops the server with the shutdown ladder. Idempotent. */
+  /** Stops the server with the shutdown ladder. Idempotent; onEvent hears "closed" once. */
   async close(): Promise<void> {
+    const first = !this.closed;
     this.closed = true;
     this.rejectOnFailure(this.failureValue ? this.failureError() : this.stoppedError());
     await this.process.close();
+    if (first) this.emit({ type: "closed", session: this });
+  }
+
+  /** Tells onEvent when the state differs from the one last told. Called wherever it may change. */
+  private emitStateChange(): void {
+    const state = this.state;
+    if (state === this.lastState) return;
+    this.lastState = state;
+    this.emit({ type: "state", session: this, state });
+  }
+
+  private emit(event: SessionEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // Listeners must not break the session.
+    }
+  }
+}
+
+/** One spelling per file URI, whatever percent-encoding the server chose. */
+function canonicalUri(uri: string): string {
+  if (!uri.startsWith("file:")) return uri;
+  try {
+    return pathToFileURL(fileURLToPath(uri)).href;
+  } catch {
+    return uri;
   }
 }
 

@@ -17,6 +17,11 @@ export class OpenDocuments {
     return this.byUri.size;
   }
 
+  /** Every open document, least recently used first. */
+  all(): OpenDocument[] {
+    return [...this.byUri.values()];
+  }
+
   /** The open document, without counting as a use. */
   peek(uri: string): OpenDocument | undefined {
     return this.byUri.get(uri);

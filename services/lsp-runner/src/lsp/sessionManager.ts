@@ -7,6 +7,7 @@ import { RunnerError } from "../errors.js";
 import type { LanguageServerConfig } from "./languageRegistry.js";
 import type { LanguageSession } from "./languageSession.js";
 import { groupResidentBytes } from "./processGroups.js";
+import type { SessionEvent } from "./sessionEvents.js";
 import { type SessionPolicy, type SessionPolicyOverrides, sessionPolicy } from "./sessionPolicy.js";
 import { type LifecycleEvent, type SessionKey, SessionSlot, type SlotStatus, type StopReason } from "./sessionSlot.js";
 
@@ -16,6 +17,10 @@ export interface SessionManagerOptions {
   maxFileBytes?: number;
   /** Lifecycle knobs (sessionPolicy.ts); unset ones take their defaults. */
   policy?: SessionPolicyOverrides;
+  /** Open documents per session, at most (overrides policy.maxOpenDocuments). */
+  maxOpenDocuments?: number;
+  /** Every session's events (state changes, diagnostics, close), with the session's key. */
+  onSessionEvent?: (key: SessionKey & { language: string }, event: SessionEvent) => void;
   onLog?: (entry: { tenant: string; workspace: string; language: string; line: string }) => void;
   /** Lifecycle changes: started, failed, stopped. */
   onLifecycleEvent?: (event: LifecycleEvent) => void;
@@ -38,7 +43,10 @@ export class SessionManager {
   private closed = false;
 
   constructor(private readonly options: SessionManagerOptions = {}) {
-    this.policy = sessionPolicy(options.policy);
+    this.policy = sessionPolicy({
+      ...options.policy,
+      ...(options.maxOpenDocuments !== undefined ? { maxOpenDocuments: options.maxOpenDocuments } : {}),
+    });
     this.sweeper = setInterval(() => void this.sweep(), this.policy.sweepIntervalMs);
     this.sweeper.unref();
   }
@@ -155,6 +163,7 @@ export class SessionManager {
       onLog: this.options.onLog && ((line) => this.options.onLog?.({ ...names, line })),
       onOutgoing: this.options.onOutgoing && ((message) => this.options.onOutgoing?.({ ...names, message })),
       onLifecycleEvent: this.options.onLifecycleEvent,
+      onEvent: this.options.onSessionEvent && ((event) => this.options.onSessionEvent?.({ ...key, ...names }, event)),
       track: (closing) => this.track(closing),
     });
     // A workspace whose folder moved gets a fresh slot.

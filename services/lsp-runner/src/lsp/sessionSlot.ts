@@ -2,12 +2,14 @@
 // session, when a failed server may be started again (restartBudget.ts), how often it was, and
 // whether it is `failed` for now. Sessions stopped to save resources restart on the next use
 // without counting as failures.
+
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Message } from "vscode-jsonrpc/node.js";
 import { RunnerError } from "../errors.js";
 import type { LanguageServerConfig } from "./languageRegistry.js";
 import { LanguageSession, type SessionFailure } from "./languageSession.js";
 import { RestartBudget } from "./restartBudget.js";
+import type { SessionEvent } from "./sessionEvents.js";
 import type { SessionPolicy } from "./sessionPolicy.js";
 import type { ServerStateName } from "./sessionState.js";
 
@@ -54,6 +56,8 @@ export interface SlotContext {
   policy: SessionPolicy;
   maxFileBytes?: number;
   onLog?: (line: string) => void;
+  /** Session events (state changes, diagnostics, close) for the event backbone. */
+  onEvent?: (event: SessionEvent) => void;
   onOutgoing?: (message: Message) => void;
   onLifecycleEvent?: (event: LifecycleEvent) => void;
   /** Keeps a closing session's shutdown so that the manager's close() can await it. */
@@ -138,6 +142,7 @@ export class SessionSlot {
       limits: policy.limits,
       parentWatchdog: policy.parentWatchdog,
       onLog: this.context.onLog,
+      onEvent: this.context.onEvent,
       onOutgoing: this.context.onOutgoing,
       onFailure: (failure, failed) => this.onFailure(failure, failed),
     });

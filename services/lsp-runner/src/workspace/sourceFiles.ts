@@ -3,7 +3,8 @@
 import { readdir } from "node:fs/promises";
 import { extname, join, relative, sep } from "node:path";
 
-const SKIPPED_DIRECTORIES = new Set([
+/** Dependency, VCS and build output folders: not listed, not watched. */
+export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
   "node_modules",
   ".git",
   ".hg",
@@ -34,7 +35,7 @@ export async function listSourceFiles(
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!SKIPPED_DIRECTORIES.has(entry.name) && !entry.name.startsWith(".")) pending.push(path);
+        if (!isSkippedDirectory(entry.name)) pending.push(path);
       } else if (entry.isFile() && extensions.has(extname(entry.name).toLowerCase())) {
         if (files.length >= limit) return { files, truncated: true };
         files.push(relative(root, path).split(sep).join("/"));
@@ -42,4 +43,9 @@ export async function listSourceFiles(
     }
   }
   return { files, truncated: false };
+}
+
+/** Folders neither listed nor watched: SKIPPED_DIRECTORIES and hidden ones. */
+export function isSkippedDirectory(name: string): boolean {
+  return SKIPPED_DIRECTORIES.has(name) || name.startsWith(".");
 }

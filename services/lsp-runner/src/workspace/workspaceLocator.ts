@@ -9,7 +9,7 @@ export interface WorkspaceLocator {
   locate(tenant: string, workspace: string): Promise<string>;
 }
 
-function unknownWorkspace(workspace: string): RunnerError {
+export function unknownWorkspace(workspace: string): RunnerError {
   // Another tenant's workspace is answered exactly like a missing one.
   return new RunnerError("NOT_FOUND", `unknown workspace '${workspace}': check the workspace id`);
 }

@@ -63,3 +63,12 @@ test("new files are refused outside the workspace, over existing files and under
   await expect(paths.resolveNewFile("src/leak.ts")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
   await expect(paths.resolveNewFile("src/a.ts/b.ts")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
 });
+
+test("announced paths are checked without the disk: deleted files pass, escapes do not", () => {
+  expect(paths.announcedPath("src/gone.ts")).toBe(join(paths.root, "src/gone.ts"));
+  expect(paths.announcedPath("./src/../src/a.ts")).toBe(join(paths.root, "src/a.ts"));
+  for (const outsidePath of ["../secret.ts", "/etc/passwd", "src/../../x.ts", "C:/x.ts"]) {
+    expect(() => paths.announcedPath(outsidePath)).toThrow(expect.objectContaining({ code: "OUTSIDE_WORKSPACE" }));
+  }
+  expect(() => paths.announcedPath("")).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
+});

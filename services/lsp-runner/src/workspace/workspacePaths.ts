@@ -47,7 +47,7 @@ export class WorkspacePaths {
 
   /** Validates a caller's path and finds the regular file it names. */
   async resolveFile(path: string): Promise<ResolvedFile> {
-    const { normalised, candidate } = this.normalise(path);
+    const { normalised, candidate } = this.lexicalPath(path);
     const real = await realpath(candidate).catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT" || error.code === "ENOTDIR") {
         throw new RunnerError("NOT_FOUND", `no such file in the workspace: '${normalised}'; check the path`);
@@ -67,7 +67,7 @@ export class WorkspacePaths {
    * its nearest existing folder inside too (symlinks resolved), and nothing there yet.
    */
   async resolveNewFile(path: string): Promise<NewFile> {
-    const { normalised, candidate } = this.normalise(path);
+    const { normalised, candidate } = this.lexicalPath(path);
     if (await lstat(candidate).catch(() => undefined)) {
       throw new RunnerError("INVALID_ARGUMENT", `'${normalised}' already exists; choose a new path or remove it first`);
     }
@@ -96,7 +96,15 @@ export class WorkspacePaths {
     return { path: path_, absolute, missingFolders };
   }
 
-  private normalise(path: string): { normalised: string; candidate: string } {
+  /**
+   * The absolute path a workspace-relative path names, checked without touching the disk (the
+   * file may be gone): for paths announced by writers. Throws OUTSIDE_WORKSPACE / INVALID_ARGUMENT.
+   */
+  announcedPath(path: string): string {
+    return this.lexicalPath(path).candidate;
+  }
+
+  private lexicalPath(path: string): { normalised: string; candidate: string } {
     if (typeof path !== "string" || path.trim() === "") {
       throw new RunnerError("INVALID_ARGUMENT", "'file' is required: give a path relative to the workspace root");
     }

@@ -1,0 +1,34 @@
+// What the runner needs from its event backbone (DESIGN.md 2, 3.4): NATS in a cluster, an
+// in-process bus in single-machine mode. Everything above this interface is transport-neutral.
+import type { DiagnosticsMessage, FileEventsReply, RunnerRegistryEntry, StatusMessage } from "@lspmesh/events";
+
+/** Handles one file-change announcement (raw JSON bytes); the reply goes to requesters. */
+export type FileEventsHandler = (payload: Uint8Array) => Promise<FileEventsReply>;
+
+export interface Closeable {
+  close(): void;
+}
+
+export interface RunnerEventBus {
+  /**
+   * Publishes the latest diagnostics of one file (`lspmesh.diag.…`). Never throws: while the
+   * backbone is away, the newest message per file waits in a bounded queue.
+   */
+  publishDiagnostics(message: DiagnosticsMessage): void;
+  /** Forgets a file's diagnostics (the file was deleted), in order with its publishes. */
+  clearDiagnostics(tenant: string, workspace: string, file: string): void;
+  /** Publishes a session state change (`lspmesh.status.…`); best effort, never throws. */
+  publishStatus(message: StatusMessage): void;
+  /** Delivers the file-change announcements of one workspace (`lspmesh.fs.…`) until closed. */
+  subscribeFileEvents(tenant: string, workspace: string, handler: FileEventsHandler): Closeable;
+  /** Called whenever the connection came back after a loss (announcements may have been missed). */
+  onReconnect(listener: () => void): Closeable;
+  /** Writes this runner's registry entry (KV `lspmesh-runners`); rejects when the backbone is away. */
+  putRunner(entry: RunnerRegistryEntry): Promise<void>;
+  /** Removes this runner's registry entry. */
+  deleteRunner(id: string): Promise<void>;
+  /** Diagnostics messages waiting for the backbone (0 when everything was delivered). */
+  readonly pendingDiagnostics: number;
+  /** Delivers what is queued (waiting up to timeoutMs), then disconnects. Idempotent. */
+  close(timeoutMs?: number): Promise<void>;
+}

@@ -1,0 +1,291 @@
+// The runner's event bus on NATS (DESIGN.md 2, 3.4): diagnostics to the JetStream stream
+// LSPMESH_DIAG (latest per file), status on core subjects, file-change announcements from
+// writers, and the runner registry in KV. Diagnostics go through a bounded outbox that keeps the
+// newest message per file while NATS is away and delivers them, in order per file, when it is back.
+import {
+  DIAGNOSTICS_STREAM,
+  DIAGNOSTICS_STREAM_SUBJECTS,
+  type DiagnosticsMessage,
+  diagnosticsSubject,
+  encodeJson,
+  fileEventsSubject,
+  RUNNER_REGISTRY_BUCKET,
+  type RunnerRegistryEntry,
+  type StatusMessage,
+  statusSubject,
+} from "@lspmesh/events";
+import {
+  type JetStreamClient,
+  type JetStreamManager,
+  jetstream,
+  jetstreamManager,
+  type StreamConfig,
+} from "@nats-io/jetstream";
+import { type KV, Kvm } from "@nats-io/kv";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { Closeable, FileEventsHandler, RunnerEventBus } from "./eventBus.js";
+import { LatestPerKeyQueue } from "./latestPerKeyQueue.js";
+
+export interface NatsEventBusOptions {
+  /** NATS URL(s), e.g. "nats://nats:4222" (comma-separated accepted). */
+  servers: string | string[];
+  /** Connection name shown by the NATS server (the runner id). */
+  name?: string;
+  log?: (entry: Record<string, unknown>) => void;
+  /** Files whose latest diagnostics wait while NATS is away, at most (default 10 000). */
+  outboxLimit?: number;
+  /** Wait for a JetStream ack or KV write, ms (default 5 000). */
+  timeoutMs?: number;
+  /** First pause before retrying the outbox after a failure, ms (default 500; doubles to 10 000). */
+  retryMs?: number;
+  /** Pause between reconnect attempts, ms (default 1 000). */
+  reconnectWaitMs?: number;
+}
+
+/** Failed deliveries of one message while connected before it is dropped (e.g. too large; default 5). */
+const MAX_ATTEMPTS_WHILE_CONNECTED = 5;
+const MAX_RETRY_MS = 10_000;
+
+type OutboxItem = { message: DiagnosticsMessage | null; attempts: number };
+
+export class NatsEventBus implements RunnerEventBus {
+  private readonly outbox: LatestPerKeyQueue<OutboxItem>;
+  private readonly reconnectListeners = new Set<() => void>();
+  private readonly log: (entry: Record<string, unknown>) => void;
+  private connected = true;
+  private inFlight = 0;
+  private flushing: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private streamChecked = true;
+  private closing: Promise<void> | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly kv: KV,
+    private readonly options: NatsEventBusOptions,
+  ) {
+    this.outbox = new LatestPerKeyQueue(options.outboxLimit ?? 10_000);
+    this.log = options.log ?? (() => {});
+    void this.followStatus();
+  }
+
+  /**
+   * Connects (failing when NATS cannot be reached now: a runner that cannot register is of no
+   * use to gateways), creates or updates the stream and opens the registry bucket.
+   */
+  static async connect(options: NatsEventBusOptions): Promise<NatsEventBus> {
+    const servers = typeof options.servers === "string" ? options.servers.split(",") : options.servers;
+    const nc = await connect({
+      servers: servers.map((s) => s.trim()).filter(Boolean),
+      name: options.name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: options.reconnectWaitMs ?? 1_000,
+    });
+    try {
+      const timeout = options.timeoutMs ?? 5_000;
+      const jsm = await jetstreamManager(nc, { timeout });
+      await ensureDiagnosticsStream(jsm);
+      const js = jetstream(nc, { timeout });
+      const kv = await new Kvm(js).create(RUNNER_REGISTRY_BUCKET, { history: 1 });
+      return new NatsEventBus(nc, js, jsm, kv, options);
+    } catch (error) {
+      await nc.close();
+      throw error;
+    }
+  }
+
+  /** Messages queued or being delivered. */
+  get pendingDiagnostics(): number {
+    return this.outbox.size + this.inFlight;
+  }
+
+  /** Diagnostics messages dropped because the outbox was full (or undeliverable). */
+  get droppedDiagnostics(): number {
+    return this.outbox.dropped;
+  }
+
+  publishDiagnostics(message: DiagnosticsMessage): void {
+    this.enqueue(diagnosticsSubject(message.tenant, message.workspace, message.file), message);
+  }
+
+  clearDiagnostics(tenant: string, workspace: string, file: string): void {
+    this.enqueue(diagnosticsSubject(tenant, workspace, file), null);
+  }
+
+  publishStatus(message: StatusMessage): void {
+    if (this.closed) return;
+    try {
+      // Core NATS: buffered by the client while reconnecting; status is a live signal, not a record.
+      this.nc.publish(statusSubject(message.tenant, message.workspace), encodeJson(message));
+    } catch (error) {
+      this.log({ level: "warn", msg: "status not published", error: String(error) });
+    }
+  }
+
+  subscribeFileEvents(tenant: string, workspace: string, handler: FileEventsHandler): Closeable {
+    // One at a time, in arrival order: later announcements must not overtake earlier ones.
+    let chain: Promise<void> = Promise.resolve();
+    const subscription = this.nc.subscribe(fileEventsSubject(tenant, workspace), {
+      callback: (error, message) => {
+        if (error) return;
+        chain = chain.then(async () => {
+          const reply = await handler(message.data);
+          if (message.reply) message.respond(encodeJson(reply));
+        });
+        chain = chain.catch((e) => this.log({ level: "warn", msg: "file events not applied", error: String(e) }));
+      },
+    });
+    return { close: () => subscription.unsubscribe() };
+  }
+
+  onReconnect(listener: () => void): Closeable {
+    this.reconnectListeners.add(listener);
+    return { close: () => this.reconnectListeners.delete(listener) };
+  }
+
+  async putRunner(entry: RunnerRegistryEntry): Promise<void> {
+    await this.kv.put(entry.id, encodeJson(entry));
+  }
+
+  async deleteRunner(id: string): Promise<void> {
+    await this.kv.delete(id);
+  }
+
+  /** Delivers the outbox (waiting up to timeoutMs, default 5 000), then drains the connection. Idempotent. */
+  close(timeoutMs = 5_000): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.outbox.size > 0 || this.flushing) {
+        this.kick();
+        await withTimeout(this.flushing, timeoutMs);
+      }
+      if (this.outbox.size > 0) {
+        this.log({ level: "warn", msg: "closing with undelivered diagnostics", pending: this.outbox.size });
+      }
+      this.closed = true;
+      this.wakeUp?.();
+      await withTimeout(
+        this.nc.drain().catch(() => undefined),
+        timeoutMs,
+      );
+      if (!this.nc.isClosed()) await this.nc.close();
+    })();
+    return this.closing;
+  }
+
+  private enqueue(subject: string, message: DiagnosticsMessage | null): void {
+    if (this.closed) return;
+    this.outbox.put(subject, { message, attempts: 0 });
+    this.kick();
+  }
+
+  private kick(): void {
+    this.flushing ??= this.flush().finally(() => {
+      this.flushing = undefined;
+    });
+  }
+
+  /** Delivers the outbox one message at a time (so a file's messages stay in order); on failure waits and retries. */
+  private async flush(): Promise<void> {
+    let retryMs = this.options.retryMs ?? 500;
+    while (!this.closed) {
+      const next = this.outbox.shift();
+      if (!next) return;
+      const [subject, item] = next;
+      this.inFlight = 1;
+      try {
+        if (!this.streamChecked) {
+          await ensureDiagnosticsStream(this.jsm);
+          this.streamChecked = true;
+        }
+        if (item.message) {
+          await this.js.publish(subject, encodeJson(item.message));
+        } else {
+          await this.jsm.streams.purge(DIAGNOSTICS_STREAM, { filter: subject });
+        }
+        retryMs = this.options.retryMs ?? 500;
+      } catch (error) {
+        if (this.connected) {
+          // Connected but refused: the stream may be gone (deleted, or a store lost): check it before retrying.
+          this.streamChecked = false;
+          item.attempts++;
+        }
+        if (item.attempts >= MAX_ATTEMPTS_WHILE_CONNECTED) {
+          this.log({
+            level: "error",
+            msg: "diagnostics dropped after repeated failures",
+            subject,
+            error: String(error),
+          });
+          continue;
+        }
+        this.outbox.restore(subject, item);
+        this.inFlight = 0;
+        await this.pause(retryMs);
+        retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+      } finally {
+        this.inFlight = 0;
+      }
+    }
+  }
+
+  /** Waits ms, or less when the connection comes back or the bus closes. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (this.wakeUp === done) this.wakeUp = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeUp = done;
+    });
+  }
+
+  private async followStatus(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === "disconnect") {
+        this.connected = false;
+        this.log({ level: "warn", msg: "NATS disconnected; diagnostics wait in the outbox" });
+      } else if (status.type === "reconnect") {
+        this.connected = true;
+        this.log({ level: "info", msg: "NATS reconnected", pending: this.outbox.size });
+        this.wakeUp?.();
+        this.kick();
+        for (const listener of this.reconnectListeners) listener();
+      }
+    }
+  }
+}
+
+/** Creates LSPMESH_DIAG, or brings an existing one to the contract's subjects and per-subject limit. */
+export async function ensureDiagnosticsStream(jsm: JetStreamManager): Promise<void> {
+  const info = await jsm.streams.info(DIAGNOSTICS_STREAM).catch(() => undefined);
+  if (!info) {
+    const config: Partial<StreamConfig> & { name: string } = {
+      name: DIAGNOSTICS_STREAM,
+      subjects: DIAGNOSTICS_STREAM_SUBJECTS,
+      max_msgs_per_subject: 1,
+    };
+    await jsm.streams.add(config);
+    return;
+  }
+  const subjects = info.config.subjects ?? [];
+  const covers = DIAGNOSTICS_STREAM_SUBJECTS.every((s: string) => subjects.includes(s));
+  if (!covers || info.config.max_msgs_per_subject !== 1) {
+    await jsm.streams.update(DIAGNOSTICS_STREAM, {
+      ...info.config,
+      subjects: [...new Set([...subjects, ...DIAGNOSTICS_STREAM_SUBJECTS])],
+      max_msgs_per_subject: 1,
+    });
+  }
+}
+
+/** Resolves when promise settles or after ms, whichever comes first (the timer does not outlive it). */
+async function withTimeout(promise: Promise<unknown> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,90 @@
+// The workspace watcher on a real folder tree: one watch per folder, skipped folders ignored,
+// new folders followed, changes classified, and flush() delivering what is pending.
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, test } from "vitest";
+import { DirectoryWatcher, type WatchedChange } from "../src/workspace/directoryWatcher.js";
+import { waitFor } from "./waitFor.js";
+
+let root: string;
+let watcher: DirectoryWatcher | undefined;
+let seen: WatchedChange[];
+
+beforeEach(async () => {
+  root = mkdtempSync(join(tmpdir(), "lspmesh-watch-"));
+  for (const dir of ["src/deep", "node_modules/pkg", ".git/objects", "dist"])
+    mkdirSync(join(root, dir), { recursive: true });
+  writeFileSync(join(root, "src/a.ts"), "a\n");
+  seen = [];
+  // A long debounce: only flush() delivers within the test, so nothing depends on timing.
+  watcher = await DirectoryWatcher.start({
+    root,
+    debounceMs: 60_000,
+    maxDelayMs: 60_000,
+    onChanges: (c) => void seen.push(...c),
+  });
+});
+
+afterEach(() => {
+  watcher?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const relative = (changes: WatchedChange[]) =>
+  changes.map((c) => `${c.kind} ${c.absolute.slice(root.length + 1)}`).sort();
+
+test("folders are watched one by one, without dependency, VCS and build folders", () => {
+  expect(watcher!.watchedDirectories).toBe(3); // root, src, src/deep
+});
+
+test("created, changed and deleted files are reported once flushed, skipped folders never", async () => {
+  writeFileSync(join(root, "src/deep/new.ts"), "new\n");
+  writeFileSync(join(root, "src/a.ts"), "a2\n");
+  writeFileSync(join(root, "node_modules/pkg/index.js"), "x\n");
+  writeFileSync(join(root, "dist/out.js"), "x\n");
+  await waitFor(
+    async () => {
+      await watcher!.flush();
+      return relative(seen);
+    },
+    (changes) => changes.includes("created src/deep/new.ts") && changes.includes("changed src/a.ts"),
+    "the two changes",
+  );
+  rmSync(join(root, "src/a.ts"));
+  await waitFor(
+    async () => {
+      await watcher!.flush();
+      return relative(seen);
+    },
+    (changes) => changes.includes("deleted src/a.ts"),
+    "the deletion",
+  );
+  expect(relative(seen).filter((c) => c.includes("node_modules") || c.includes("dist"))).toEqual([]);
+});
+
+test("a folder moved in is watched, and the files inside are reported as created", async () => {
+  const outside = mkdtempSync(join(tmpdir(), "lspmesh-watch-in-"));
+  mkdirSync(join(outside, "pkg/sub"), { recursive: true });
+  writeFileSync(join(outside, "pkg/sub/b.ts"), "b\n");
+  renameSync(join(outside, "pkg"), join(root, "src/pkg"));
+  rmSync(outside, { recursive: true, force: true });
+  await waitFor(
+    async () => {
+      await watcher!.flush();
+      return relative(seen);
+    },
+    (changes) => changes.includes("created src/pkg/sub/b.ts"),
+    "the moved folder's file",
+  );
+  expect(watcher!.watchedDirectories).toBe(5);
+  writeFileSync(join(root, "src/pkg/sub/c.ts"), "c\n");
+  await waitFor(
+    async () => {
+      await watcher!.flush();
+      return relative(seen);
+    },
+    (changes) => changes.includes("created src/pkg/sub/c.ts"),
+    "a file created in the moved folder",
+  );
+});

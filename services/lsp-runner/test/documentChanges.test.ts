@@ -1,0 +1,234 @@
+// Edits made outside the runner reach the language server: seen on disk by the workspace watcher,
+// or announced only through `lspmesh.fs.<tenant>.<workspace>` (a network volume, where inotify
+// does not see other machines' writes). Real nats-server, real typescript-language-server.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { decodeJson, encodeJson, type FileEventsReply, fileEventsSubject } from "@lspmesh/events";
+import { type NatsServer, startNatsServer } from "@lspmesh/events/testing";
+import { createClient, Runner, type ServiceClient } from "@lspmesh/proto";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
+import {
+  LanguageRegistry,
+  NatsEventBus,
+  type RunnerServer,
+  SingleWorkspaceLocator,
+  startRunnerServer,
+  typescriptLanguage,
+} from "../src/index.js";
+import { waitFor } from "./waitFor.js";
+
+const ws = { tenant: "local", workspace: "default" };
+const symbol = (file: string, name: string, lineHint = 0) => ({
+  file,
+  target: { case: "symbol" as const, value: { name, lineHint, occurrence: 0 } },
+});
+
+/** greeter.ts with one line more on top, and makeGreeting returning a number (line 15). */
+const GREETER_V2 = `// version 2: makeGreeting counts
+/** Something that can greet. */
+export interface Greeter {
+  greet(name: string): string;
+}
+
+/** Greets politely. */
+export class PoliteGreeter implements Greeter {
+  greet(name: string): string {
+    return \`Good day, \${name}\`;
+  }
+}
+
+/** Builds the greeting for a name. */
+export function makeGreeting(name: string): number {
+  return new PoliteGreeter().greet(name).length;
+}
+`;
+
+/** Back to a string, three lines lower than v2 (line 18). */
+const GREETER_V3 = GREETER_V2.replace("// version 2: makeGreeting counts\n", "// version 3\n//\n//\n//\n")
+  .replace("makeGreeting(name: string): number", "makeGreeting(name: string): string")
+  .replace("greet(name).length;", "greet(name);");
+
+let nats: NatsServer;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await nats?.close();
+});
+
+interface Harness {
+  fixture: FixtureWorkspace;
+  bus: NatsEventBus;
+  runner: RunnerServer;
+  client: ServiceClient<typeof Runner.method>;
+  close(): Promise<void>;
+}
+
+async function startHarness(options: { watchWorkspaces: boolean; languages?: LanguageRegistry }): Promise<Harness> {
+  const fixture = fixtureWorkspace("typescript-basic");
+  const bus = await NatsEventBus.connect({ servers: nats.url, reconnectWaitMs: 100 });
+  const runner = await startRunnerServer({
+    listen: "127.0.0.1:0",
+    locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
+    events: bus,
+    runnerId: `documents-${options.watchWorkspaces ? "watching" : "announced"}`,
+    watchWorkspaces: options.watchWorkspaces,
+    watchDebounceMs: 50,
+    languages: options.languages,
+  });
+  const client = createClient(Runner, runner.address);
+  return {
+    fixture,
+    bus,
+    runner,
+    client,
+    async close() {
+      client.close();
+      await runner.close();
+      await bus.close();
+      fixture[Symbol.dispose]();
+    },
+  };
+}
+
+const definitionLine = async (h: Harness) => {
+  const answer = await h.client.findDefinition({ workspace: ws, at: symbol("src/main.ts", "makeGreeting", 4) });
+  return answer.locations.map((l) => `${l.file}:${l.range?.start?.line}`);
+};
+
+const diagnosticsOf = async (h: Harness, files: string[]) => {
+  const answer = await h.client.diagnostics({ workspace: ws, files, waitMs: 15_000 });
+  return {
+    epoch: answer.epoch,
+    files: Object.fromEntries(
+      answer.files.map((f) => [
+        f.file,
+        {
+          fresh: f.fresh,
+          version: f.version,
+          codes: f.diagnostics.map((d) => `${d.code}@${d.range?.start?.line}:${d.range?.start?.column}`),
+        },
+      ]),
+    ),
+  };
+};
+
+describe("an edit made on disk, seen by the workspace watcher", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ watchWorkspaces: true });
+  });
+  afterAll(() => h?.close());
+
+  test("is reflected in the next definition and diagnostics calls, even in a file already open", async () => {
+    // greeter.ts open too: from now on the server reads it only from what the runner sends.
+    const before = await diagnosticsOf(h, ["src/broken.ts", "src/main.ts", "src/greeter.ts"]);
+    expect(before.files["src/broken.ts"]).toEqual({ fresh: true, version: 1, codes: ["2322@3:14"] });
+    expect(before.files["src/main.ts"]).toMatchObject({ fresh: true, codes: [] });
+    expect(before.files["src/greeter.ts"]).toEqual({ fresh: true, version: 1, codes: [] });
+    expect(await definitionLine(h)).toEqual(["src/greeter.ts:14"]);
+
+    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V2);
+
+    expect(await definitionLine(h)).toEqual(["src/greeter.ts:15"]);
+    const after = await diagnosticsOf(h, ["src/broken.ts", "src/main.ts"]);
+    // broken.ts did not change: its error is gone because greeter.ts now returns a number.
+    expect(after.files["src/broken.ts"]).toEqual({ fresh: true, version: 1, codes: [] });
+    // main.ts did not change either: `.length` of a number is a new error.
+    expect(after.files["src/main.ts"]).toMatchObject({ fresh: true, codes: ["2339@6:48"] });
+    expect(after.epoch).toBeGreaterThan(before.epoch);
+  });
+
+  test("diagnostics older than the content are never passed off as current", async () => {
+    // greeter.ts (now version 2) stays clean, and typescript-language-server publishes nothing
+    // for a clean file that stays clean: the only diagnostics held belong to version 1.
+    const answer = await h.client.diagnostics({ workspace: ws, files: ["src/greeter.ts"], waitMs: 500 });
+    expect(answer.files[0]).toMatchObject({ file: "src/greeter.ts", fresh: false, version: 1, diagnostics: [] });
+    expect(answer.status?.partial).toBe(true);
+    expect(answer.status?.note).toContain("no diagnostics newer than the current content of src/greeter.ts");
+  });
+});
+
+describe("an edit announced only through NATS (no local watcher, as on a network volume)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // tsserver leaves file watching to the client (useClientFileWatcher), so nothing but the
+    // runner's watched-files notifications tells it about files it has not opened.
+    const base = typescriptLanguage();
+    const init = base.initializationOptions as { tsserver: Record<string, unknown> };
+    const clientWatching = {
+      ...base,
+      initializationOptions: { ...init, tsserver: { ...init.tsserver, useClientFileWatcher: true } },
+    };
+    h = await startHarness({ watchWorkspaces: false, languages: new LanguageRegistry([clientWatching]) });
+  });
+  afterAll(() => h?.close());
+
+  const announce = async (file: string) => {
+    const reply = await nc.request(
+      fileEventsSubject(ws.tenant, ws.workspace),
+      encodeJson({
+        v: 1,
+        changes: [
+          { file, kind: "changed" },
+          { file: "../outside.ts", kind: "changed" },
+        ],
+      }),
+      { timeout: 15_000 },
+    );
+    return decodeJson<FileEventsReply>(reply.data);
+  };
+
+  test("is unseen until announced, then reflected in definition and diagnostics", async () => {
+    const before = await diagnosticsOf(h, ["src/broken.ts", "src/main.ts"]);
+    expect(before.files["src/broken.ts"]).toMatchObject({ fresh: true, codes: ["2322@3:14"] });
+    expect(await definitionLine(h)).toEqual(["src/greeter.ts:14"]);
+
+    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V2);
+    // Nothing watches the disk: the server still has the old greeter.ts.
+    expect(await definitionLine(h)).toEqual(["src/greeter.ts:14"]);
+
+    const reply = await announce("src/greeter.ts");
+    expect(reply).toMatchObject({ v: 1, runner: "documents-announced", applied: 1 });
+    expect(reply.refused).toEqual([
+      { file: "../outside.ts", reason: expect.stringContaining("outside the workspace") },
+    ]);
+
+    expect(await definitionLine(h)).toEqual(["src/greeter.ts:15"]);
+    const after = await diagnosticsOf(h, ["src/broken.ts", "src/main.ts"]);
+    expect(after.files["src/broken.ts"]).toEqual({ fresh: true, version: 1, codes: [] });
+    expect(after.files["src/main.ts"]).toMatchObject({ fresh: true, codes: ["2339@6:48"] });
+    expect(after.epoch).toBeGreaterThan(before.epoch);
+  });
+
+  test("an open document whose file changed is synced again when announced", async () => {
+    await h.client.documentSymbols({ workspace: ws, file: "src/greeter.ts" });
+    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V3);
+    expect(await definitionLine(h)).toEqual(["src/greeter.ts:15"]);
+    expect((await announce("src/greeter.ts")).applied).toBe(1);
+
+    expect(await definitionLine(h)).toEqual(["src/greeter.ts:18"]);
+    const after = await diagnosticsOf(h, ["src/main.ts", "src/broken.ts"]);
+    expect(after.files["src/main.ts"]).toMatchObject({ fresh: true, codes: [] });
+    expect(after.files["src/broken.ts"]).toMatchObject({ fresh: true, codes: ["2322@3:14"] });
+  });
+
+  test("after a NATS outage, open documents are synced again (announcements may have been missed)", async () => {
+    expect(await definitionLine(h)).toEqual(["src/greeter.ts:18"]);
+    await nats.stop();
+    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V2); // never announced
+    await nats.restart();
+    await waitFor(
+      () => definitionLine(h),
+      (lines) => lines[0] === "src/greeter.ts:15",
+      "greeter.ts synced again once the runner reconnected",
+    );
+  });
+});

@@ -1,0 +1,90 @@
+// Pull diagnostics (`textDocument/diagnostic`) against the real pyright, which registers them at
+// run time: answers belong to the current content and are published like pushed ones. Runs on
+// the in-process event bus, as single-machine mode does.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient, Runner, type ServiceClient } from "@lspmesh/proto";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import {
+  InProcessEventBus,
+  LanguageRegistry,
+  type LanguageServerConfig,
+  type RunnerServer,
+  SingleWorkspaceLocator,
+  startRunnerServer,
+} from "../src/index.js";
+import { waitFor } from "./waitFor.js";
+
+const require = createRequire(import.meta.url);
+const pyright: LanguageServerConfig = {
+  id: "python",
+  extensions: { ".py": "python" },
+  command: process.execPath,
+  args: [require.resolve("pyright/langserver.index.js"), "--stdio"],
+  settings: { python: { analysis: { diagnosticMode: "openFilesOnly" } } },
+};
+const ws = { tenant: "local", workspace: "default" };
+const BROKEN = 'def greet(name: str) -> str:\n    return "hi " + name\n\n\ncount: int = greet("x")\n';
+
+let dir: string;
+let bus: InProcessEventBus;
+let runner: RunnerServer;
+let client: ServiceClient<typeof Runner.method>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "lspmesh-pull-"));
+  mkdirSync(join(dir, "pkg"));
+  writeFileSync(join(dir, "pkg/app.py"), BROKEN);
+  bus = new InProcessEventBus();
+  runner = await startRunnerServer({
+    listen: "127.0.0.1:0",
+    locator: new SingleWorkspaceLocator(dir, ws.tenant, ws.workspace),
+    languages: new LanguageRegistry([pyright]),
+    events: bus,
+  });
+  client = createClient(Runner, runner.address);
+});
+
+afterAll(async () => {
+  client?.close();
+  await runner?.close();
+  await bus?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("pyright's diagnostics are pulled for the current content, before and after an edit", async () => {
+  const first = await client.diagnostics({ workspace: ws, files: ["pkg/app.py"], waitMs: 20_000 });
+  expect(first.files[0]).toMatchObject({ fresh: true, version: 1 });
+  expect(first.files[0]?.diagnostics.map((d) => [d.code, d.range?.start?.line, d.range?.start?.column])).toEqual([
+    ["reportAssignmentType", 5, 14],
+  ]);
+  const [session] = await runner.sessions.sessionsOf(ws.tenant, ws.workspace);
+  expect(session?.pullsDiagnostics).toBe(true);
+
+  writeFileSync(join(dir, "pkg/app.py"), BROKEN.replace("count: int", "count: str"));
+  const fixed = await client.diagnostics({ workspace: ws, files: ["pkg/app.py"], waitMs: 20_000 });
+  expect(fixed.files[0]).toMatchObject({ fresh: true, version: 2, diagnostics: [] });
+
+  // Published like pushed diagnostics: the latest per file, for the version they belong to.
+  expect(bus.latestDiagnostics()).toMatchObject([
+    {
+      file: "pkg/app.py",
+      language: "python",
+      version: 2,
+      contentSha256: fixed.files[0]?.contentSha256,
+      diagnostics: [],
+    },
+  ]);
+});
+
+test("after a change on disk, pulled diagnostics are refreshed and published without a query", async () => {
+  writeFileSync(join(dir, "pkg/app.py"), BROKEN.replace("count: int", "count: float"));
+  const published = await waitFor(
+    () => bus.latestDiagnostics()[0],
+    (message) => message?.version === 3,
+    "diagnostics of version 3 on the bus",
+  );
+  expect(published?.diagnostics.map((d) => [d.code, d.range.start.line])).toEqual([["reportAssignmentType", 5]]);
+});

@@ -1,0 +1,207 @@
+// The runner as a service on a real nats-server with the real typescript-language-server:
+// registry entry with heartbeat, status events, diagnostics on the JetStream stream, the retry
+// queue while NATS is away, and a clean close.
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  DIAGNOSTICS_STREAM,
+  decodeJson,
+  diagnosticsSubject,
+  isLive,
+  RUNNER_REGISTRY_BUCKET,
+  type RunnerRegistryEntry,
+  type StatusMessage,
+  statusWildcard,
+} from "@lspmesh/events";
+import { type NatsServer, startNatsServer } from "@lspmesh/events/testing";
+import { createClient, Runner, type ServiceClient } from "@lspmesh/proto";
+import { type JetStreamManager, jetstreamManager } from "@nats-io/jetstream";
+import { type KV, Kvm } from "@nats-io/kv";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
+import { NatsEventBus, type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
+import { storedDiagnostics } from "./natsTesting.js";
+import { waitFor } from "./waitFor.js";
+
+const ws = { tenant: "local", workspace: "default" };
+const RUNNER_ID = "runner-service-test";
+const HEARTBEAT_MS = 200;
+
+let nats: NatsServer;
+let nc: NatsConnection;
+let jsm: JetStreamManager;
+let fixture: FixtureWorkspace;
+let bus: NatsEventBus;
+let runner: RunnerServer;
+let client: ServiceClient<typeof Runner.method>;
+const statuses: StatusMessage[] = [];
+
+const sha256 = (file: string) =>
+  createHash("sha256")
+    .update(readFileSync(join(fixture.dir, file), "utf8"))
+    .digest("hex");
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  // The observer reconnects forever: the NATS server is stopped and restarted below.
+  nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  jsm = await jetstreamManager(nc);
+  nc.subscribe(statusWildcard(), {
+    callback: (_error, message) => {
+      statuses.push(decodeJson<StatusMessage>(message.data));
+    },
+  });
+  await nc.flush();
+  fixture = fixtureWorkspace("typescript-basic");
+  bus = await NatsEventBus.connect({ servers: nats.url, name: RUNNER_ID, timeoutMs: 1_000, reconnectWaitMs: 100 });
+  runner = await startRunnerServer({
+    listen: "127.0.0.1:0",
+    locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
+    events: bus,
+    runnerId: RUNNER_ID,
+    advertiseAddress: "runner-0.runners:7421",
+    pool: "typescript",
+    heartbeatMs: HEARTBEAT_MS,
+  });
+  client = createClient(Runner, runner.address);
+});
+
+afterAll(async () => {
+  client?.close();
+  await runner?.close();
+  await bus?.close();
+  await nc?.close();
+  await nats?.close();
+  fixture?.[Symbol.dispose]();
+});
+
+const registry = async (): Promise<KV> => new Kvm(nc).open(RUNNER_REGISTRY_BUCKET);
+const entryOf = async (kv: KV) => {
+  const entry = await kv.get(RUNNER_ID);
+  return entry?.operation === "PUT" ? decodeJson<RunnerRegistryEntry>(entry.value) : undefined;
+};
+
+test("the runner registers in lspmesh-runners and refreshes its entry every heartbeat", async () => {
+  const kv = await registry();
+  const first = await waitFor(() => entryOf(kv), Boolean, "a registry entry");
+  expect(first).toMatchObject({
+    v: 1,
+    id: RUNNER_ID,
+    address: "runner-0.runners:7421",
+    // Installed servers only: typescript and python come with npm ci; others where installed.
+    languages: expect.arrayContaining(["typescript", "python"]),
+    pool: "typescript",
+    heartbeatMs: HEARTBEAT_MS,
+  });
+  expect(first?.tenants).toBeUndefined();
+  expect(isLive(first!)).toBe(true);
+  const refreshed = await waitFor(
+    () => entryOf(kv),
+    (e) => (e?.updatedAt ?? 0) > first!.updatedAt,
+    "a refreshed entry",
+  );
+  expect(isLive(refreshed!)).toBe(true);
+});
+
+test("diagnostics are published to LSPMESH_DIAG under the file's subject, with version, hash and epoch", async () => {
+  const answer = await client.diagnostics({ workspace: ws, files: ["src/broken.ts"], waitMs: 15_000 });
+  expect(answer.files[0]).toMatchObject({ fresh: true, version: 1 });
+
+  const stream = await jsm.streams.info(DIAGNOSTICS_STREAM);
+  expect(stream.config.subjects).toEqual(["lspmesh.diag.>"]);
+  expect(stream.config.max_msgs_per_subject).toBe(1);
+
+  const stored = await waitFor(
+    () => storedDiagnostics(jsm, ws.tenant, ws.workspace, "src/broken.ts"),
+    (s) => s?.message.version === 1,
+    "broken.ts diagnostics on the stream",
+  );
+  expect(stored?.subject).toBe(diagnosticsSubject(ws.tenant, ws.workspace, "src/broken.ts"));
+  expect(stored?.message).toMatchObject({
+    v: 1,
+    tenant: "local",
+    workspace: "default",
+    file: "src/broken.ts",
+    language: "typescript",
+    version: 1,
+    contentSha256: sha256("src/broken.ts"),
+    diagnostics: [
+      {
+        range: { start: { line: 3, column: 14 } },
+        severity: 1,
+        code: "2322",
+        source: "typescript",
+        message: expect.stringContaining("not assignable to type 'number'"),
+      },
+    ],
+  });
+  expect(stored!.message.epoch).toBeGreaterThan(0);
+  expect(stored!.message.epoch).toBeLessThanOrEqual(Number(answer.epoch));
+});
+
+test("status events follow the session: starting, then ready, from this runner", async () => {
+  const seen = await waitFor(
+    () => statuses.filter((s) => s.runner === RUNNER_ID).map((s) => s.state),
+    (states) => states.includes("ready"),
+    "a ready status event",
+  );
+  expect(seen[0]).toBe("starting");
+  expect(statuses[0]).toMatchObject({ v: 1, tenant: "local", workspace: "default", language: "typescript" });
+  const kv = await registry();
+  await waitFor(
+    () => entryOf(kv),
+    (e) => e?.load === 1,
+    "load 1 in the registry",
+  );
+});
+
+test("while NATS is away, new diagnostics wait in the retry queue and are delivered when it is back", async () => {
+  await nats.stop();
+  writeFileSync(join(fixture.dir, "src/broken.ts"), 'export const flag: boolean = "no";\n');
+
+  // The runner keeps answering without NATS.
+  const answer = await client.diagnostics({ workspace: ws, files: ["src/broken.ts"], waitMs: 15_000 });
+  expect(answer.files[0]).toMatchObject({ fresh: true, version: 2 });
+  expect(answer.files[0]?.diagnostics.map((d) => [d.code, d.range?.start?.line])).toEqual([["2322", 1]]);
+  expect(bus.pendingDiagnostics).toBeGreaterThan(0);
+
+  await nats.restart();
+  const stored = await waitFor(
+    () => storedDiagnostics(jsm, ws.tenant, ws.workspace, "src/broken.ts"),
+    (s) => s?.message.version === 2,
+    "the queued diagnostics on the stream after NATS came back",
+  );
+  expect(stored?.message).toMatchObject({
+    version: 2,
+    contentSha256: sha256("src/broken.ts"),
+    diagnostics: [{ code: "2322", range: { start: { line: 1, column: 14 } } }],
+  });
+  expect(stored!.message.epoch).toBeGreaterThan(0);
+  await waitFor(
+    () => bus.pendingDiagnostics,
+    (n) => n === 0,
+    "an empty retry queue",
+  );
+  // The heartbeat resumes too.
+  const kv = await registry();
+  await waitFor(
+    () => entryOf(kv),
+    (e) => e !== undefined && isLive(e),
+    "a live entry after the outage",
+  );
+});
+
+test("a clean close removes the registry entry and reports the session stopped", async () => {
+  const pids = await runner.sessions.pids();
+  await runner.close();
+  const kv = await registry();
+  expect(await entryOf(kv)).toBeUndefined();
+  await waitFor(
+    () => statuses.filter((s) => s.runner === RUNNER_ID).at(-1)?.state,
+    (state) => state === "stopped",
+    "a stopped status event",
+  );
+  for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+});
