@@ -19,10 +19,13 @@ const SKIPPED_DIRECTORIES = new Set([
   ".next",
 ]);
 
-/** Workspace-relative POSIX paths of files whose extension is in `extensions`, at most `limit`. */
+/**
+ * Workspace-relative POSIX paths of files whose extension is in `extensions` (every file when
+ * undefined), at most `limit`.
+ */
 export async function listSourceFiles(
   root: string,
-  extensions: ReadonlySet<string>,
+  extensions: ReadonlySet<string> | undefined,
   limit: number,
 ): Promise<{ files: string[]; truncated: boolean }> {
   const files: string[] = [];
@@ -35,7 +38,7 @@ export async function listSourceFiles(
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRECTORIES.has(entry.name) && !entry.name.startsWith(".")) pending.push(path);
-      } else if (entry.isFile() && extensions.has(extname(entry.name).toLowerCase())) {
+      } else if (entry.isFile() && (!extensions || extensions.has(extname(entry.name).toLowerCase()))) {
         if (files.length >= limit) return { files, truncated: true };
         files.push(relative(root, path).split(sep).join("/"));
       }
