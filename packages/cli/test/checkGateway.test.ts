@@ -1,5 +1,11 @@
-// The same check run embedded and through a gateway (`lspmesh serve` as a child process, then
-// `check --gateway`) gives the same report.
+// The same check run embedded and through a gateway gives the same report: `lspmesh serve` as a
+// child process for a plain check, and a gateway with a runner serving two workspaces (head and
+// base checkouts on a volume) for a check against a base.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { GatewayError, type RunningGateway, StaticRunnerRouter, startGateway } from "@lspmesh/gateway";
+import { type RunnerServer, startRunnerServer, VolumeWorkspaceLocator } from "@lspmesh/lsp-runner";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { descendantPids, isRunning, type ServeProcess, startServe } from "../../../test/e2e/src/serveProcess.js";
 import type { CheckReport } from "../src/check/report.js";
@@ -49,3 +55,49 @@ test("the gateway's language servers stop with it", async () => {
   expect(code).toBe(0);
   expect(servers.filter(isRunning)).toEqual([]);
 }, 60_000);
+
+test("against a base: embedded and gateway (--base-workspace) reports are equal", async () => {
+  // A volume as runners see it: <root>/<tenant>/<workspace>, the head checkout and an export of main.
+  const volume = join(repo.outside, "volume");
+  mkdirSync(join(volume, "acme"), { recursive: true });
+  symlinkSync(repo.dir, join(volume, "acme", "head"));
+  const baseDir = join(volume, "acme", "main");
+  mkdirSync(baseDir);
+  execFileSync("sh", ["-c", `git archive main | tar -x -C '${baseDir}'`], { cwd: repo.dir });
+
+  let runner: RunnerServer | undefined;
+  let gateway: RunningGateway | undefined;
+  try {
+    runner = await startRunnerServer({ listen: "127.0.0.1:0", locator: new VolumeWorkspaceLocator(volume) });
+    gateway = await startGateway({
+      host: "127.0.0.1",
+      port: 0,
+      router: new StaticRunnerRouter(runner.address),
+      workspaces: {
+        async resolve(requested) {
+          if (requested !== "head" && requested !== "main") throw new GatewayError("NOT_FOUND", "unknown workspace");
+          return { tenant: "acme", workspace: requested };
+        },
+      },
+    });
+    const args = ["check", "--changed-since", "main", "--base", "main", "--format", "json"];
+    const viaGateway = await runCli(
+      [...args, "--gateway", gateway.url, "--workspace", "head", "--base-workspace", "main"],
+      {
+        cwd: repo.dir,
+      },
+    );
+    const embedded = await runCli(args, { cwd: repo.dir });
+    expect(viaGateway.stderr).toBe("");
+    const gatewayReport = JSON.parse(viaGateway.stdout) as CheckReport;
+    const embeddedReport = JSON.parse(embedded.stdout) as CheckReport;
+    expect({ ...gatewayReport, mode: "-" }).toEqual({ ...embeddedReport, mode: "-" });
+    expect(embeddedReport.counts.new.error).toBe(2);
+    expect(embeddedReport.counts.fixed.error).toBe(1);
+    expect(embeddedReport.counts.unchanged.error).toBe(3);
+    expect([viaGateway.code, embedded.code]).toEqual([1, 1]);
+  } finally {
+    await gateway?.close();
+    await runner?.close();
+  }
+}, 180_000);

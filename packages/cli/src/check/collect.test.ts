@@ -105,6 +105,14 @@ describe("collecting diagnostics", () => {
     await expect(collectDiagnostics(source, ["a.ts"], { deadline: soon() })).rejects.toThrow(CheckError);
   });
 
+  test("an unavailable source is asked a few times, then the check stops", async () => {
+    const source = new FakeSource({ local: true, failWith: "UNAVAILABLE" });
+    await expect(collectDiagnostics(source, ["a.ts"], { deadline: soon() })).rejects.toThrow(
+      /fake: the server crashed/,
+    );
+    expect(source.calls).toHaveLength(4);
+  });
+
   test("progress counts finished files", async () => {
     const seen: number[] = [];
     await collectDiagnostics(new FakeSource({ local: true }), ["a.ts", "b.ts", "c.md"], {

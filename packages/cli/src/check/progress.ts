@@ -17,7 +17,7 @@ export function progressLine(stream: NodeJS.WriteStream = process.stderr): Progr
       const now = Date.now();
       if (now - last < REDRAW_MS) return;
       last = now;
-      const width = Math.max(20, (stream.columns ?? 80) - 1);
+      const width = Math.max(20, (stream.columns || 80) - 1);
       stream.write(`\r\x1b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
       shown = true;
     },
