@@ -78,7 +78,7 @@ describe("introduced vs existing, against a base commit", () => {
     expect(report.base?.commit).toBe(repo.git("rev-parse", "main").trim());
   });
 
-  test("only changed files are checked: untouched and deleted files are not; a file with no language server is skipped, not dropped", () => {
+  test("only changed files are checked: untouched and deleted files are not; files no server may or can check are skipped, not dropped", () => {
     expect(report.files.map((f) => f.file)).toEqual([
       "src/emoji.ts",
       "src/existing.ts",
@@ -89,7 +89,11 @@ describe("introduced vs existing, against a base commit", () => {
     ]);
     expect(report.skipped).toEqual([
       { file: "README.md", reason: "no language server is configured for this file type" },
+      { file: "src/dangling.ts", reason: "not a regular file here (a folder, a submodule or a dangling link)" },
+      { file: "src/outside.ts", reason: expect.stringMatching(/'src\/outside\.ts' is outside the workspace/) },
     ]);
+    // Nothing of the file the outside link points at (it has an error) appears anywhere.
+    expect(JSON.stringify(report)).not.toContain("not yours");
     expect(report.incomplete).toEqual([]);
   });
 

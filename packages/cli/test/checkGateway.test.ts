@@ -39,7 +39,7 @@ test("embedded and gateway reports are equal, in JSON and in text, with the same
   // Not trivially equal: the changed files and their errors are there.
   expect(embeddedReport.files.map((f) => f.file)).toContain("src/introduced.ts");
   expect(embeddedReport.counts.new.error).toBe(5);
-  expect(embeddedReport.skipped.map((s) => s.file)).toEqual(["README.md"]);
+  expect(embeddedReport.skipped.map((s) => s.file)).toEqual(["README.md", "src/dangling.ts", "src/outside.ts"]);
   expect([viaGateway.code, embedded.code]).toEqual([1, 1]);
 
   const gatewayText = await runCli([...args, "--gateway", serve.url.href], { cwd: repo.dir });

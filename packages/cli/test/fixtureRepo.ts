@@ -1,7 +1,7 @@
 // A git repository built by the test: a base commit on `main` and a head commit on `feature`
 // (checked out), with fixed author, committer and dates so that commit ids are the same on every run.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -56,8 +56,8 @@ export const BASE_FILES: Record<string, string> = {
   "src/deleted.ts": 'export const gone: number = "gone";\n',
 };
 
-/** What the head commit changes. */
-export const HEAD_CHANGES: Record<string, string | null> = {
+/** What the head commit changes: new text, a symbolic link, or null to delete. */
+export const HEAD_CHANGES: Record<string, string | { link: string } | null> = {
   "README.md": "# fixture\n\nNow with more words.\n",
   "src/existing.ts": `${BASE_FILES["src/existing.ts"]}export const extra = greet("x");\n`,
   "src/shifted.ts": [
@@ -73,6 +73,9 @@ export const HEAD_CHANGES: Record<string, string | null> = {
   // Emoji before the error: code-point column 41, UTF-16 column 43.
   "src/emoji.ts": 'export const party = "🎉🎉"; export const n: number = party;\n',
   "src/deleted.ts": null,
+  // Links git tracks: one to nothing, one out of the repository (to a file with an error).
+  "src/dangling.ts": { link: "no-such-file.ts" },
+  "src/outside.ts": { link: "../../outside/secret.ts" },
 };
 
 export function fixtureRepo(): FixtureRepo {
@@ -83,16 +86,18 @@ export function fixtureRepo(): FixtureRepo {
   mkdirSync(outside);
   const git = (...args: string[]) =>
     execFileSync("git", args, { cwd: dir, env: { ...process.env, ...GIT_ENV }, encoding: "utf8" });
-  const write = (files: Record<string, string | null>) => {
-    for (const [path, text] of Object.entries(files)) {
-      if (text === null) {
+  const write = (files: Record<string, string | { link: string } | null>) => {
+    for (const [path, content] of Object.entries(files)) {
+      if (content === null) {
         rmSync(join(dir, path));
         continue;
       }
       mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
+      if (typeof content === "string") writeFileSync(join(dir, path), content);
+      else symlinkSync(content.link, join(dir, path));
     }
   };
+  writeFileSync(join(outside, "secret.ts"), 'export const secret: number = "not yours";\n');
   git("init", "--quiet", "--initial-branch=main");
   write(BASE_FILES);
   git("add", "--all");

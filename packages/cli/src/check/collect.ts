@@ -205,10 +205,10 @@ function fileErrorOutcome(error: SourceError): FileOutcome {
     case "NO_LANGUAGE_SERVER":
       return { kind: "skipped", reason: NO_LANGUAGE_SERVER_REASON };
     case "NOT_FOUND":
-    case "OUTSIDE_WORKSPACE":
       return { kind: "missing", reason: error.message };
     default:
-      // FILE_TOO_LARGE, INVALID_ARGUMENT (a binary file): nothing a language server can check.
+      // OUTSIDE_WORKSPACE (a link out of the checkout), FILE_TOO_LARGE, INVALID_ARGUMENT (a binary
+      // file): nothing a language server may or can check.
       return { kind: "skipped", reason: error.message };
   }
 }

@@ -125,7 +125,10 @@ export async function runCheck(options: CheckOptions, io: CheckIo): Promise<Chec
     const keep = (findings: Finding[]) =>
       options.includeHints ? findings : findings.filter((f) => f.severity !== "hint");
     const checked: CheckedFile[] = [];
-    const skipped: SkippedFile[] = [];
+    const skipped: SkippedFile[] = targets.notFiles.map((file) => ({
+      file,
+      reason: "not a regular file here (a folder, a submodule or a dangling link)",
+    }));
     const incomplete: IncompleteFile[] = [];
     const missing: string[] = [];
     for (const file of targets.files) {

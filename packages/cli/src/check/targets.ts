@@ -1,6 +1,7 @@
 // Which files a check looks at: named ones (--files, or - for a list on stdin), the files changed
 // since a git ref (--changed-since), or the whole workspace. Paths become workspace-relative POSIX
 // paths; renames are remembered so that a renamed file is compared with its old self.
+import { stat } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { listSourceFiles } from "@lspmesh/lsp-runner";
 import { UsageError } from "../usage.js";
@@ -9,6 +10,8 @@ import type { Git } from "./git.js";
 export interface Targets {
   kind: "files" | "changed" | "workspace";
   files: string[];
+  /** Paths git lists that are no regular file here (submodules, links to folders, dangling links). */
+  notFiles: string[];
   /** Head path → base path, for files git saw renamed (or copied) since the base. */
   renames: Map<string, string>;
 }
@@ -54,7 +57,23 @@ export async function selectTargets(
       if (change.baseFile) renames.set(change.file, change.baseFile);
     }
   }
-  return { kind, files: [...new Set(files)].sort(), renames };
+  const unique = [...new Set(files)].sort();
+  if (kind === "files") return { kind, files: unique, notFiles: [], renames };
+  // What git lists is on this disk: anything that is not a regular file is not source to check.
+  const regular = await Promise.all(
+    unique.map((file) =>
+      stat(join(request.dir, file)).then(
+        (info) => info.isFile(),
+        () => false,
+      ),
+    ),
+  );
+  return {
+    kind,
+    files: unique.filter((_, index) => regular[index]),
+    notFiles: unique.filter((_, index) => !regular[index]),
+    renames,
+  };
 }
 
 /** One path per line; blank lines and surrounding spaces ignored (file lists from other tools). */
