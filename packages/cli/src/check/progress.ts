@@ -1,5 +1,6 @@
-// A one-line progress display on stderr, redrawn in place, only when stderr is a terminal (CI logs
-// and pipes get nothing). Redraws at most every 100 ms; done() erases it.
+// Terminal niceties: a one-line progress display on stderr, redrawn in place, only when stderr is a
+// terminal (CI logs and pipes get nothing; redrawn at most every 100 ms; done() erases it), and
+// whether to colour the text report.
 
 export interface Progress {
   update(line: string): void;
@@ -26,4 +27,9 @@ export function progressLine(stream: NodeJS.WriteStream = process.stderr): Progr
       shown = false;
     },
   };
+}
+
+/** Colour for a stream: only a terminal, and never when NO_COLOR is set to anything (no-color.org). */
+export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return Boolean(stream.isTTY) && !env.NO_COLOR;
 }

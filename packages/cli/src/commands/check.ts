@@ -8,7 +8,7 @@ import { text } from "node:stream/consumers";
 import { Cleanup } from "../check/cleanup.js";
 import { render } from "../check/formats/index.js";
 import { parseCheckArgs } from "../check/options.js";
-import { progressLine } from "../check/progress.js";
+import { progressLine, wantsColor } from "../check/progress.js";
 import { runCheck } from "../check/runCheck.js";
 import { CheckError } from "../check/source.js";
 import { closeOnSignals } from "../shutdown.js";
@@ -78,7 +78,7 @@ async function check(args: string[]): Promise<number> {
       log: process.env.LSPMESH_LOG_LEVEL === "debug" ? (line) => process.stderr.write(`${line}\n`) : undefined,
       toolVersion: VERSION,
     });
-    const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+    const color = wantsColor(process.stdout, process.env);
     for (const { format, file } of options.reports) {
       await writeFile(file, render(format, report, { color: false, pathPrefix })).catch((error: Error) => {
         throw new CheckError(`cannot write the ${format} report to ${file}: ${error.message}`);

@@ -21,20 +21,28 @@ keeps printing each file's diagnostics whenever they change, until Ctrl-C.
   --workspace W      workspace id (default default)
   --format FORMAT    text (default), or json: one DiagnosticsMessage per line`;
 
+function parseFlags(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        watch: { type: "boolean", short: "w" },
+        nats: { type: "string" },
+        "nats-creds": { type: "string" },
+        tenant: { type: "string" },
+        workspace: { type: "string" },
+        format: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 export async function runDiagnosticsCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      watch: { type: "boolean", short: "w" },
-      nats: { type: "string" },
-      "nats-creds": { type: "string" },
-      tenant: { type: "string" },
-      workspace: { type: "string" },
-      format: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  const { values, positionals } = parseFlags(args);
   if (values.help) {
     console.log(HELP);
     return;
