@@ -1,5 +1,7 @@
 // Entry of the `lspmesh` command: picks the subcommand; each command module is its own
 // composition root.
+import { runCheckCommand } from "./commands/check.js";
+import { runDiagnosticsCommand } from "./commands/diagnostics.js";
 import { runGatewayCommand } from "./commands/gateway.js";
 import { runRunnerCommand } from "./commands/runner.js";
 import { runServeCommand } from "./commands/serve.js";
@@ -13,6 +15,9 @@ commands:
                   --languages FILE (JSON overriding or adding language servers; see docs/languages.md)
   gateway       run the MCP gateway (LSPMESH_* environment; see docs/operations.md)
   runner        run a language-server runner (LSPMESH_* environment; see docs/operations.md)
+  check         diagnostics for CI: changed files or the workspace, new vs a base, with an exit code
+                  (text, json, sarif, github, codequality, summary-md; see docs/ci.md)
+  diagnostics   a workspace's diagnostics from NATS, as they change (--watch)
 
 Run \`lspmesh <command> --help\` for a command's options.`;
 
@@ -20,6 +25,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   serve: runServeCommand,
   gateway: runGatewayCommand,
   runner: runRunnerCommand,
+  check: runCheckCommand,
+  diagnostics: runDiagnosticsCommand,
 };
 
 const [command, ...args] = process.argv.slice(2);

@@ -12,4 +12,5 @@ export { type LifecycleEvent, SessionManager, type SessionManagerOptions } from 
 export { DEFAULT_SESSION_POLICY, type SessionPolicy, type SessionPolicyOverrides } from "./lsp/sessionPolicy.js";
 export { type RunnerServer, type RunnerServerOptions, startRunnerServer } from "./runnerServer.js";
 export { parseWarmUpList, type WarmUpEntry } from "./sessionWarmUp.js";
+export { listSourceFiles } from "./workspace/sourceFiles.js";
 export { SingleWorkspaceLocator, VolumeWorkspaceLocator, type WorkspaceLocator } from "./workspace/workspaceLocator.js";

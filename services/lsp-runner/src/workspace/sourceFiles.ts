@@ -20,10 +20,13 @@ export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
   ".next",
 ]);
 
-/** Workspace-relative POSIX paths of files whose extension is in `extensions`, at most `limit`. */
+/**
+ * Workspace-relative POSIX paths of files whose extension is in `extensions` (every file when
+ * undefined), at most `limit`.
+ */
 export async function listSourceFiles(
   root: string,
-  extensions: ReadonlySet<string>,
+  extensions: ReadonlySet<string> | undefined,
   limit: number,
 ): Promise<{ files: string[]; truncated: boolean }> {
   const files: string[] = [];
@@ -36,7 +39,7 @@ export async function listSourceFiles(
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!isSkippedDirectory(entry.name)) pending.push(path);
-      } else if (entry.isFile() && extensions.has(extname(entry.name).toLowerCase())) {
+      } else if (entry.isFile() && (!extensions || extensions.has(extname(entry.name).toLowerCase()))) {
         if (files.length >= limit) return { files, truncated: true };
         files.push(relative(root, path).split(sep).join("/"));
       }
