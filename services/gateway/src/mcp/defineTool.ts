@@ -1,4 +1,4 @@
-// Declares a read-only tool once (schemas, description, body) and registers it on an McpServer.
+// Declares a tool once (schemas, description, annotations, body) and registers it on an McpServer.
 import type { McpServer, StandardSchemaWithJSON, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { GatewayError } from "../errors.js";
@@ -17,27 +17,44 @@ export interface ToolDefinition<Input extends z.ZodObject, Output extends z.ZodO
   description: string;
   input: Input;
   output: Output;
+  /** Hints for clients; default read-only (readOnlyHint, idempotentHint, not destructive). */
+  annotations?: ToolAnnotations;
+  /** True when these arguments make the call write files (lsp:write, no retry, audit). Default: never. */
+  writes?: (args: z.output<Input>) => boolean;
   run(args: z.output<Input>, call: ToolCall): Promise<ToolAnswer<z.output<Output>>>;
 }
 
 /** A tool ready to be registered on a fresh McpServer (one per request in stateless serving). */
 export interface GatewayTool {
   readonly name: string;
+  readonly annotations: ToolAnnotations;
   register(server: McpServer, deps: ToolDeps): void;
+  /** Validated arguments → true when the call would write files. Throws INVALID_ARGUMENT. */
+  writes(rawArgs: unknown): boolean;
+  /** Runs the body inside an existing call (batch); throws GatewayError / gRPC errors. */
+  invoke(rawArgs: unknown, call: ToolCall): Promise<ToolAnswer<unknown>>;
 }
 
-const READ_ONLY: ToolAnnotations = {
+export const READ_ONLY: ToolAnnotations = {
   readOnlyHint: true,
   idempotentHint: true,
   destructiveHint: false,
   openWorldHint: false,
 };
 
+/** Tools that edit files when asked to (apply): not read-only, destructive (they overwrite content). */
+export function writingAnnotations(idempotent: boolean): ToolAnnotations {
+  return { readOnlyHint: false, destructiveHint: true, idempotentHint: idempotent, openWorldHint: false };
+}
+
 export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(
   definition: ToolDefinition<Input, Output>,
 ): GatewayTool {
+  const annotations = definition.annotations ?? READ_ONLY;
+  const writes = (args: z.output<Input>) => definition.writes?.(args) ?? false;
   return {
     name: definition.name,
+    annotations,
     register(server, deps) {
       server.registerTool(
         definition.name,
@@ -46,15 +63,33 @@ export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject
           description: definition.description,
           inputSchema: advertisedOnly(definition.input),
           outputSchema: definition.output,
-          annotations: READ_ONLY,
+          annotations,
         },
-        (rawArgs, ctx) =>
-          runTool(deps, ctx, definition.name, async (call) => {
-            const answer = await definition.run(parseArguments(definition.input, rawArgs), call);
-            return { content: [{ type: "text", text: answer.text }], structuredContent: answer.structured };
-          }),
+        async (rawArgs, ctx) => {
+          let args: z.output<Input>;
+          try {
+            args = parseArguments(definition.input, rawArgs);
+          } catch (error) {
+            // Still one logged, counted call (and subject to limits) with the coded error.
+            return runTool(deps, ctx, definition.name, async () => {
+              throw error;
+            });
+          }
+          return runTool(
+            deps,
+            ctx,
+            definition.name,
+            async (call) => {
+              const answer = await definition.run(args, call);
+              return { content: [{ type: "text", text: answer.text }], structuredContent: answer.structured };
+            },
+            { write: writes(args) },
+          );
+        },
       );
     },
+    writes: (rawArgs) => writes(parseArguments(definition.input, rawArgs)),
+    invoke: (rawArgs, call) => definition.run(parseArguments(definition.input, rawArgs), call),
   };
 }
 

@@ -1,6 +1,7 @@
 // find_references: every place that refers to the symbol at a position.
 import type { ReferencesAnswer } from "@lspmesh/proto";
 import { z } from "zod";
+import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, describeTarget, emptyAnswerText, lines, locationText, statusHeader } from "../text.js";
 import {
@@ -68,10 +69,12 @@ export const findReferencesTool = defineTool({
   output,
   async run(args, call) {
     const at = positionFrom(args);
-    const { workspace, runner } = await call.target(args.workspace);
-    const answer = await runner.findReferences(
-      { workspace, at, includeDeclaration: args.include_declaration, limit: args.limit },
-      call.runnerOptions(),
+    const workspace = await call.workspace(args.workspace);
+    const answer = await call.send(workspace, languageOfFile(at.file), (runner, options) =>
+      runner.findReferences(
+        { workspace, at, includeDeclaration: args.include_declaration, limit: args.limit },
+        options,
+      ),
     );
     return referencesAnswer(answer, at);
   },

@@ -167,3 +167,50 @@ export function symbolKindName(kind: SymbolKind): string {
   if (kind === SymbolKind.UNSPECIFIED) return "symbol";
   return (SymbolKind[kind] ?? "symbol").toLowerCase();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Workspace-wide answers from several language servers (one per language's runner)
+
+/** Least ready first: the merged answer reports the state that limits it most. */
+const READINESS: Record<ServerStateName, number> = { failed: 0, degraded: 1, starting: 2, indexing: 3, ready: 4 };
+
+/**
+ * One status for answers merged from several servers: the least ready state, partial when any
+ * part is partial or a part is missing (`missing` says which and why).
+ */
+export function mergeStatuses(
+  statuses: readonly AnswerStatusOutput[],
+  missing: readonly string[] = [],
+): AnswerStatusOutput {
+  const distinct = (values: string[]) => [...new Set(values.filter((value) => value !== ""))].join(", ");
+  if (statuses.length === 0) {
+    const empty: AnswerStatusOutput = { state: "degraded", partial: true, language: "", server: "" };
+    if (missing.length > 0) empty.note = missing.join("; ");
+    return empty;
+  }
+  const worst = statuses.reduce((a, b) => (READINESS[b.state] < READINESS[a.state] ? b : a));
+  const notes = [...statuses.map((status) => status.note ?? ""), ...missing].filter((note) => note !== "");
+  const merged: AnswerStatusOutput = {
+    state: worst.state,
+    partial: statuses.some((status) => status.partial) || missing.length > 0,
+    language: distinct(statuses.map((status) => status.language)),
+    server: distinct(statuses.map((status) => status.server)),
+  };
+  if (notes.length > 0) merged.note = notes.join("; ");
+  return merged;
+}
+
+/** Answers of a workspace-wide sendEach: all failed → the first error is thrown; else answers + notes. */
+export function collectParts<T>(parts: ReadonlyArray<{ languages: string[]; answer?: T; error?: GatewayError }>): {
+  answers: T[];
+  missing: string[];
+} {
+  const answers = parts.filter((part) => part.answer !== undefined).map((part) => part.answer as T);
+  const failed = parts.filter((part) => part.error);
+  if (answers.length === 0 && failed.length > 0) throw failed[0]!.error;
+  const missing = failed.map(
+    (part) =>
+      `${part.languages.filter((l) => l).join(", ") || "some files"} not answered (${part.error!.code}: ${part.error!.message})`,
+  );
+  return { answers, missing };
+}

@@ -1,0 +1,77 @@
+// Static API keys, stored as SHA-256 hashes in a JSON file (a mounted secret). The file never
+// holds a usable token: `printf %s "$TOKEN" | sha256sum` gives the hash to put in it.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { ID_PATTERN } from "../workspaces.js";
+import { knownScopes, type Principal, SCOPES } from "./principal.js";
+
+export interface ApiKeyRecord {
+  /** A name for logs and audit lines (e.g. "ci-bot"). */
+  id: string;
+  /** Lower-case hex SHA-256 of the token's UTF-8 bytes. */
+  sha256: string;
+  tenant: string;
+  scopes: string[];
+  workspaces?: string[];
+}
+
+export function sha256Hex(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+export class ApiKeyStore {
+  private readonly byHash = new Map<string, Principal>();
+
+  /** Throws an Error naming the bad record and field. */
+  constructor(records: readonly ApiKeyRecord[]) {
+    records.forEach((record, index) => {
+      const where = `api key #${index + 1}${typeof record?.id === "string" ? ` ('${record.id}')` : ""}`;
+      if (!record || typeof record !== "object") throw new Error(`${where}: not an object`);
+      if (typeof record.id !== "string" || record.id === "") throw new Error(`${where}: give an id (a name for logs)`);
+      if (typeof record.sha256 !== "string" || !/^[0-9a-f]{64}$/i.test(record.sha256))
+        throw new Error(`${where}: sha256 must be 64 hex digits (printf %s "$TOKEN" | sha256sum)`);
+      if (typeof record.tenant !== "string" || !ID_PATTERN.test(record.tenant))
+        throw new Error(`${where}: tenant must be a tenant id (a-z, 0-9, '_' or '-')`);
+      if (!Array.isArray(record.scopes) || knownScopes(record.scopes).length === 0)
+        throw new Error(`${where}: scopes must list ${SCOPES.join(" and/or ")}`);
+      if (
+        record.workspaces !== undefined &&
+        (!Array.isArray(record.workspaces) || !record.workspaces.every((w) => ID_PATTERN.test(w)))
+      )
+        throw new Error(`${where}: workspaces must be a list of workspace ids`);
+      const hash = record.sha256.toLowerCase();
+      if (this.byHash.has(hash)) throw new Error(`${where}: the same key hash appears twice`);
+      this.byHash.set(hash, {
+        tenant: record.tenant,
+        subject: `key:${record.id}`,
+        scopes: knownScopes(record.scopes),
+        workspaces: record.workspaces,
+      });
+    });
+  }
+
+  /** The principal of a presented token, or undefined. */
+  verify(token: string): Principal | undefined {
+    return this.byHash.get(sha256Hex(token));
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /** Reads `{ "keys": [ApiKeyRecord, …] }`. */
+  static fromFile(path: string): ApiKeyStore {
+    let parsed: { keys?: ApiKeyRecord[] };
+    try {
+      parsed = JSON.parse(readFileSync(path, "utf8")) as { keys?: ApiKeyRecord[] };
+    } catch (error) {
+      throw new Error(`cannot read the API keys file ${path}: ${(error as Error).message}`);
+    }
+    if (!Array.isArray(parsed?.keys)) throw new Error(`the API keys file ${path} needs a "keys" list`);
+    try {
+      return new ApiKeyStore(parsed.keys);
+    } catch (error) {
+      throw new Error(`the API keys file ${path}: ${(error as Error).message}`);
+    }
+  }
+}
