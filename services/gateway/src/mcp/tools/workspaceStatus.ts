@@ -4,6 +4,7 @@ import { ServerState, type WorkspaceStatusAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, lines } from "../text.js";
+import { toGatewayError } from "../toolCall.js";
 import { collectParts, SERVER_STATES, type ServerStateName, workspaceArgument } from "./shared.js";
 
 const input = z.object({
@@ -116,7 +117,14 @@ export const workspaceStatusTool = defineTool({
       (runner, options) => runner.workspaceStatus({ workspace }, options),
       { progress: false },
     );
-    const { answers, missing } = collectParts(parts);
-    return workspaceStatusAnswer(visible, workspace.workspace, languagesFrom(answers), missing);
+    try {
+      const { answers, missing } = collectParts(parts);
+      return workspaceStatusAnswer(visible, workspace.workspace, languagesFrom(answers), missing);
+    } catch (error) {
+      // Asked for the list (workspace omitted): the list stands even when its one runner is down.
+      const failure = toGatewayError(error);
+      if (args.workspace !== undefined || !failure) throw error;
+      return workspaceStatusAnswer(visible, workspace.workspace, [], [`${failure.code}: ${failure.message}`]);
+    }
   },
 });
