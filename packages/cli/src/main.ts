@@ -1,6 +1,7 @@
 // Entry of the `lspmesh` command: picks the subcommand; each command module is its own
 // composition root.
 import { runGatewayCommand } from "./commands/gateway.js";
+import { runMcpCommand } from "./commands/mcp.js";
 import { runRunnerCommand } from "./commands/runner.js";
 import { runServeCommand } from "./commands/serve.js";
 import { UsageError } from "./usage.js";
@@ -10,8 +11,9 @@ const USAGE = `usage: lspmesh <command> [options]
 commands:
   serve [dir]   serve a folder over MCP on one machine (gateway + runner in one process)
                   --port N (default 7420)  --host H (default 127.0.0.1)  --workspace ID (default "default")
-  gateway       run the MCP gateway (LSPMESH_* environment; see docs/operations.md)
+  gateway       run the MCP gateway (flags and LSPMESH_* environment; see docs/gateway.md)
   runner        run a language-server runner (LSPMESH_* environment; see docs/operations.md)
+  mcp [dir]     MCP over stdio for desktop agents: embedded (serves dir), or --gateway URL (proxy)
 
 Run \`lspmesh <command> --help\` for a command's options.`;
 
@@ -19,6 +21,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   serve: runServeCommand,
   gateway: runGatewayCommand,
   runner: runRunnerCommand,
+  mcp: runMcpCommand,
 };
 
 const [command, ...args] = process.argv.slice(2);
