@@ -45,6 +45,11 @@ export interface SendOptions {
   write?: boolean;
   /** Overrides the whole deadline (fan-out calls share one), in ms. */
   timeoutMs?: number;
+  /**
+   * Retry an unreachable runner's read on the next one (default true). Fan-outs under a short
+   * deadline turn it off: a cold start elsewhere cannot finish in time, so the gap is reported.
+   */
+  failover?: boolean;
   /** Forward the runner's work-done progress while this call runs (default true when the client asked for progress). */
   progress?: boolean;
 }
@@ -133,7 +138,8 @@ export async function runTool(
     },
     async send(target, language, rpc, options = {}) {
       const candidates = deps.router.candidates({ ...target, language });
-      const attempts = options.write || runOptions.write ? candidates.slice(0, 1) : candidates.slice(0, 2);
+      const retry = !options.write && !runOptions.write && options.failover !== false;
+      const attempts = candidates.slice(0, retry ? 2 : 1);
       const stopProgress =
         progressToken !== undefined && options.progress !== false
           ? pollRunnerProgress(

@@ -33,7 +33,7 @@ const input = z.object({
     .max(256, { error: "query is longer than 256 characters" })
     .describe("Symbol name or part of it, e.g. parseConfig or parseConf."),
   workspaces: z
-    .array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, { error: "workspaces must list workspace ids" }))
+    .array(z.string().min(1).max(256))
     .max(MAX_WORKSPACES)
     .optional()
     .describe("Only these of your workspaces; omit to search all of them."),
@@ -189,7 +189,9 @@ async function searchOne(
           { workspace: target, query, language: languages.length === 1 ? languages[0] : "" },
           options,
         ),
-      { timeoutMs: deadlineMs, progress: false },
+      // No failover: a cold start on another runner cannot finish under the search deadline, and
+      // hundreds of them at once would swamp the pool; the workspace is labelled instead.
+      { timeoutMs: deadlineMs, progress: false, failover: false },
     );
     const answers = parts.filter((part) => part.answer).map((part) => part.answer!);
     const failed = parts.filter((part) => part.error);

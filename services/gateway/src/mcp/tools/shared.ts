@@ -3,7 +3,6 @@
 import { type AnswerStatus, type Location, type Range, ServerState, SymbolKind } from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
-import { ID_PATTERN } from "../../workspaces.js";
 
 /** Upper bound for 1-based line and column numbers; far beyond any real file, well inside uint32. */
 const MAX_POSITION = 10_000_000;
@@ -11,9 +10,12 @@ const MAX_POSITION = 10_000_000;
 // ---------------------------------------------------------------------------------------------
 // Arguments
 
+// Not checked against the id pattern here: a malformed, forged or foreign workspace name is
+// answered exactly like a missing one (NOT_FOUND) by the workspace resolver.
 export const workspaceArgument = z
-  .string()
-  .regex(ID_PATTERN, { error: "workspace must be a workspace id such as 'default' (a-z, 0-9, '_' or '-')" })
+  .string({ error: "workspace must be a string, e.g. 'default'" })
+  .min(1, { error: "workspace must not be empty; omit it to use your only workspace" })
+  .max(256, { error: "workspace is longer than 256 characters" })
   .optional()
   .describe("Workspace id. Optional when the server serves a single workspace (the usual case): omit it.");
 
