@@ -107,7 +107,7 @@ function notApplicable(check: Check): { reason: string; pattern: RegExp } | unde
 
 /** Scenarios every check of which must pass (warnings allowed), per revision. */
 const MUST_PASS: Record<string, string[]> = {
-  "2025-11-25": ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"],
+  "2025-11-25": ["server-initialize", "ping", "tools-list", "dns-rebinding-protection", "server-sse-multiple-streams"],
   "2026-07-28": ["tools-list", "dns-rebinding-protection", "http-header-validation", "server-sse-multiple-streams"],
 };
 

@@ -17,7 +17,9 @@ export const workspaceArgument = z
   .min(1, { error: "workspace must not be empty; omit it to use your only workspace" })
   .max(256, { error: "workspace is longer than 256 characters" })
   .optional()
-  .describe("Workspace id. Optional when the server serves a single workspace (the usual case): omit it.");
+  .describe(
+    "Workspace id. Omit it when you have exactly one workspace (always so on a single machine); workspace_status without arguments lists yours.",
+  );
 
 export const fileArgument = z
   .string()
