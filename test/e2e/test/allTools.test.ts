@@ -118,7 +118,16 @@ interface AnyClient {
   close(): Promise<void>;
 }
 
-const clients: Array<[string, () => Promise<AnyClient>]> = [
+type OnProgress = (progress: { progress: number; total?: number; message?: string }) => void;
+
+/** Each SDK generation's way of asking for progress on one call. */
+const clients: Array<
+  [
+    string,
+    () => Promise<AnyClient>,
+    (client: AnyClient, name: string, args: object, onprogress: OnProgress) => Promise<unknown>,
+  ]
+> = [
   [
     "SDK v1 (2025-11-25)",
     async () => {
@@ -126,6 +135,10 @@ const clients: Array<[string, () => Promise<AnyClient>]> = [
       await client.connect(new StreamableHTTPClientTransport(serve.url));
       return client as unknown as AnyClient;
     },
+    (client, name, args, onprogress) =>
+      (client as unknown as Client).callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
+        onprogress,
+      }),
   ],
   [
     "SDK v2 client (2026-07-28)",
@@ -137,10 +150,12 @@ const clients: Array<[string, () => Promise<AnyClient>]> = [
       await client.connect(new TransportV2(serve.url));
       return client as unknown as AnyClient;
     },
+    (client, name, args, onprogress) =>
+      (client as unknown as ClientV2).callTool({ name, arguments: args as Record<string, unknown> }, { onprogress }),
   ],
 ];
 
-describe.each(clients)("%s", (_name, connect) => {
+describe.each(clients)("%s", (_name, connect, callWithProgress) => {
   let client: AnyClient;
   beforeAll(async () => {
     client = await connect();
@@ -164,6 +179,14 @@ describe.each(clients)("%s", (_name, connect) => {
   test.each(Object.entries(TOOL_CALLS))("%s answers", async (name, args) => {
     const result = (await client.callTool({ name, arguments: args })) as ToolResult;
     expectAnswered(name, result);
+  });
+
+  test("long calls send progress notifications", async () => {
+    const seen: Array<{ progress: number; total?: number; message?: string }> = [];
+    const result = (await callWithProgress(client, "batch", TOOL_CALLS.batch!, (p) => seen.push(p))) as ToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(seen.map((p) => p.message)).toContain("2 of 2 queries answered");
+    expect(seen.map((p) => p.progress)).toEqual([...seen.map((p) => p.progress)].sort((a, b) => a - b));
   });
 
   test("answers carry the language server's results", async () => {

@@ -66,6 +66,8 @@ describe("runTool", () => {
           expect(options.timeoutMs).toBe(35_000);
           expect(options.signal).toBe(ctx.mcpReq.signal);
           expect(options.metadata?.get(REQUEST_ID_METADATA)).toEqual([call.requestId]);
+          // The request id is all that travels: never the caller's token.
+          expect(Object.keys(options.metadata?.getMap() ?? {})).toEqual([REQUEST_ID_METADATA]);
           return (runner as unknown as { id: string }).id;
         },
         { extraMs: 5000 },
