@@ -210,6 +210,37 @@ describe("runTool", () => {
     expect(limited._meta?.[ERROR_META_KEY]).toMatchObject({ code: "RATE_LIMITED", retryAfterMs: expect.any(Number) });
   });
 
+  test("workspace-wide calls go once to each runner owning one of the workspace's languages", async () => {
+    const { deps, ctx, router } = setup();
+    router.candidates.mockImplementation(((key: { language: string }) =>
+      key.language === "python" ? [handle("b"), handle("a")] : [handle("a"), handle("b")]) as never);
+    const calls: Array<[string, string[]]> = [];
+    await runTool(deps, ctx, "workspace_symbols", async (call) => {
+      const target = await call.workspace(undefined);
+      const parts = await call.sendEach(
+        target,
+        ["typescript", "python", "javascript"],
+        async (runner, _o, languages) => {
+          const id = (runner as unknown as { id: string }).id;
+          calls.push([id, languages]);
+          if (id === "b") throw transportUnavailable();
+          return id;
+        },
+      );
+      expect(parts.map((part) => [part.languages, part.answer ?? part.error?.code])).toEqual([
+        [["typescript", "javascript"], "a"],
+        // b was unreachable: the read failed over to a, its next runner.
+        [["python"], "a"],
+      ]);
+      return ok;
+    });
+    expect(calls).toEqual([
+      ["a", ["typescript", "javascript"]],
+      ["b", ["python"]],
+      ["a", ["python"]],
+    ]);
+  });
+
   test("GatewayError messages are used verbatim", async () => {
     const { deps, ctx } = setup();
     const result = await runTool(deps, ctx, "hover", async () => {
