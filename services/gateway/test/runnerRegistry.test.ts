@@ -91,3 +91,30 @@ test("a gateway may start before any runner: the bucket is created and the direc
     await directory.close();
   }
 });
+
+test("the registry keeps following across a NATS restart", async () => {
+  const directory = await openNatsRunnerRegistry({ servers: nats.url });
+  try {
+    const kv = await new Kvm(nc).open(RUNNER_REGISTRY_BUCKET);
+    await kv.put("before", encodeJson(entry("before")));
+    await until(() => directory.live().some((r) => r.id === "before"), "the entry before the restart");
+    await nats.stop();
+    await nats.restart();
+    // Both connections reconnect by themselves (the store survived the restart).
+    let written = false;
+    for (let i = 0; i < 100 && !written; i++) {
+      written = await kv.put("after", encodeJson(entry("after"))).then(
+        () => true,
+        () => false,
+      );
+      if (!written) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(written).toBe(true);
+    for (let i = 0; i < 200 && !directory.live().some((r) => r.id === "after"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(directory.live().map((r) => r.id)).toContain("after");
+  } finally {
+    await directory.close();
+  }
+}, 60_000);

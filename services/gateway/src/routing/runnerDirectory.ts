@@ -78,6 +78,9 @@ export function entryFromRegistry(entry: RunnerRegistryEntry): RunnerEntry {
   };
 }
 
+/** Pause before a registry watch that ended is opened again, in ms. */
+const REWATCH_DELAY_MS = 1000;
+
 /** How long an empty registry bucket is waited on before the directory counts as loaded, in ms. */
 const EMPTY_BUCKET_SETTLE_MS = 500;
 
@@ -112,9 +115,6 @@ export class RegistryRunnerDirectory implements RunnerDirectory {
   }
 
   private async run(): Promise<void> {
-    const watch = await this.source.watch();
-    this.stopWatch = () => watch.stop();
-    if (this.closed) watch.stop();
     let markLoaded: () => void = () => {};
     const loaded = new Promise<void>((resolve) => {
       markLoaded = resolve;
@@ -123,31 +123,60 @@ export class RegistryRunnerDirectory implements RunnerDirectory {
       this.loaded = true;
       markLoaded();
     };
+    // The first watch must start (a bad URL or bucket fails open); later ones are retried.
+    const first = await this.source.watch();
     // The current values arrive first, the last with delta 0; an empty bucket sends nothing at all.
     const settle = setTimeout(done, EMPTY_BUCKET_SETTLE_MS);
-    void (async () => {
-      const decoder = new TextDecoder();
-      for await (const change of watch) {
-        if (!this.loaded && (change.delta ?? 0) === 0) queueMicrotask(done);
-        if (change.operation === "DEL" || change.operation === "PURGE") {
-          this.entries.delete(change.key);
-          continue;
-        }
-        let parsed: ReturnType<typeof registryEntryFrom>;
-        try {
-          parsed = registryEntryFrom(change.key, JSON.parse(decoder.decode(change.value)));
-        } catch {
-          parsed = { problem: "not JSON" };
-        }
-        if (parsed.entry) this.entries.set(change.key, parsed.entry);
-        else {
-          this.entries.delete(change.key);
-          this.onProblem(`ignored registry entry: ${parsed.problem}`, change.key);
-        }
-      }
-    })().catch((error: unknown) => this.onProblem(`registry watch ended: ${String(error)}`, RUNNER_REGISTRY_BUCKET));
+    void this.follow(first, done);
     await loaded;
     clearTimeout(settle);
+  }
+
+  /**
+   * Applies changes until the directory closes. A watch that ends (connection trouble) is opened
+   * again after a pause; it replays the current values, and entries missed meanwhile go stale by
+   * their updatedAt as usual.
+   */
+  private async follow(watch: Awaited<ReturnType<RegistryWatchSource["watch"]>>, done: () => void): Promise<void> {
+    const decoder = new TextDecoder();
+    for (;;) {
+      this.stopWatch = () => watch.stop();
+      if (this.closed) watch.stop();
+      try {
+        for await (const change of watch) {
+          if (!this.loaded && (change.delta ?? 0) === 0) queueMicrotask(done);
+          if (change.operation === "DEL" || change.operation === "PURGE") {
+            this.entries.delete(change.key);
+            continue;
+          }
+          let parsed: ReturnType<typeof registryEntryFrom>;
+          try {
+            parsed = registryEntryFrom(change.key, JSON.parse(decoder.decode(change.value)));
+          } catch {
+            parsed = { problem: "not JSON" };
+          }
+          if (parsed.entry) this.entries.set(change.key, parsed.entry);
+          else {
+            this.entries.delete(change.key);
+            this.onProblem(`ignored registry entry: ${parsed.problem}`, change.key);
+          }
+        }
+      } catch (error) {
+        this.onProblem(`registry watch failed: ${String(error)}`, RUNNER_REGISTRY_BUCKET);
+      }
+      if (this.closed) return;
+      this.onProblem("registry watch ended; watching again", RUNNER_REGISTRY_BUCKET);
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, REWATCH_DELAY_MS).unref());
+        if (this.closed) return;
+        try {
+          watch = await this.source.watch();
+          break;
+        } catch (error) {
+          this.onProblem(`registry watch could not restart: ${String(error)}`, RUNNER_REGISTRY_BUCKET);
+        }
+      }
+    }
   }
 
   live(now = Date.now()): RunnerEntry[] {
