@@ -2,6 +2,7 @@
 // processes, the way an operator runs them, and the runner registry in NATS KV.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { type AddressInfo, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { encodeJson, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
 import { createClient, Runner } from "@lspmesh/proto";
@@ -10,6 +11,9 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { descendantPids, isRunning } from "./serveProcess.js";
 
 const CLI = fileURLToPath(new URL("../../../packages/cli/bin/lspmesh.js", import.meta.url));
+/** Registry heartbeat of the runners, in ms: an entry is stale after 3 of them. */
+export const HEARTBEAT_MS = 2000;
+
 /** How long a child may take to log that it listens, in ms. */
 const START_TIMEOUT_MS = 30_000;
 
@@ -69,14 +73,21 @@ export interface RunnerProcess extends ServiceProcess {
   sessions(tenant: string, workspace: string): Promise<string[]>;
 }
 
-export async function startRunner(workspacesRoot: string, natsUrl: string): Promise<RunnerProcess> {
-  const { service, line } = await spawnService(
-    ["runner", "--listen", "127.0.0.1:0", "--workspaces-root", workspacesRoot],
-    // For runners that register themselves (services/lsp-runner, in progress): ignored before that.
-    { LSPMESH_NATS_URL: natsUrl },
+export async function startRunner(workspacesRoot: string, natsUrl: string, id: string): Promise<RunnerProcess> {
+  // Port, id and advertised address are fixed up front so that a runner registering itself
+  // writes exactly the entry the test would write for it (TestRegistration then leaves it alone).
+  const port = await freePort();
+  const { service } = await spawnService(
+    ["runner", "--listen", `127.0.0.1:${port}`, "--workspaces-root", workspacesRoot],
+    {
+      LSPMESH_NATS_URL: natsUrl,
+      LSPMESH_RUNNER_ID: id,
+      LSPMESH_ADVERTISE_ADDRESS: `127.0.0.1:${port}`,
+      LSPMESH_HEARTBEAT_MS: String(HEARTBEAT_MS),
+    },
     "runner listening",
   );
-  const address = String(line.address);
+  const address = `127.0.0.1:${port}`;
   const client = createClient(Runner, address);
   let leftovers: number[] = [];
   return {
@@ -144,7 +155,7 @@ export class TestRegistration {
     readonly heartbeatMs: number,
   ) {}
 
-  static async open(natsUrl: string, heartbeatMs = 2000): Promise<TestRegistration> {
+  static async open(natsUrl: string, heartbeatMs = HEARTBEAT_MS): Promise<TestRegistration> {
     const nc = await connect({ servers: natsUrl });
     const kv = await new Kvm(nc).create(RUNNER_REGISTRY_BUCKET, { history: 1 });
     return new TestRegistration(nc, kv, heartbeatMs);
@@ -204,6 +215,16 @@ async function collect(keys: AsyncIterable<string>): Promise<string[]> {
   const out: string[] = [];
   for await (const key of keys) out.push(key);
   return out;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, "close");
+  return port;
 }
 
 /** Polls `check` every 200 ms until it holds, up to `timeoutMs`. */

@@ -1,7 +1,8 @@
 // The multi-tenant deployment on loopback, every part a real process: nats-server, three
 // `lspmesh runner`s on one workspaces root, two `lspmesh gateway`s reading the runner registry
 // from NATS KV, two tenants with API keys. Runners are registered in KV by the test on their
-// behalf (TestRegistration) until they register themselves; then the test uses their entries.
+// behalf (TestRegistration) until they register themselves (LSPMESH_NATS_URL, with the id and
+// address the test gives them); from then on the test finds their own entries and uses those.
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -100,7 +101,7 @@ beforeAll(async () => {
   nats = await startNatsServer();
   registration = await TestRegistration.open(nats.url);
   const ids = runnerIds();
-  const started = await Promise.all(ids.map(() => startRunner(workspaces, nats.url)));
+  const started = await Promise.all(ids.map((id) => startRunner(workspaces, nats.url, id)));
   for (const [index, runner] of started.entries())
     runners.set(await registration.register(ids[index]!, runner), runner);
   gateways = await Promise.all([0, 1].map(() => startGatewayProcess({ natsUrl: nats.url, apiKeysFile, tenantsFile })));
@@ -137,12 +138,12 @@ async function call(c: Client, name: string, args: Record<string, unknown>): Pro
 
 const text = (result: ToolResult) => result.content.map((c) => c.text ?? "").join("\n");
 
-/** The runners (by id) holding a language session for an acme workspace. */
+/** The runners (by id) holding a typescript session for an acme workspace. */
 async function holders(workspace: string): Promise<string[]> {
   const found: string[] = [];
   for (const [id, runner] of runners) {
     if (runner.child.exitCode !== null || runner.child.signalCode !== null) continue;
-    if ((await runner.sessions("acme", workspace)).length > 0) found.push(id);
+    if ((await runner.sessions("acme", workspace)).includes("typescript")) found.push(id);
   }
   return found;
 }
