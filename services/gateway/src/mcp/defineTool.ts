@@ -51,6 +51,9 @@ export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject
   definition: ToolDefinition<Input, Output>,
 ): GatewayTool {
   const annotations = definition.annotations ?? READ_ONLY;
+  // Built once per tool, shared by every per-request server.
+  const inputSchema = advertisedOnly(definition.input);
+  const outputSchema = memoizedOutput(definition.output);
   const writes = (args: z.output<Input>) => definition.writes?.(args) ?? false;
   return {
     name: definition.name,
@@ -61,8 +64,8 @@ export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject
         {
           title: definition.title,
           description: definition.description,
-          inputSchema: advertisedOnly(definition.input),
-          outputSchema: definition.output,
+          inputSchema,
+          outputSchema,
           annotations,
         },
         async (rawArgs, ctx) => {
@@ -103,9 +106,38 @@ function advertisedOnly(schema: z.ZodObject): StandardSchemaWithJSON<Record<stri
       version: 1,
       vendor: "lspmesh",
       validate: (value) => ({ value: (value ?? {}) as Record<string, unknown> }),
-      jsonSchema: schema["~standard"].jsonSchema,
+      jsonSchema: memoized(schema["~standard"].jsonSchema),
     },
   };
+}
+
+/** The output schema as is (the SDK validates structuredContent with it), its JSON Schema memoized. */
+function memoizedOutput<Output extends z.ZodObject>(schema: Output): Output {
+  const standard = schema["~standard"];
+  const wrapped = { "~standard": { ...standard, jsonSchema: memoized(standard.jsonSchema) } };
+  return wrapped as unknown as Output;
+}
+
+type JsonSchemaConverter = z.ZodObject["~standard"]["jsonSchema"];
+
+/**
+ * Converting a zod schema to JSON Schema costs about a millisecond per tool, and stateless
+ * serving builds a fresh server (and tools/list) for every request: convert once per target.
+ */
+function memoized(converter: JsonSchemaConverter): JsonSchemaConverter {
+  const cache = new Map<string, Record<string, unknown>>();
+  const cached =
+    (kind: "input" | "output") =>
+    (options: Parameters<JsonSchemaConverter["input"]>[0]): Record<string, unknown> => {
+      const key = `${kind}:${JSON.stringify(options)}`;
+      let schema = cache.get(key);
+      if (!schema) {
+        schema = converter[kind](options);
+        cache.set(key, schema);
+      }
+      return structuredClone(schema);
+    };
+  return { input: cached("input"), output: cached("output") };
 }
 
 /** Validates tool arguments; failures become INVALID_ARGUMENT naming each bad field. */

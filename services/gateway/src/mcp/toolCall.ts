@@ -60,6 +60,8 @@ export interface ToolCall {
   readonly caller: Caller;
   /** Aborted when the MCP client cancels or disconnects. */
   readonly signal: AbortSignal;
+  /** Deadline of one runner call, in ms (fan-outs use it as their ceiling). */
+  readonly callTimeoutMs: number;
   /** Resolves the `workspace` argument for this caller (NOT_FOUND alike for missing and foreign ones). */
   workspace(requested: string | undefined): Promise<WorkspaceTarget>;
   /** Every workspace this caller may see. */
@@ -128,6 +130,7 @@ export async function runTool(
     requestId,
     caller,
     signal,
+    callTimeoutMs: deps.callTimeoutMs,
     workspace: (requested) => deps.workspaces.resolve(requested, caller),
     visibleWorkspaces: () => deps.workspaces.visible(caller),
     languagesOf(target) {

@@ -21,7 +21,7 @@ import { rankSymbols } from "./symbolRanking.js";
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
-/** Deadline of the whole scatter when the gateway's call deadline is longer, in ms. */
+/** Deadline of the whole scatter, in ms (or the gateway's call deadline when that is shorter). */
 export const SEARCH_DEADLINE_MS = 10_000;
 /** Workspaces searched in one call; more are reported as skipped. */
 export const MAX_WORKSPACES = 200;
@@ -230,7 +230,7 @@ export const searchSymbolsTool = defineTool({
     let answered = 0;
     const results = await Promise.all(
       targets.map(async (target) => {
-        const result = await searchOne(call, target, args.query, SEARCH_DEADLINE_MS);
+        const result = await searchOne(call, target, args.query, Math.min(SEARCH_DEADLINE_MS, call.callTimeoutMs));
         answered += 1;
         call.progress(`${answered} of ${targets.length} workspaces answered`, targets.length);
         return result;
