@@ -8,6 +8,7 @@ import { authInfoFor, hasScope, type Principal, SCOPES, type Scope } from "../au
 import type { Logger } from "../logger.js";
 import type { GatewayMetrics } from "../ops/metrics.js";
 import type { Allowlists } from "./allowlists.js";
+import { InFlightRequests } from "./inFlightRequests.js";
 
 export const MCP_PATH = "/mcp";
 export const HEALTH_PATH = "/healthz";
@@ -42,6 +43,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
   });
   const checkHost = options.allowlists.hosts ? hostHeaderValidation(options.allowlists.hosts) : () => true;
   const checkOrigin = originValidation(options.allowlists.origins);
+  const inFlight = new InFlightRequests();
 
   const baseUrl = (req: IncomingMessage) =>
     (options.publicUrl ?? `http://${req.headers.host ?? "localhost"}`).replace(/\/+$/, "");
@@ -106,6 +108,12 @@ export function createHttpServer(options: HttpServerOptions): Server {
       );
       return;
     }
+    if (body && body.length > 0) {
+      const parsed = parseJson(body);
+      const origin = { tenant: principal.tenant, subject: principal.subject, address: req.socket.remoteAddress ?? "" };
+      if (inFlight.cancel(origin, parsed) > 0) options.logger.debug("request cancelled by the client", origin);
+      inFlight.track(origin, parsed, res);
+    }
     // The body was read for the scope check; the handler gets it replayed, and the verified
     // caller (never the token) as req.auth.
     const replay = {
@@ -121,13 +129,9 @@ export function createHttpServer(options: HttpServerOptions): Server {
   }
 
   function missingScope(principal: Principal, body: Buffer): Scope | undefined {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.toString("utf8"));
-    } catch {
-      // The MCP handler answers malformed JSON with a JSON-RPC parse error.
-      return hasScope(principal, "lsp:read") ? undefined : "lsp:read";
-    }
+    const parsed = parseJson(body);
+    // Malformed JSON: the MCP handler answers it with a JSON-RPC parse error.
+    if (parsed === undefined) return hasScope(principal, "lsp:read") ? undefined : "lsp:read";
     const messages = Array.isArray(parsed) ? parsed : [parsed];
     for (const message of messages) {
       const needed = options.requiredScope(message);
@@ -184,6 +188,14 @@ export function createHttpServer(options: HttpServerOptions): Server {
     }
     res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(`not found; MCP is served at ${MCP_PATH}`);
   });
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The whole body, or undefined when it is larger than `limit` bytes. */
