@@ -2,18 +2,9 @@
 // gateway polls WorkspaceStatus on the same runner and forwards each language server's state and
 // work-done progress text ("indexing 120/900 files") as MCP progress notifications. A streaming
 // RPC would be tighter; see docs/gateway.md "Progress".
-import { ServerState } from "@lspmesh/proto";
 import type { RunnerHandle } from "../routing/runnerRouter.js";
 import type { WorkspaceTarget } from "../workspaces.js";
-
-const STATE_WORDS: Record<ServerState, string> = {
-  [ServerState.UNSPECIFIED]: "unknown",
-  [ServerState.STARTING]: "starting",
-  [ServerState.INDEXING]: "indexing",
-  [ServerState.READY]: "ready",
-  [ServerState.DEGRADED]: "degraded",
-  [ServerState.FAILED]: "failed",
-};
+import { stateName } from "./tools/shared.js";
 
 /** Starts polling; returns the stop function (idempotent). The first poll is one interval in. */
 export function pollRunnerProgress(
@@ -33,7 +24,7 @@ export function pollRunnerProgress(
         if (stopped) return;
         const parts = answer.languages.map(
           (language) =>
-            `${language.language} ${STATE_WORDS[language.state] ?? "unknown"}${language.progress ? `: ${language.progress}` : ""}`,
+            `${language.language} ${stateName(language.state)}${language.progress ? `: ${language.progress}` : ""}`,
         );
         notify(
           parts.length > 0

@@ -164,6 +164,8 @@ export async function runTool(
           } catch (error) {
             const unreachable = isUnreachable(error);
             deps.metrics?.runnerCalls.inc({ runner: runner.id, outcome: unreachable ? "unavailable" : "error" });
+            // An error the runner wrote is an answer: the runner is reachable.
+            if (!unreachable) deps.router.reportAnswered(runner.id);
             if (!unreachable || signal.aborted) throw error;
             deps.router.reportUnavailable(runner.id);
             const next = attempts[index + 1];

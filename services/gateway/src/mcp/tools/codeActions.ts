@@ -6,21 +6,15 @@ import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer, writingAnnotations } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
 import { editFrom, editPreview, touchedFiles, workspaceEditOutput } from "./edits.js";
-import { answerStatusShape, fileArgument, statusFrom, workspaceArgument } from "./shared.js";
-
-const lineNumber = (name: string) =>
-  z
-    .number({ error: `${name} must be a number` })
-    .int({ error: `${name} must be a whole number` })
-    .min(1, { error: `${name} is 1-based: the first is 1` });
+import { answerStatusShape, fileArgument, oneBased, statusFrom, workspaceArgument } from "./shared.js";
 
 const input = z.object({
   workspace: workspaceArgument,
   file: fileArgument,
-  line: lineNumber("line").describe("1-based first line of the range (e.g. the line of a diagnostic)."),
-  column: lineNumber("column").optional().describe("1-based start column (code points); default 1."),
-  end_line: lineNumber("end_line").optional().describe("1-based last line; default line."),
-  end_column: lineNumber("end_column")
+  line: oneBased("line").describe("1-based first line of the range (e.g. the line of a diagnostic)."),
+  column: oneBased("column").optional().describe("1-based start column (code points); default 1."),
+  end_line: oneBased("end_line").optional().describe("1-based last line; default line."),
+  end_column: oneBased("end_column")
     .optional()
     .describe("1-based end column, exclusive; default: the whole last line."),
   kinds: z

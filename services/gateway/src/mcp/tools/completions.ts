@@ -4,20 +4,21 @@ import { z } from "zod";
 import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
-import { answerStatusShape, type PositionAt, positionArguments, positionFrom, statusFrom } from "./shared.js";
+import {
+  answerStatusShape,
+  limitArgument,
+  type PositionAt,
+  positionArguments,
+  positionFrom,
+  statusFrom,
+} from "./shared.js";
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;
 
 const input = z.object({
   ...positionArguments,
-  limit: z
-    .number({ error: "limit must be a number" })
-    .int({ error: "limit must be a whole number" })
-    .min(1, { error: "limit must be at least 1" })
-    .max(MAX_LIMIT, { error: `limit must be at most ${MAX_LIMIT}` })
-    .default(DEFAULT_LIMIT)
-    .describe(`Most items to return (default ${DEFAULT_LIMIT}).`),
+  limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "items"),
 });
 
 const output = z.object({

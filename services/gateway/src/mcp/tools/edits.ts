@@ -1,9 +1,13 @@
 // Workspace edits (rename, format, code actions, file moves): output schema, conversion from the
 // runner's WorkspaceEdit, a readable preview, and the input schema of apply_workspace_edit.
-import { type EditAnswer, FileOperation_Kind, type WorkspaceEdit } from "@lspmesh/proto";
+import { type CallOptions, type EditAnswer, FileOperation_Kind, type WorkspaceEdit } from "@lspmesh/proto";
 import { z } from "zod";
+import { languageOfFile } from "../../routing/languages.js";
+import type { RunnerClient } from "../../routing/runnerRouter.js";
+import type { WorkspaceTarget } from "../../workspaces.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
-import { answerStatusShape, fileArgument, rangeFrom, rangeShape, statusFrom } from "./shared.js";
+import type { ToolCall } from "../toolCall.js";
+import { answerStatusShape, fileArgument, oneBased, rangeFrom, rangeShape, statusFrom } from "./shared.js";
 
 const textEditOutput = z.object({
   ...rangeShape,
@@ -102,6 +106,29 @@ export function editPreview(edit: WorkspaceEditOutput): string[] {
   return summary ? [summary, ...out] : [];
 }
 
+/**
+ * The shared body of the edit tools: one runner call (a write when `apply`, so never retried),
+ * the answer's text, and the audit details of the call.
+ */
+export async function sendEdit(
+  call: ToolCall,
+  workspace: WorkspaceTarget,
+  file: string,
+  apply: boolean,
+  rpc: (runner: RunnerClient, options: CallOptions) => Promise<EditAnswer>,
+  wording: (answer: EditAnswer) => { what: string; nothing: string },
+) {
+  const answer = await call.send(workspace, languageOfFile(file), rpc, { write: apply });
+  const { what, nothing } = wording(answer);
+  const result = editAnswer(answer, what, nothing);
+  call.audit({
+    workspace: workspace.workspace,
+    applied: answer.applied,
+    files: touchedFiles(result.structured.edit).join(","),
+  });
+  return result;
+}
+
 /** Common text of edit answers: what was (or would be) done, or why nothing is. */
 export function editAnswer(answer: EditAnswer, what: string, nothing: string) {
   const status = statusFrom(answer.status);
@@ -123,12 +150,6 @@ export function editAnswer(answer: EditAnswer, what: string, nothing: string) {
 // ---------------------------------------------------------------------------------------------
 // Input of apply_workspace_edit
 
-const positionNumber = (name: string) =>
-  z
-    .number({ error: `${name} must be a number` })
-    .int({ error: `${name} must be a whole number` })
-    .min(1, { error: `${name} is 1-based: the first is 1` });
-
 export const workspaceEditInput = z.object({
   files: z
     .array(
@@ -137,10 +158,10 @@ export const workspaceEditInput = z.object({
         edits: z
           .array(
             z.object({
-              line: positionNumber("line").describe("1-based start line."),
-              column: positionNumber("column").describe("1-based start column (Unicode code points)."),
-              end_line: positionNumber("end_line").describe("1-based end line."),
-              end_column: positionNumber("end_column").describe("1-based end column, exclusive."),
+              line: oneBased("line").describe("1-based start line."),
+              column: oneBased("column").describe("1-based start column (Unicode code points)."),
+              end_line: oneBased("end_line").describe("1-based end line."),
+              end_column: oneBased("end_column").describe("1-based end column, exclusive."),
               new_text: z.string().describe("Replacement text (empty = delete the range)."),
             }),
           )

@@ -6,6 +6,7 @@ import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, describeTarget, emptyAnswerText, lines, locationText, statusHeader } from "../text.js";
 import {
   answerStatusShape,
+  limitArgument,
   locationFrom,
   locationOutput,
   type PositionAt,
@@ -24,13 +25,9 @@ const input = z.object({
     .boolean({ error: "include_declaration must be true or false" })
     .default(true)
     .describe("Include the declaration itself among the references (default true)."),
-  limit: z
-    .number({ error: "limit must be a number" })
-    .int({ error: "limit must be a whole number" })
-    .min(1, { error: "limit must be at least 1" })
-    .max(MAX_LIMIT, { error: `limit must be at most ${MAX_LIMIT}` })
-    .default(DEFAULT_LIMIT)
-    .describe(`Most references to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}); total counts them all.`),
+  limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "references").describe(
+    `Most references to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}); total counts them all.`,
+  ),
 });
 
 const output = z.object({

@@ -1,8 +1,7 @@
 // format_document: the formatting edits the language server proposes for a file; optionally applied.
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, writingAnnotations } from "../defineTool.js";
-import { editAnswer, editAnswerShape, touchedFiles } from "./edits.js";
+import { editAnswerShape, sendEdit } from "./edits.js";
 import { applyArgument } from "./renameSymbol.js";
 import { fileArgument, workspaceArgument } from "./shared.js";
 
@@ -38,22 +37,17 @@ export const formatDocumentTool = defineTool({
   writes: (args) => args.apply,
   async run(args, call) {
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(
+    return sendEdit(
+      call,
       workspace,
-      languageOfFile(args.file),
+      args.file,
+      args.apply,
       (runner, options) =>
         runner.formatDocument(
           { workspace, file: args.file, apply: args.apply, tabSize: args.tab_size, insertSpaces: args.insert_spaces },
           options,
         ),
-      { write: args.apply },
+      () => ({ what: `formatting ${args.file}`, nothing: `${args.file} is already formatted.` }),
     );
-    const result = editAnswer(answer, `formatting ${args.file}`, `${args.file} is already formatted.`);
-    call.audit({
-      workspace: workspace.workspace,
-      applied: answer.applied,
-      files: touchedFiles(result.structured.edit).join(","),
-    });
-    return result;
   },
 });

@@ -5,19 +5,13 @@ import { GatewayError } from "../../errors.js";
 import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
-import { answerStatusShape, fileArgument, statusFrom, workspaceArgument } from "./shared.js";
-
-const lineNumber = (name: string) =>
-  z
-    .number({ error: `${name} must be a number` })
-    .int({ error: `${name} must be a whole number` })
-    .min(1, { error: `${name} is 1-based: the first is 1` });
+import { answerStatusShape, fileArgument, oneBased, statusFrom, workspaceArgument } from "./shared.js";
 
 const input = z.object({
   workspace: workspaceArgument,
   file: fileArgument,
-  line: lineNumber("line").optional().describe("1-based first line; omit (with end_line) for the whole file."),
-  end_line: lineNumber("end_line").optional().describe("1-based last line, inclusive; default line."),
+  line: oneBased("line").optional().describe("1-based first line; omit (with end_line) for the whole file."),
+  end_line: oneBased("end_line").optional().describe("1-based last line, inclusive; default line."),
 });
 
 const output = z.object({

@@ -1,8 +1,7 @@
 // rename_file: move a file and update the imports that refer to it (workspace/willRenameFiles).
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, writingAnnotations } from "../defineTool.js";
-import { editAnswer, editAnswerShape, touchedFiles } from "./edits.js";
+import { editAnswerShape, sendEdit } from "./edits.js";
 import { applyArgument } from "./renameSymbol.js";
 import { fileArgument, workspaceArgument } from "./shared.js";
 
@@ -27,19 +26,14 @@ export const renameFileTool = defineTool({
   writes: (args) => args.apply,
   async run(args, call) {
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(
+    return sendEdit(
+      call,
       workspace,
-      languageOfFile(args.file),
+      args.file,
+      args.apply,
       (runner, options) =>
         runner.renameFile({ workspace, file: args.file, newFile: args.new_file, apply: args.apply }, options),
-      { write: args.apply },
+      () => ({ what: `moving ${args.file} to ${args.new_file}`, nothing: `Nothing to do for ${args.file}.` }),
     );
-    const result = editAnswer(answer, `moving ${args.file} to ${args.new_file}`, `Nothing to do for ${args.file}.`);
-    call.audit({
-      workspace: workspace.workspace,
-      applied: answer.applied,
-      files: touchedFiles(result.structured.edit).join(","),
-    });
-    return result;
   },
 });

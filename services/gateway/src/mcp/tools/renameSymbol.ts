@@ -1,10 +1,9 @@
 // rename_symbol: the workspace edit renaming the identifier at a position everywhere; a preview
 // unless apply is true.
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, writingAnnotations } from "../defineTool.js";
 import { describeTarget } from "../text.js";
-import { editAnswer, editAnswerShape, touchedFiles } from "./edits.js";
+import { editAnswerShape, sendEdit } from "./edits.js";
 import { positionArguments, positionFrom, statusFrom } from "./shared.js";
 
 export const applyArgument = z
@@ -38,19 +37,16 @@ export const renameSymbolTool = defineTool({
   async run(args, call) {
     const at = positionFrom(args);
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(
+    return sendEdit(
+      call,
       workspace,
-      languageOfFile(at.file),
+      at.file,
+      args.apply,
       (runner, options) => runner.renameSymbol({ workspace, at, newName: args.new_name, apply: args.apply }, options),
-      { write: args.apply },
+      (answer) => {
+        const target = describeTarget(at, statusFrom(answer.status));
+        return { what: `renaming ${target} to ${args.new_name}`, nothing: `Nothing to rename at ${target}.` };
+      },
     );
-    const target = describeTarget(at, statusFrom(answer.status));
-    const result = editAnswer(answer, `renaming ${target} to ${args.new_name}`, `Nothing to rename at ${target}.`);
-    call.audit({
-      workspace: workspace.workspace,
-      applied: answer.applied,
-      files: touchedFiles(result.structured.edit).join(","),
-    });
-    return result;
   },
 });

@@ -11,6 +11,7 @@ import type { ToolCall } from "../toolCall.js";
 import {
   type AnswerStatusOutput,
   answerStatusShape,
+  limitArgument,
   locationFrom,
   locationOutput,
   mergeStatuses,
@@ -37,13 +38,7 @@ const input = z.object({
     .max(MAX_WORKSPACES)
     .optional()
     .describe("Only these of your workspaces; omit to search all of them."),
-  limit: z
-    .number({ error: "limit must be a number" })
-    .int({ error: "limit must be a whole number" })
-    .min(1, { error: "limit must be at least 1" })
-    .max(MAX_LIMIT, { error: `limit must be at most ${MAX_LIMIT}` })
-    .default(DEFAULT_LIMIT)
-    .describe(`Most symbols to return after ranking (default ${DEFAULT_LIMIT}).`),
+  limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "symbols after ranking"),
 });
 
 const WORKSPACE_OUTCOMES = ["ok", "partial", "failed", "timeout", "skipped"] as const;

@@ -27,12 +27,26 @@ export const fileArgument = z
   .max(4096, { error: "file is longer than 4096 characters" })
   .describe("Workspace-relative POSIX path of the file, e.g. src/index.ts.");
 
-const lineNumber = (name: string) =>
+/** A 1-based line, column or count argument, with errors that say so. */
+export const oneBased = (name: string) =>
   z
     .number({ error: `${name} must be a number` })
     .int({ error: `${name} must be a whole number` })
     .min(1, { error: `${name} is 1-based: the first ${name} is 1` })
     .max(MAX_POSITION, { error: `${name} is too large` });
+
+const lineNumber = oneBased;
+
+/** A `limit` argument: how many results at most (default `fallback`, at most `max`). */
+export function limitArgument(fallback: number, max: number, what: string) {
+  return z
+    .number({ error: "limit must be a number" })
+    .int({ error: "limit must be a whole number" })
+    .min(1, { error: "limit must be at least 1" })
+    .max(max, { error: `limit must be at most ${max}` })
+    .default(fallback)
+    .describe(`Most ${what} to return (default ${fallback}, at most ${max}).`);
+}
 
 /** A position as in DESIGN.md 3.2: line + column, or symbol with an optional line hint. */
 export const positionArguments = {
@@ -123,9 +137,14 @@ const STATE_NAMES: Record<ServerState, ServerStateName> = {
   [ServerState.UNSPECIFIED]: "degraded",
 };
 
+/** The tool-contract name of a runner's server state (unknown states are not claimed ready). */
+export function stateName(state: ServerState | undefined): ServerStateName {
+  return STATE_NAMES[state ?? ServerState.UNSPECIFIED] ?? "degraded";
+}
+
 export function statusFrom(status: AnswerStatus | undefined): AnswerStatusOutput {
   const output: AnswerStatusOutput = {
-    state: STATE_NAMES[status?.state ?? ServerState.UNSPECIFIED],
+    state: stateName(status?.state),
     partial: status?.partial ?? false,
     language: status?.language ?? "",
     server: status?.server ?? "",

@@ -1,11 +1,11 @@
 // workspace_status: per language, the language server's state, progress, version and last error.
 // Without a workspace it lists the caller's workspaces (and, when there is exactly one, its status).
-import { ServerState, type WorkspaceStatusAnswer } from "@lspmesh/proto";
+import type { WorkspaceStatusAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, lines } from "../text.js";
 import { toGatewayError } from "../toolCall.js";
-import { collectParts, SERVER_STATES, type ServerStateName, workspaceArgument } from "./shared.js";
+import { collectParts, SERVER_STATES, stateName, workspaceArgument } from "./shared.js";
 
 const input = z.object({
   workspace: workspaceArgument.describe("Workspace id; omit to list the workspaces you may use."),
@@ -31,22 +31,13 @@ const output = z.object({
   note: z.string().optional(),
 });
 
-const STATE_NAMES: Record<ServerState, ServerStateName> = {
-  [ServerState.STARTING]: "starting",
-  [ServerState.INDEXING]: "indexing",
-  [ServerState.READY]: "ready",
-  [ServerState.DEGRADED]: "degraded",
-  [ServerState.FAILED]: "failed",
-  [ServerState.UNSPECIFIED]: "degraded",
-};
-
 export function languagesFrom(answers: readonly WorkspaceStatusAnswer[]): LanguageStatusOutput[] {
   const byLanguage = new Map<string, LanguageStatusOutput>();
   for (const answer of answers) {
     for (const language of answer.languages) {
       const out: LanguageStatusOutput = {
         language: language.language,
-        state: STATE_NAMES[language.state] ?? "degraded",
+        state: stateName(language.state),
         server: language.server,
         restarts: language.restarts,
         open_documents: language.openDocuments,
