@@ -29,6 +29,8 @@ export interface GatewayOptions {
   /** Per-tenant call limits; absent = none. */
   limiter?: TenantLimiter;
   logger?: Logger;
+  /** Audit lines of write calls (default: logger). */
+  auditLogger?: Logger;
   /** Deadline of one runner call in ms (default 30 000); diagnostics add their wait_ms. */
   callTimeoutMs?: number;
   /** Host header hostnames accepted when bound to a non-loopback address; unset = not checked. */
@@ -75,6 +77,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     router: options.router,
     workspaces: options.workspaces,
     logger,
+    auditLogger: options.auditLogger,
     callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     limiter: options.limiter,
     metrics,

@@ -81,6 +81,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
     authenticator: setup.authenticator,
     limiter: setup.limiter,
     logger,
+    // Audit lines are written whatever LSPMESH_LOG_LEVEL says.
+    auditLogger: createJsonLogger({ level: "debug" }),
     callTimeoutMs: config.callTimeoutMs,
     allowedHosts: config.allowedHosts,
     allowedOrigins: config.allowedOrigins,

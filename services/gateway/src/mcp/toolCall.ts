@@ -28,6 +28,8 @@ export interface ToolDeps {
   readonly router: RunnerRouter;
   readonly workspaces: WorkspaceResolver;
   readonly logger: Logger;
+  /** Where audit lines go; default `logger`. The gateway passes one that ignores the log level. */
+  readonly auditLogger?: Logger | undefined;
   /** Deadline of one runner call in ms (gateway default 30 000). */
   readonly callTimeoutMs: number;
   /** Per-tenant limits; absent = unlimited (single-machine mode). */
