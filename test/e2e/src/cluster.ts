@@ -119,7 +119,11 @@ export async function startGatewayProcess(options: {
   natsUrl: string;
   apiKeysFile: string;
   tenantsFile: string;
+  jwt?: { jwksUrl: string; issuer: string; audience: string };
 }): Promise<GatewayProcess> {
+  const jwt = options.jwt
+    ? ["--jwks-url", options.jwt.jwksUrl, "--jwt-issuer", options.jwt.issuer, "--jwt-audience", options.jwt.audience]
+    : [];
   const { service, line } = await spawnService(
     [
       "gateway",
@@ -133,6 +137,7 @@ export async function startGatewayProcess(options: {
       "127.0.0.1",
       "--port",
       "0",
+      ...jwt,
     ],
     { LSPMESH_LOG_LEVEL: "info" },
     "gateway listening",

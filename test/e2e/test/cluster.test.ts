@@ -4,6 +4,8 @@
 // behalf (TestRegistration) until they register themselves (LSPMESH_NATS_URL, with the id and
 // address the test gives them); from then on the test finds their own entries and uses those.
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +13,7 @@ import { type NatsServer, startNatsServer } from "@lspmesh/events/testing";
 import { rankByHrw, sha256Hex } from "@lspmesh/gateway";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   eventually,
@@ -33,8 +36,13 @@ const GLOBEX = ["shop", "admin"];
 const TOKENS = { acme: "acme-token-0123456789", globex: "globex-token-0123456789" };
 const KEY = (workspace: string) => ({ tenant: "acme", workspace, language: "typescript" });
 
+const ISSUER = "https://auth.example.test/";
+const AUDIENCE = "lspmesh";
+
 let root: string;
 let nats: NatsServer;
+let jwksServer: Server;
+let signJwt: (claims: Record<string, unknown>, expiresIn?: string) => Promise<string>;
 let registration: TestRegistration;
 const runners = new Map<string, RunnerProcess>();
 let gateways: GatewayProcess[] = [];
@@ -98,13 +106,40 @@ beforeAll(async () => {
     }),
   );
 
+  // An identity provider's JWKS, served over HTTP as in production.
+  const { publicKey, privateKey } = await generateKeyPair("ES256");
+  const jwks = JSON.stringify({
+    keys: [{ ...(await exportJWK(publicKey)), kid: "test-key", alg: "ES256", use: "sig" }],
+  });
+  jwksServer = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(jwks));
+  await new Promise<void>((resolve) => jwksServer.listen(0, "127.0.0.1", resolve));
+  const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
+  signJwt = (claims, expiresIn = "5m") =>
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: "ES256", kid: "test-key" })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject("ide-agent")
+      .setIssuedAt()
+      .setExpirationTime(expiresIn)
+      .sign(privateKey);
+
   nats = await startNatsServer();
   registration = await TestRegistration.open(nats.url);
   const ids = runnerIds();
   const started = await Promise.all(ids.map((id) => startRunner(workspaces, nats.url, id)));
   for (const [index, runner] of started.entries())
     runners.set(await registration.register(ids[index]!, runner), runner);
-  gateways = await Promise.all([0, 1].map(() => startGatewayProcess({ natsUrl: nats.url, apiKeysFile, tenantsFile })));
+  gateways = await Promise.all(
+    [0, 1].map(() =>
+      startGatewayProcess({
+        natsUrl: nats.url,
+        apiKeysFile,
+        tenantsFile,
+        jwt: { jwksUrl, issuer: ISSUER, audience: AUDIENCE },
+      }),
+    ),
+  );
   // Both gateways see all three runners before the tests start.
   for (const gateway of gateways) {
     await eventually(
@@ -120,6 +155,7 @@ afterAll(async () => {
   await Promise.all([...runners.values()].map((runner) => runner.stop()));
   await registration?.close();
   await nats?.close();
+  jwksServer?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 }, 60_000);
 
@@ -163,6 +199,37 @@ describe("tenancy", () => {
       const globex = await call(await client(gateway, TOKENS.globex), "workspace_status", {});
       expect(globex.structuredContent?.workspaces).toEqual([...GLOBEX].sort());
     }
+  });
+
+  test("JWTs from the identity provider map to their tenant and workspaces; bad ones get 401", async () => {
+    const token = await signJwt({ tenant: "globex", scope: "lsp:read", workspaces: ["shop"] });
+    for (const gateway of gateways) {
+      const globex = await call(await client(gateway, token), "workspace_status", {});
+      expect(globex.structuredContent?.workspaces).toEqual(["shop"]);
+    }
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
+    const post = (bearer: string) =>
+      fetch(gateways[0]!.url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: initialize,
+      });
+    const expired = await post(await signJwt({ tenant: "globex", scope: "lsp:read" }, "-1h"));
+    expect(expired.status).toBe(401);
+    expect(expired.headers.get("www-authenticate")).toMatch(
+      /error="invalid_token", error_description="the token has expired"/,
+    );
+    const tampered = `${token.slice(0, -4)}AAAA`;
+    expect((await post(tampered)).status).toBe(401);
   });
 
   test("cross-tenant ids, path tricks and forged names fail exactly like missing workspaces", async () => {
