@@ -5,7 +5,7 @@ import type { Authenticator } from "./auth/authenticator.js";
 import type { Scope } from "./auth/principal.js";
 import { allowlistsFor } from "./http/allowlists.js";
 import { createHttpServer, MCP_PATH } from "./http/httpServer.js";
-import type { TenantLimiter } from "./limits/tenantLimiter.js";
+import { TenantLimiter } from "./limits/tenantLimiter.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { createGatewayMcpServer, GATEWAY_TOOLS } from "./mcp/createMcpServer.js";
 import type { ToolDeps } from "./mcp/toolCall.js";
@@ -70,6 +70,21 @@ export function requiredScope(message: unknown): Scope {
   }
 }
 
+/** HTTP requests a tenant may send per tool call allowed (initialize, lists, pings and the calls). */
+export const HTTP_REQUESTS_PER_CALL = 10;
+
+/** The per-tenant HTTP ceiling derived from the tool-call limits (see HttpServerOptions.requestLimiter). */
+function httpRequestLimiter(calls: TenantLimiter): TenantLimiter {
+  return new TenantLimiter((tenant) => {
+    const limits = calls.limits(tenant);
+    return {
+      callsPerSecond: limits.callsPerSecond * HTTP_REQUESTS_PER_CALL,
+      // Open streams and long tool calls: bounded by the tool-call limits, not here.
+      concurrentCalls: Number.MAX_SAFE_INTEGER,
+    };
+  });
+}
+
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const logger = options.logger ?? silentLogger;
   const metrics = new GatewayMetrics(() => options.router, { processMetrics: options.processMetrics });
@@ -98,6 +113,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     publicUrl: options.publicUrl,
     authorizationServers: options.authorizationServers,
     metrics,
+    requestLimiter: options.limiter ? httpRequestLimiter(options.limiter) : undefined,
     notReady: () => (options.router.ready() ? undefined : "no live runner yet"),
   });
 

@@ -207,6 +207,16 @@ test("limits: the noisy tenant is RATE_LIMITED, acme is not", async () => {
   expect((acme as ToolResult).isError).toBeFalsy();
 });
 
+test("a flood of HTTP requests beyond 10x the tenant's call rate gets 429 with Retry-After", async () => {
+  const ping = { jsonrpc: "2.0", id: 9, method: "ping" };
+  const statuses = await Promise.all(Array.from({ length: 40 }, () => post(ping, tokens.noisy).then((r) => r)));
+  const limited = statuses.filter((response) => response.status === 429);
+  expect(limited.length).toBeGreaterThan(0);
+  expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+  const acme = await post(ping, tokens.acmeRead);
+  expect(acme.status).not.toBe(429);
+});
+
 test("probes and metrics", async () => {
   const base = new URL("/", gateway.url);
   expect((await fetch(new URL("/healthz", base))).status).toBe(200);

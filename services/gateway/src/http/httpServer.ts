@@ -5,6 +5,7 @@ import { hostHeaderValidation, originValidation, toNodeHandler } from "@modelcon
 import type { McpHttpHandler } from "@modelcontextprotocol/server";
 import type { Authenticator } from "../auth/authenticator.js";
 import { authInfoFor, hasScope, type Principal, SCOPES, type Scope } from "../auth/principal.js";
+import type { TenantLimiter } from "../limits/tenantLimiter.js";
 import type { Logger } from "../logger.js";
 import type { GatewayMetrics } from "../ops/metrics.js";
 import type { Allowlists } from "./allowlists.js";
@@ -34,6 +35,12 @@ export interface HttpServerOptions {
   /** Readiness: undefined when ready, else why not. */
   notReady: () => string | undefined;
   metrics?: GatewayMetrics | undefined;
+  /**
+   * Per-tenant ceiling on HTTP requests to /mcp; over it: 429 with Retry-After. Set well above the
+   * tool-call limits (which answer RATE_LIMITED tool errors a model can act on), it only stops
+   * floods that never reach a tool: initialize, tools/list, pings.
+   */
+  requestLimiter?: TenantLimiter | undefined;
 }
 
 export function createHttpServer(options: HttpServerOptions): Server {
@@ -77,6 +84,18 @@ export function createHttpServer(options: HttpServerOptions): Server {
       return;
     }
     const principal = outcome.principal;
+    const admission = options.requestLimiter?.admit(principal.tenant);
+    if (admission && !admission.ok) {
+      const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
+      options.metrics?.rateLimited.inc({ tenant: principal.tenant, reason: "http" });
+      res
+        .writeHead(429, { "content-type": "application/json", "retry-after": String(seconds) })
+        .end(
+          JSON.stringify({ error: "rate_limited", error_description: `too many requests; retry after ${seconds} s` }),
+        );
+      return;
+    }
+    if (admission?.ok) res.once("close", admission.release);
     let body: Buffer | undefined;
     if (req.method === "POST") {
       body = await readBody(req, MAX_BODY_BYTES);

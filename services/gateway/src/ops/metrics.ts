@@ -40,7 +40,7 @@ export class GatewayMetrics {
     });
     this.rateLimited = new Counter({
       name: "lspmesh_rate_limited_total",
-      help: "Tool calls refused by the per-tenant limits, by reason (rate or concurrency).",
+      help: "Requests refused by the per-tenant limits, by reason: rate or concurrency (tool calls, RATE_LIMITED), http (429).",
       labelNames: ["tenant", "reason"],
       registers,
     });
