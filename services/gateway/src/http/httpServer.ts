@@ -97,13 +97,15 @@ export function createHttpServer(options: HttpServerOptions): Server {
     }
     if (admission?.ok) res.once("close", admission.release);
     let body: Buffer | undefined;
+    let parsed: unknown;
     if (req.method === "POST") {
       body = await readBody(req, MAX_BODY_BYTES);
       if (!body) {
         res.writeHead(413, { "content-type": "text/plain; charset=utf-8" }).end("request body too large");
         return;
       }
-      const missing = missingScope(principal, body);
+      parsed = parseJson(body);
+      const missing = missingScope(principal, parsed);
       if (missing) {
         const scope = missing === "lsp:write" ? "lsp:read lsp:write" : missing;
         const description = `this token lacks the ${missing} scope`;
@@ -127,8 +129,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
       );
       return;
     }
-    if (body && body.length > 0) {
-      const parsed = parseJson(body);
+    if (parsed !== undefined) {
       const origin = { tenant: principal.tenant, subject: principal.subject, address: req.socket.remoteAddress ?? "" };
       if (inFlight.cancel(origin, parsed) > 0) options.logger.debug("request cancelled by the client", origin);
       inFlight.track(origin, parsed, res);
@@ -147,8 +148,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
     await serveMcp(replay, res);
   }
 
-  function missingScope(principal: Principal, body: Buffer): Scope | undefined {
-    const parsed = parseJson(body);
+  function missingScope(principal: Principal, parsed: unknown): Scope | undefined {
     // Malformed JSON: the MCP handler answers it with a JSON-RPC parse error.
     if (parsed === undefined) return hasScope(principal, "lsp:read") ? undefined : "lsp:read";
     const messages = Array.isArray(parsed) ? parsed : [parsed];
