@@ -8,6 +8,7 @@ import { type GatewayConfig, gatewayConfig, USAGE } from "./config.js";
 import { startGateway } from "./gateway.js";
 import { TenantLimiter } from "./limits/tenantLimiter.js";
 import { createJsonLogger, type Logger } from "./logger.js";
+import { reloadOnChange } from "./ops/reloadingFile.js";
 import { openNatsRunnerRegistry } from "./routing/natsRegistry.js";
 import { StaticRunnerDirectory } from "./routing/runnerDirectory.js";
 import { HrwRunnerRouter } from "./routing/runnerRouter.js";
@@ -19,6 +20,8 @@ function tenancy(config: GatewayConfig): {
   workspaces: WorkspaceResolver;
   limiter?: TenantLimiter;
   issuers?: string[];
+  /** Starts following the mounted files; returns the stop function. */
+  watch?: (logger: Logger) => () => void;
 } {
   const auth = config.auth;
   if (auth.kind === "none") {
@@ -32,6 +35,7 @@ function tenancy(config: GatewayConfig): {
     };
   }
   const resolver = new TenantWorkspaceResolver(readTenantsFile(auth.tenantsFile));
+  const apiKeys = auth.apiKeysFile ? ApiKeyStore.fromFile(auth.apiKeysFile) : undefined;
   const jwt = auth.jwt
     ? new JwtVerifier({
         jwks: new URL(auth.jwt.jwksUrl),
@@ -41,13 +45,29 @@ function tenancy(config: GatewayConfig): {
       })
     : undefined;
   return {
-    authenticator: new BearerAuthenticator({
-      apiKeys: auth.apiKeysFile ? ApiKeyStore.fromFile(auth.apiKeysFile) : undefined,
-      jwt,
-    }),
+    authenticator: new BearerAuthenticator({ apiKeys, jwt }),
     workspaces: resolver,
     limiter: new TenantLimiter((tenant) => resolver.limitsOf(tenant)),
     issuers: auth.jwt ? [auth.jwt.issuer] : undefined,
+    // Rotated keys and new workspaces apply without a restart; a bad edit keeps the last good file.
+    watch(logger) {
+      const follow = (path: string, what: string, load: () => void) =>
+        reloadOnChange({
+          path,
+          load,
+          onReloaded: () => logger.info(`${what} reloaded`, { path }),
+          onError: (error) =>
+            logger.error(`${what} not reloaded; the previous one stays in force`, { error: error.message }),
+        });
+      const files = [
+        follow(auth.tenantsFile, "tenants file", () => resolver.replace(readTenantsFile(auth.tenantsFile))),
+      ];
+      const keysFile = auth.apiKeysFile;
+      if (apiKeys && keysFile) files.push(follow(keysFile, "API keys file", () => apiKeys.reloadFrom(keysFile)));
+      return () => {
+        for (const file of files) file.close();
+      };
+    },
   };
 }
 
@@ -72,6 +92,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     process.exit(2);
   }
   const logger = createJsonLogger({ level: config.logLevel });
+  const stopWatching = setup.watch?.(logger) ?? (() => {});
   const router = await runnerRouter(config, logger);
   const gateway = await startGateway({
     host: config.host,
@@ -101,6 +122,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
 
   const stop = (signal: NodeJS.Signals) => {
     logger.info("shutting down", { signal });
+    stopWatching();
     gateway.close().then(
       () => process.exit(0),
       (error: unknown) => {

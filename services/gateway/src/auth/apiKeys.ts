@@ -20,10 +20,20 @@ export function sha256Hex(token: string): string {
 }
 
 export class ApiKeyStore {
-  private readonly byHash = new Map<string, Principal>();
+  private byHash = new Map<string, Principal>();
 
   /** Throws an Error naming the bad record and field. */
   constructor(records: readonly ApiKeyRecord[]) {
+    this.byHash = ApiKeyStore.index(records);
+  }
+
+  /** Replaces every key at once (a rotated keys file); throws, keeping the old keys, on a bad record. */
+  replace(records: readonly ApiKeyRecord[]): void {
+    this.byHash = ApiKeyStore.index(records);
+  }
+
+  private static index(records: readonly ApiKeyRecord[]): Map<string, Principal> {
+    const byHash = new Map<string, Principal>();
     records.forEach((record, index) => {
       const where = `api key #${index + 1}${typeof record?.id === "string" ? ` ('${record.id}')` : ""}`;
       if (!record || typeof record !== "object") throw new Error(`${where}: not an object`);
@@ -40,14 +50,15 @@ export class ApiKeyStore {
       )
         throw new Error(`${where}: workspaces must be a list of workspace ids`);
       const hash = record.sha256.toLowerCase();
-      if (this.byHash.has(hash)) throw new Error(`${where}: the same key hash appears twice`);
-      this.byHash.set(hash, {
+      if (byHash.has(hash)) throw new Error(`${where}: the same key hash appears twice`);
+      byHash.set(hash, {
         tenant: record.tenant,
         subject: `key:${record.id}`,
         scopes: knownScopes(record.scopes),
         workspaces: record.workspaces,
       });
     });
+    return byHash;
   }
 
   /** The principal of a presented token, or undefined. */
@@ -61,17 +72,32 @@ export class ApiKeyStore {
 
   /** Reads `{ "keys": [ApiKeyRecord, …] }`. */
   static fromFile(path: string): ApiKeyStore {
-    let parsed: { keys?: ApiKeyRecord[] };
-    try {
-      parsed = JSON.parse(readFileSync(path, "utf8")) as { keys?: ApiKeyRecord[] };
-    } catch (error) {
-      throw new Error(`cannot read the API keys file ${path}: ${(error as Error).message}`);
-    }
-    if (!Array.isArray(parsed?.keys)) throw new Error(`the API keys file ${path} needs a "keys" list`);
-    try {
-      return new ApiKeyStore(parsed.keys);
-    } catch (error) {
-      throw new Error(`the API keys file ${path}: ${(error as Error).message}`);
-    }
+    return inFile(path, () => new ApiKeyStore(readKeysFile(path)));
+  }
+
+  /** Reloads the keys from the file; throws (keeping the current keys) when it is bad. */
+  reloadFrom(path: string): void {
+    inFile(path, () => this.replace(readKeysFile(path)));
+  }
+}
+
+function readKeysFile(path: string): ApiKeyRecord[] {
+  let parsed: { keys?: ApiKeyRecord[] };
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8")) as { keys?: ApiKeyRecord[] };
+  } catch (error) {
+    throw new Error(`cannot read the API keys file ${path}: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(parsed?.keys)) throw new Error(`the API keys file ${path} needs a "keys" list`);
+  return parsed.keys;
+}
+
+/** Runs `load`, naming the file in its error. */
+function inFile<T>(path: string, load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    const message = (error as Error).message;
+    throw new Error(message.includes(path) ? message : `the API keys file ${path}: ${message}`);
   }
 }

@@ -85,7 +85,12 @@ export function readTenantsFile(path: string): TenantsFile {
 
 /** Workspaces from the tenants file, narrowed by the caller's token. */
 export class TenantWorkspaceResolver implements WorkspaceResolver {
-  constructor(private readonly file: TenantsFile) {}
+  constructor(private file: TenantsFile) {}
+
+  /** Swaps in a changed tenants file (validated by parseTenantsFile/readTenantsFile). */
+  replace(file: TenantsFile): void {
+    this.file = file;
+  }
 
   async resolve(requested: string | undefined, caller: Caller): Promise<WorkspaceTarget> {
     const visible = await this.visible(caller);
