@@ -3,6 +3,7 @@
 import { runCheckCommand } from "./commands/check.js";
 import { runDiagnosticsCommand } from "./commands/diagnostics.js";
 import { runGatewayCommand } from "./commands/gateway.js";
+import { runMcpCommand } from "./commands/mcp.js";
 import { runRunnerCommand } from "./commands/runner.js";
 import { runServeCommand } from "./commands/serve.js";
 import { UsageError } from "./usage.js";
@@ -13,11 +14,12 @@ commands:
   serve [dir]   serve a folder over MCP on one machine (gateway + runner in one process)
                   --port N (default 7420)  --host H (default 127.0.0.1)  --workspace ID (default "default")
                   --languages FILE (JSON overriding or adding language servers; see docs/languages.md)
-  gateway       run the MCP gateway (LSPMESH_* environment; see docs/operations.md)
+  gateway       run the MCP gateway (flags and LSPMESH_* environment; see docs/gateway.md)
   runner        run a language-server runner (LSPMESH_* environment; see docs/operations.md)
   check         diagnostics for CI: changed files or the workspace, new vs a base, with an exit code
                   (text, json, sarif, github, codequality, summary-md; see docs/ci.md)
   diagnostics   a workspace's diagnostics from NATS, as they change (--watch)
+  mcp [dir]     MCP over stdio for desktop agents: embedded (serves dir), or --gateway URL (proxy)
 
 Run \`lspmesh <command> --help\` for a command's options.`;
 
@@ -27,6 +29,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   runner: runRunnerCommand,
   check: runCheckCommand,
   diagnostics: runDiagnosticsCommand,
+  mcp: runMcpCommand,
 };
 
 const [command, ...args] = process.argv.slice(2);

@@ -4,7 +4,14 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { GatewayError, type RunningGateway, StaticRunnerRouter, startGateway } from "@lspmesh/gateway";
+import {
+  NoTokenAuthenticator,
+  parseTenantsFile,
+  type RunningGateway,
+  StaticRunnerRouter,
+  startGateway,
+  TenantWorkspaceResolver,
+} from "@lspmesh/gateway";
 import { type RunnerServer, startRunnerServer, VolumeWorkspaceLocator } from "@lspmesh/lsp-runner";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { descendantPids, isRunning, type ServeProcess, startServe } from "../../../test/e2e/src/serveProcess.js";
@@ -73,12 +80,10 @@ test("against a base: embedded and gateway (--base-workspace) reports are equal"
       host: "127.0.0.1",
       port: 0,
       router: new StaticRunnerRouter(runner.address),
-      workspaces: {
-        async resolve(requested) {
-          if (requested !== "head" && requested !== "main") throw new GatewayError("NOT_FOUND", "unknown workspace");
-          return { tenant: "acme", workspace: requested };
-        },
-      },
+      workspaces: new TenantWorkspaceResolver(
+        parseTenantsFile({ tenants: { acme: { workspaces: ["head", "main"] } } }),
+      ),
+      authenticator: new NoTokenAuthenticator({ tenant: "acme", subject: "ci", scopes: ["lsp:read"] }),
     });
     const args = ["check", "--changed-since", "main", "--base", "main", "--format", "json"];
     const viaGateway = await runCli(

@@ -1,34 +1,63 @@
 import { expect, test } from "vitest";
 import { gatewayConfig } from "./config.js";
 
-test("defaults are single-machine mode on loopback", () => {
+test("defaults are single-machine mode on loopback, without tokens", () => {
   expect(gatewayConfig([], { LSPMESH_RUNNER_ADDRESS: "127.0.0.1:7421" })).toEqual({
-    runnerAddress: "127.0.0.1:7421",
+    runners: { kind: "static", addresses: ["127.0.0.1:7421"] },
+    auth: { kind: "none", tenant: "local", workspace: "default" },
     host: "127.0.0.1",
     port: 7420,
-    tenant: "local",
-    workspace: "default",
     callTimeoutMs: 30_000,
     allowedHosts: undefined,
     allowedOrigins: undefined,
+    publicUrl: undefined,
     logLevel: "info",
   });
 });
 
 test("flags win over the environment; lists are comma-separated", () => {
-  const config = gatewayConfig(["--port", "0", "--workspace", "web"], {
-    LSPMESH_RUNNER_ADDRESS: "runner:7421",
-    LSPMESH_PORT: "9000",
-    LSPMESH_HOST: "0.0.0.0",
-    LSPMESH_ALLOWED_HOSTS: "gateway.example.com, lspmesh.internal",
-  });
-  expect(config).toMatchObject({ port: 0, workspace: "web", host: "0.0.0.0" });
+  const config = gatewayConfig(
+    ["--port", "0", "--runners", "a:1,b:2", "--api-keys", "/k.json", "--tenants", "/t.json"],
+    {
+      LSPMESH_RUNNERS: "runner:7421",
+      LSPMESH_PORT: "9000",
+      LSPMESH_HOST: "0.0.0.0",
+      LSPMESH_ALLOWED_HOSTS: "gateway.example.com, lspmesh.internal",
+    },
+  );
+  expect(config).toMatchObject({ port: 0, host: "0.0.0.0", runners: { kind: "static", addresses: ["a:1", "b:2"] } });
+  expect(config.auth).toEqual({ kind: "tokens", apiKeysFile: "/k.json", jwt: undefined, tenantsFile: "/t.json" });
   expect(config.allowedHosts).toEqual(["gateway.example.com", "lspmesh.internal"]);
 });
 
+test("the NATS registry and JWTs", () => {
+  const config = gatewayConfig([], {
+    LSPMESH_NATS_URL: "nats://nats:4222",
+    LSPMESH_HOST: "0.0.0.0",
+    LSPMESH_JWKS_URL: "https://auth.example.com/.well-known/jwks.json",
+    LSPMESH_JWT_ISSUER: "https://auth.example.com/",
+    LSPMESH_JWT_AUDIENCE: "https://lspmesh.example.com/mcp",
+    LSPMESH_TENANTS_FILE: "/etc/lspmesh/tenants.json",
+  });
+  expect(config.runners).toEqual({ kind: "nats", url: "nats://nats:4222" });
+  expect(config.auth).toMatchObject({
+    kind: "tokens",
+    jwt: { tenantClaim: "tenant", issuer: "https://auth.example.com/" },
+  });
+});
+
 test("bad settings say what to fix", () => {
-  expect(() => gatewayConfig([], {})).toThrow(/LSPMESH_RUNNER_ADDRESS/);
-  expect(() => gatewayConfig([], { LSPMESH_RUNNER_ADDRESS: "r:1", LSPMESH_PORT: "http" })).toThrow(/whole number/);
-  expect(() => gatewayConfig([], { LSPMESH_RUNNER_ADDRESS: "r:1", LSPMESH_TENANT: "Acme" })).toThrow(/invalid tenant/);
-  expect(() => gatewayConfig(["--bogus"], { LSPMESH_RUNNER_ADDRESS: "r:1" })).toThrow();
+  expect(() => gatewayConfig([], {})).toThrow(/LSPMESH_NATS_URL/);
+  expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "a:1", LSPMESH_NATS_URL: "nats://x" })).toThrow(/not both/);
+  expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "nohost" })).toThrow(/host:port/);
+  expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_PORT: "http" })).toThrow(/whole number/);
+  expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_TENANT: "Acme" })).toThrow(/invalid tenant/);
+  expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_HOST: "0.0.0.0" })).toThrow(/without tokens/);
+  expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_API_KEYS_FILE: "/k" })).toThrow(
+    /LSPMESH_TENANTS_FILE/,
+  );
+  expect(() =>
+    gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_JWKS_URL: "https://x/jwks", LSPMESH_TENANTS_FILE: "/t" }),
+  ).toThrow(/LSPMESH_JWT_ISSUER and LSPMESH_JWT_AUDIENCE/);
+  expect(() => gatewayConfig(["--bogus"], { LSPMESH_RUNNERS: "r:1" })).toThrow();
 });

@@ -1,19 +1,34 @@
 // Standalone configuration from LSPMESH_* environment variables and command-line flags (flags
 // win). Pure: main.ts hands in process.env and process.argv.
 import { parseArgs } from "node:util";
-import { DEFAULT_CALL_TIMEOUT_MS } from "./gateway.js";
+import { isLoopbackHost } from "./http/allowlists.js";
 import type { LogLevel } from "./logger.js";
 import { ID_PATTERN } from "./workspaces.js";
 
+/** Deadline of one runner call when not configured, in ms (kept here so config stays pure). */
+const DEFAULT_CALL_TIMEOUT = 30_000;
+
+export type RunnerSource = { kind: "static"; addresses: string[] } | { kind: "nats"; url: string };
+
+export type AuthConfig =
+  /** Loopback single-machine mode: no tokens; every caller is this tenant with this one workspace. */
+  | { kind: "none"; tenant: string; workspace: string }
+  | {
+      kind: "tokens";
+      apiKeysFile?: string | undefined;
+      jwt?: { jwksUrl: string; issuer: string; audience: string; tenantClaim: string } | undefined;
+      tenantsFile: string;
+    };
+
 export interface GatewayConfig {
-  runnerAddress: string;
+  runners: RunnerSource;
+  auth: AuthConfig;
   host: string;
   port: number;
-  tenant: string;
-  workspace: string;
   callTimeoutMs: number;
   allowedHosts: string[] | undefined;
   allowedOrigins: string[] | undefined;
+  publicUrl: string | undefined;
   logLevel: LogLevel;
 }
 
@@ -22,51 +37,132 @@ const DEFAULTS = { host: "127.0.0.1", port: 7420, tenant: "local", workspace: "d
 
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
-export const USAGE = `usage: lspmesh-gateway [--runner host:port] [--host H] [--port N] [--tenant T] [--workspace W]
-environment: LSPMESH_RUNNER_ADDRESS (required unless --runner), LSPMESH_HOST (${DEFAULTS.host}),
-  LSPMESH_PORT (${DEFAULTS.port}), LSPMESH_TENANT (${DEFAULTS.tenant}), LSPMESH_WORKSPACE (${DEFAULTS.workspace}),
-  LSPMESH_CALL_TIMEOUT_MS (${DEFAULT_CALL_TIMEOUT_MS}), LSPMESH_ALLOWED_HOSTS, LSPMESH_ALLOWED_ORIGINS (comma-separated),
-  LSPMESH_LOG_LEVEL (info)`;
+export const USAGE = `usage: lspmesh gateway [options]   (flags override the LSPMESH_* variable named after each)
+runners (one of):
+  --runners H:P[,H:P…]   LSPMESH_RUNNERS            a static list of runner gRPC addresses
+  --nats URL             LSPMESH_NATS_URL           the NATS registry (KV bucket lspmesh-runners)
+authentication (required unless bound to loopback):
+  --api-keys FILE        LSPMESH_API_KEYS_FILE      static API keys, stored as SHA-256 hashes
+  --jwks-url URL         LSPMESH_JWKS_URL           JWTs verified against this JWKS, with
+  --jwt-issuer ISS       LSPMESH_JWT_ISSUER           issuer and
+  --jwt-audience AUD     LSPMESH_JWT_AUDIENCE         audience checks (both required with a JWKS)
+                         LSPMESH_JWT_TENANT_CLAIM     claim naming the tenant (default "tenant")
+  --tenants FILE         LSPMESH_TENANTS_FILE       tenants, their workspaces and limits (required with tokens)
+loopback single-machine mode (no tokens):
+  --tenant ID            LSPMESH_TENANT (${DEFAULTS.tenant})  --workspace ID  LSPMESH_WORKSPACE (${DEFAULTS.workspace})
+serving:
+  --host H               LSPMESH_HOST (${DEFAULTS.host})     --port N  LSPMESH_PORT (${DEFAULTS.port})
+  --public-url URL       LSPMESH_PUBLIC_URL         base URL clients use (for the resource metadata)
+                         LSPMESH_CALL_TIMEOUT_MS (${DEFAULT_CALL_TIMEOUT})  LSPMESH_LOG_LEVEL (info)
+                         LSPMESH_ALLOWED_HOSTS, LSPMESH_ALLOWED_ORIGINS (comma-separated hostnames)
+See docs/gateway.md.`;
 
 /** Throws an Error whose message says which setting is wrong and how to fix it. */
 export function gatewayConfig(argv: string[], env: Record<string, string | undefined>): GatewayConfig {
   const { values: flags } = parseArgs({
     args: argv,
     options: {
+      runners: { type: "string" },
       runner: { type: "string" },
+      nats: { type: "string" },
+      "api-keys": { type: "string" },
+      "jwks-url": { type: "string" },
+      "jwt-issuer": { type: "string" },
+      "jwt-audience": { type: "string" },
+      tenants: { type: "string" },
       host: { type: "string" },
       port: { type: "string" },
+      "public-url": { type: "string" },
       tenant: { type: "string" },
       workspace: { type: "string" },
     },
     strict: true,
   });
-  const setting = (flag: string | undefined, name: string) => flag ?? nonEmpty(env[name]);
+  const setting = (flag: string | undefined, name: string) => nonEmpty(flag) ?? nonEmpty(env[name]);
 
-  const runnerAddress = setting(flags.runner, "LSPMESH_RUNNER_ADDRESS");
-  if (!runnerAddress) throw new Error("no runner address: set LSPMESH_RUNNER_ADDRESS (or --runner) to host:port");
-  const tenant = setting(flags.tenant, "LSPMESH_TENANT") ?? DEFAULTS.tenant;
-  const workspace = setting(flags.workspace, "LSPMESH_WORKSPACE") ?? DEFAULTS.workspace;
-  for (const [name, id] of [
-    ["tenant", tenant],
-    ["workspace", workspace],
-  ]) {
-    if (!ID_PATTERN.test(id ?? ""))
-      throw new Error(`invalid ${name} '${id}': use lowercase letters, digits, '_' or '-'`);
+  // Runners: a static list or the NATS registry.
+  const runnerList = list(setting(flags.runners ?? flags.runner, "LSPMESH_RUNNERS") ?? env.LSPMESH_RUNNER_ADDRESS);
+  const natsUrl = setting(flags.nats, "LSPMESH_NATS_URL");
+  if (runnerList && natsUrl)
+    throw new Error("give either LSPMESH_RUNNERS (--runners) or LSPMESH_NATS_URL (--nats), not both");
+  if (!runnerList && !natsUrl)
+    throw new Error(
+      "no runners: set LSPMESH_NATS_URL (--nats) for the registry, or LSPMESH_RUNNERS (--runners) to host:port[,host:port]",
+    );
+  for (const address of runnerList ?? []) {
+    if (!/^[^\s,]+:\d{1,5}$/.test(address)) throw new Error(`invalid runner address '${address}': use host:port`);
   }
+  const runners: RunnerSource = runnerList
+    ? { kind: "static", addresses: runnerList }
+    : { kind: "nats", url: natsUrl! };
+
+  const host = setting(flags.host, "LSPMESH_HOST") ?? DEFAULTS.host;
+
+  // Authentication: tokens, or none on loopback.
+  const apiKeysFile = setting(flags["api-keys"], "LSPMESH_API_KEYS_FILE");
+  const jwksUrl = setting(flags["jwks-url"], "LSPMESH_JWKS_URL");
+  const issuer = setting(flags["jwt-issuer"], "LSPMESH_JWT_ISSUER");
+  const audience = setting(flags["jwt-audience"], "LSPMESH_JWT_AUDIENCE");
+  let auth: AuthConfig;
+  if (apiKeysFile || jwksUrl) {
+    if (jwksUrl) {
+      if (!issuer || !audience)
+        throw new Error("JWT verification needs LSPMESH_JWT_ISSUER and LSPMESH_JWT_AUDIENCE next to LSPMESH_JWKS_URL");
+      try {
+        new URL(jwksUrl);
+      } catch {
+        throw new Error(`invalid LSPMESH_JWKS_URL '${jwksUrl}': give an https:// URL`);
+      }
+    }
+    const tenantsFile = setting(flags.tenants, "LSPMESH_TENANTS_FILE");
+    if (!tenantsFile)
+      throw new Error("token authentication needs LSPMESH_TENANTS_FILE (--tenants): which workspaces each tenant has");
+    auth = {
+      kind: "tokens",
+      apiKeysFile,
+      jwt: jwksUrl
+        ? {
+            jwksUrl,
+            issuer: issuer!,
+            audience: audience!,
+            tenantClaim: nonEmpty(env.LSPMESH_JWT_TENANT_CLAIM) ?? "tenant",
+          }
+        : undefined,
+      tenantsFile,
+    };
+  } else {
+    if (!isLoopbackHost(host))
+      throw new Error(
+        `refusing to serve ${host} without tokens: set LSPMESH_API_KEYS_FILE or LSPMESH_JWKS_URL, or bind to 127.0.0.1`,
+      );
+    const tenant = setting(flags.tenant, "LSPMESH_TENANT") ?? DEFAULTS.tenant;
+    const workspace = setting(flags.workspace, "LSPMESH_WORKSPACE") ?? DEFAULTS.workspace;
+    for (const [name, id] of [
+      ["tenant", tenant],
+      ["workspace", workspace],
+    ]) {
+      if (!ID_PATTERN.test(id ?? ""))
+        throw new Error(`invalid ${name} '${id}': use lowercase letters, digits, '_' or '-'`);
+    }
+    auth = { kind: "none", tenant, workspace };
+  }
+
   const logLevel = (nonEmpty(env.LSPMESH_LOG_LEVEL) ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
     throw new Error(`invalid LSPMESH_LOG_LEVEL '${logLevel}': use ${LOG_LEVELS.join(", ")}`);
+  const publicUrl = setting(flags["public-url"], "LSPMESH_PUBLIC_URL");
+  if (publicUrl && !/^https?:\/\/[^/]+/.test(publicUrl))
+    throw new Error(`invalid LSPMESH_PUBLIC_URL '${publicUrl}': give the base URL, e.g. https://lspmesh.example.com`);
 
   return {
-    runnerAddress,
-    host: setting(flags.host, "LSPMESH_HOST") ?? DEFAULTS.host,
+    runners,
+    auth,
+    host,
     port: integer(setting(flags.port, "LSPMESH_PORT"), "port (LSPMESH_PORT)", DEFAULTS.port, 0, 65_535),
-    tenant,
-    workspace,
-    callTimeoutMs: integer(env.LSPMESH_CALL_TIMEOUT_MS, "LSPMESH_CALL_TIMEOUT_MS", DEFAULT_CALL_TIMEOUT_MS, 1, 600_000),
+    callTimeoutMs: integer(env.LSPMESH_CALL_TIMEOUT_MS, "LSPMESH_CALL_TIMEOUT_MS", DEFAULT_CALL_TIMEOUT, 1, 600_000),
     allowedHosts: list(env.LSPMESH_ALLOWED_HOSTS),
     allowedOrigins: list(env.LSPMESH_ALLOWED_ORIGINS),
+    publicUrl,
     logLevel,
   };
 }

@@ -1,12 +1,16 @@
-// Starts the gateway: MCP over HTTP in front of the runner(s) a RunnerRouter picks.
+// Starts the gateway: MCP over HTTP in front of the runners a RunnerRouter picks.
 import type { AddressInfo } from "node:net";
 import { createMcpHandler } from "@modelcontextprotocol/server";
+import type { Authenticator } from "./auth/authenticator.js";
+import type { Scope } from "./auth/principal.js";
 import { allowlistsFor } from "./http/allowlists.js";
 import { createHttpServer, MCP_PATH } from "./http/httpServer.js";
+import { TenantLimiter } from "./limits/tenantLimiter.js";
 import { type Logger, silentLogger } from "./logger.js";
-import { createGatewayMcpServer } from "./mcp/createMcpServer.js";
+import { createGatewayMcpServer, GATEWAY_TOOLS } from "./mcp/createMcpServer.js";
 import type { ToolDeps } from "./mcp/toolCall.js";
-import type { RunnerRouter } from "./runnerRouting.js";
+import { GatewayMetrics } from "./ops/metrics.js";
+import type { RunnerRouter } from "./routing/runnerRouter.js";
 import type { WorkspaceResolver } from "./workspaces.js";
 
 /** Deadline of one runner call when not configured, in ms. */
@@ -20,13 +24,26 @@ export interface GatewayOptions {
   /** Picks the runner for each workspace. The gateway owns it once started and closes it in close(). */
   router: RunnerRouter;
   workspaces: WorkspaceResolver;
+  /** Who is calling: bearer tokens, or no tokens in loopback single-machine mode. */
+  authenticator: Authenticator;
+  /** Per-tenant call limits; absent = none. */
+  limiter?: TenantLimiter;
   logger?: Logger;
+  /** Audit lines of write calls (default: logger). */
+  auditLogger?: Logger;
   /** Deadline of one runner call in ms (default 30 000); diagnostics add their wait_ms. */
   callTimeoutMs?: number;
   /** Host header hostnames accepted when bound to a non-loopback address; unset = not checked. */
   allowedHosts?: string[];
   /** Origin hostnames accepted when bound to a non-loopback address; unset = browsers refused. */
   allowedOrigins?: string[];
+  /** Public base URL for the protected-resource metadata (default: from the Host header). */
+  publicUrl?: string;
+  /** Token issuers to advertise in the protected-resource metadata. */
+  authorizationServers?: string[];
+  /** Process metrics (CPU, memory, event loop) on /metrics too (default false). */
+  processMetrics?: boolean;
+  progressIntervalMs?: number;
 }
 
 export interface RunningGateway {
@@ -34,17 +51,52 @@ export interface RunningGateway {
   readonly url: string;
   /** The bound port (the real one when 0 was asked for). */
   readonly port: number;
+  readonly metrics: GatewayMetrics;
   /** Stops serving: closes the HTTP server and its connections, the MCP handler and the router. Idempotent. */
   close(): Promise<void>;
 }
 
+/** lsp:write for a tools/call whose arguments make it write files, lsp:read for everything else. */
+export function requiredScope(message: unknown): Scope {
+  const request = message as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
+  if (request?.method !== "tools/call") return "lsp:read";
+  const tool = GATEWAY_TOOLS.find((candidate) => candidate.name === request.params?.name);
+  if (!tool) return "lsp:read";
+  try {
+    return tool.writes(request.params?.arguments) ? "lsp:write" : "lsp:read";
+  } catch {
+    // Invalid arguments: the tool answers INVALID_ARGUMENT itself.
+    return "lsp:read";
+  }
+}
+
+/** HTTP requests a tenant may send per tool call allowed (initialize, lists, pings and the calls). */
+export const HTTP_REQUESTS_PER_CALL = 10;
+
+/** The per-tenant HTTP ceiling derived from the tool-call limits (see HttpServerOptions.requestLimiter). */
+function httpRequestLimiter(calls: TenantLimiter): TenantLimiter {
+  return new TenantLimiter((tenant) => {
+    const limits = calls.limits(tenant);
+    return {
+      callsPerSecond: limits.callsPerSecond * HTTP_REQUESTS_PER_CALL,
+      // Open streams and long tool calls: bounded by the tool-call limits, not here.
+      concurrentCalls: Number.MAX_SAFE_INTEGER,
+    };
+  });
+}
+
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const logger = options.logger ?? silentLogger;
+  const metrics = new GatewayMetrics(() => options.router, { processMetrics: options.processMetrics });
   const deps: ToolDeps = {
     router: options.router,
     workspaces: options.workspaces,
     logger,
+    auditLogger: options.auditLogger,
     callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    limiter: options.limiter,
+    metrics,
+    progressIntervalMs: options.progressIntervalMs,
   };
   // legacy: 'stateless' (the default) serves 2025-era clients next to 2026-07-28 ones.
   const mcp = createMcpHandler(() => createGatewayMcpServer(deps), {
@@ -52,7 +104,18 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   const allowlists = allowlistsFor(options.host, { hosts: options.allowedHosts, origins: options.allowedOrigins });
   if (!allowlists.hosts) logger.warn("Host header not checked: no allowed hosts configured for a non-loopback bind");
-  const server = createHttpServer({ mcp, allowlists, logger });
+  const server = createHttpServer({
+    mcp,
+    allowlists,
+    logger,
+    authenticator: options.authenticator,
+    requiredScope,
+    publicUrl: options.publicUrl,
+    authorizationServers: options.authorizationServers,
+    metrics,
+    requestLimiter: options.limiter ? httpRequestLimiter(options.limiter) : undefined,
+    notReady: () => (options.router.ready() ? undefined : "no live runner yet"),
+  });
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -74,11 +137,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     await mcp.close();
     server.closeAllConnections();
     await closed;
-    options.router.close();
+    await options.router.close();
   };
   return {
     url: `http://${connectableHost(options.host)}:${port}${MCP_PATH}`,
     port,
+    metrics,
     close: () => {
       closing ??= shutdown();
       return closing;

@@ -42,6 +42,13 @@ describe("toolErrorFromGrpc", () => {
     expect(error.message).toBe("the runner's words");
   });
 
+  test("FILE_TOO_LARGE is an argument problem, not a rate limit", () => {
+    const error = toolErrorFromGrpc(
+      serviceError(GrpcStatus.RESOURCE_EXHAUSTED, "src/big.ts is larger than 4 MiB", "FILE_TOO_LARGE"),
+    );
+    expect(error).toMatchObject({ code: "INVALID_ARGUMENT", message: "src/big.ts is larger than 4 MiB" });
+  });
+
   test("an unknown trailer value falls back to the gRPC status", () => {
     expect(toolErrorFromGrpc(serviceError(GrpcStatus.NOT_FOUND, "gone", "MADE_UP")).code).toBe("NOT_FOUND");
   });

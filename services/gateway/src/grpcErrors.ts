@@ -18,6 +18,12 @@ const RUNNER_AUTHORED = new Map<GrpcStatus, ErrorCode>([
   [GrpcStatus.FAILED_PRECONDITION, "SERVER_STARTING"],
 ]);
 
+/** Runner codes that are not tool codes, and the tool code each becomes (the message stays the runner's). */
+const RUNNER_ONLY_CODES: Record<string, ErrorCode> = {
+  // The file exceeds the runner's size limit: a property of the argument, not of the load.
+  FILE_TOO_LARGE: "INVALID_ARGUMENT",
+};
+
 /** The gateway's own wording, for statuses grpc-js produces itself and for empty runner messages. */
 const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   INVALID_ARGUMENT: "the runner refused the arguments; check the file path and position and try again",
@@ -48,7 +54,8 @@ export function isServiceError(error: unknown): error is ServiceError {
  * paragraph only, so a stray stack trace cannot leak); transport failures get the gateway's wording.
  */
 export function toolErrorFromGrpc(error: ServiceError): GatewayError {
-  const trailer = error.metadata?.get(ERROR_CODE_TRAILER)[0];
+  const raw = error.metadata?.get(ERROR_CODE_TRAILER)[0];
+  const trailer = typeof raw === "string" ? (RUNNER_ONLY_CODES[raw] ?? raw) : raw;
   if (isErrorCode(trailer)) return new GatewayError(trailer, runnerMessage(error.details) ?? DEFAULT_MESSAGES[trailer]);
 
   const code = RUNNER_AUTHORED.get(error.code);

@@ -1,43 +1,128 @@
 // Composition root for running the gateway on its own: the only place that reads the
 // environment and the command line.
-import { gatewayConfig, USAGE } from "./config.js";
+import { pathToFileURL } from "node:url";
+import { ApiKeyStore } from "./auth/apiKeys.js";
+import { type Authenticator, BearerAuthenticator, NoTokenAuthenticator } from "./auth/authenticator.js";
+import { JwtVerifier } from "./auth/jwtVerifier.js";
+import { type GatewayConfig, gatewayConfig, USAGE } from "./config.js";
 import { startGateway } from "./gateway.js";
-import { createJsonLogger } from "./logger.js";
-import { StaticRunnerRouter } from "./runnerRouting.js";
-import { StaticWorkspaceResolver } from "./workspaces.js";
+import { TenantLimiter } from "./limits/tenantLimiter.js";
+import { createJsonLogger, type Logger } from "./logger.js";
+import { reloadOnChange } from "./ops/reloadingFile.js";
+import { openNatsRunnerRegistry } from "./routing/natsRegistry.js";
+import { StaticRunnerDirectory } from "./routing/runnerDirectory.js";
+import { HrwRunnerRouter } from "./routing/runnerRouter.js";
+import { readTenantsFile, TenantWorkspaceResolver } from "./tenancy/tenants.js";
+import { StaticWorkspaceResolver, type WorkspaceResolver } from "./workspaces.js";
 
-async function main(): Promise<void> {
-  let config: ReturnType<typeof gatewayConfig>;
+function tenancy(config: GatewayConfig): {
+  authenticator: Authenticator;
+  workspaces: WorkspaceResolver;
+  limiter?: TenantLimiter;
+  issuers?: string[];
+  /** Starts following the mounted files; returns the stop function. */
+  watch?: (logger: Logger) => () => void;
+} {
+  const auth = config.auth;
+  if (auth.kind === "none") {
+    return {
+      authenticator: new NoTokenAuthenticator({
+        tenant: auth.tenant,
+        subject: "local",
+        scopes: ["lsp:read", "lsp:write"],
+      }),
+      workspaces: new StaticWorkspaceResolver({ tenant: auth.tenant, workspace: auth.workspace }),
+    };
+  }
+  const resolver = new TenantWorkspaceResolver(readTenantsFile(auth.tenantsFile));
+  const apiKeys = auth.apiKeysFile ? ApiKeyStore.fromFile(auth.apiKeysFile) : undefined;
+  const jwt = auth.jwt
+    ? new JwtVerifier({
+        jwks: new URL(auth.jwt.jwksUrl),
+        issuer: auth.jwt.issuer,
+        audience: auth.jwt.audience,
+        tenantClaim: auth.jwt.tenantClaim,
+      })
+    : undefined;
+  return {
+    authenticator: new BearerAuthenticator({ apiKeys, jwt }),
+    workspaces: resolver,
+    limiter: new TenantLimiter((tenant) => resolver.limitsOf(tenant)),
+    issuers: auth.jwt ? [auth.jwt.issuer] : undefined,
+    // Rotated keys and new workspaces apply without a restart; a bad edit keeps the last good file.
+    watch(logger) {
+      const follow = (path: string, what: string, load: () => void) =>
+        reloadOnChange({
+          path,
+          load,
+          onReloaded: () => logger.info(`${what} reloaded`, { path }),
+          onError: (error) =>
+            logger.error(`${what} not reloaded; the previous one stays in force`, { error: error.message }),
+        });
+      const files = [
+        follow(auth.tenantsFile, "tenants file", () => resolver.replace(readTenantsFile(auth.tenantsFile))),
+      ];
+      const keysFile = auth.apiKeysFile;
+      if (apiKeys && keysFile) files.push(follow(keysFile, "API keys file", () => apiKeys.reloadFrom(keysFile)));
+      return () => {
+        for (const file of files) file.close();
+      };
+    },
+  };
+}
+
+async function runnerRouter(config: GatewayConfig, logger: Logger): Promise<HrwRunnerRouter> {
+  if (config.runners.kind === "static") return new HrwRunnerRouter(new StaticRunnerDirectory(config.runners.addresses));
+  const directory = await openNatsRunnerRegistry({
+    servers: config.runners.url,
+    onProblem: (message, key) => logger.warn(message, { key }),
+  });
+  return new HrwRunnerRouter(directory);
+}
+
+/** Runs the gateway until SIGINT/SIGTERM. `lspmesh gateway` calls it with its own arguments. */
+export async function main(argv: string[], env: Record<string, string | undefined>): Promise<void> {
+  let config: GatewayConfig;
+  let setup: ReturnType<typeof tenancy>;
   try {
-    config = gatewayConfig(process.argv.slice(2), process.env);
+    config = gatewayConfig(argv, env);
+    setup = tenancy(config);
   } catch (error) {
     process.stderr.write(`lspmesh gateway: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
     process.exit(2);
   }
   const logger = createJsonLogger({ level: config.logLevel });
-  const router = new StaticRunnerRouter(config.runnerAddress);
+  const stopWatching = setup.watch?.(logger) ?? (() => {});
+  const router = await runnerRouter(config, logger);
   const gateway = await startGateway({
     host: config.host,
     port: config.port,
     router,
-    workspaces: new StaticWorkspaceResolver({ tenant: config.tenant, workspace: config.workspace }),
+    workspaces: setup.workspaces,
+    authenticator: setup.authenticator,
+    limiter: setup.limiter,
     logger,
+    // Audit lines are written whatever LSPMESH_LOG_LEVEL says.
+    auditLogger: createJsonLogger({ level: "debug" }),
     callTimeoutMs: config.callTimeoutMs,
     allowedHosts: config.allowedHosts,
     allowedOrigins: config.allowedOrigins,
-  }).catch((error: unknown) => {
-    router.close();
+    publicUrl: config.publicUrl,
+    authorizationServers: setup.issuers,
+    processMetrics: true,
+  }).catch(async (error: unknown) => {
+    await router.close();
     throw error;
   });
   logger.info("gateway listening", {
     url: gateway.url,
-    runner: config.runnerAddress,
-    tenant: config.tenant,
-    workspace: config.workspace,
+    runners: config.runners.kind === "static" ? config.runners.addresses.join(",") : config.runners.url,
+    auth: config.auth.kind,
   });
 
   const stop = (signal: NodeJS.Signals) => {
     logger.info("shutting down", { signal });
+    stopWatching();
     gateway.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -50,7 +135,10 @@ async function main(): Promise<void> {
   process.once("SIGTERM", stop);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`lspmesh gateway: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+// Run directly (node dist/main.js): the process arguments and environment.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2), process.env).catch((error: unknown) => {
+    process.stderr.write(`lspmesh gateway: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,32 +1,19 @@
-// `lspmesh gateway`: the gateway service; flags become LSPMESH_* variables for its composition root.
-import { parseArgs } from "node:util";
-import { parsePort } from "../usage.js";
-
-const HELP = `usage: lspmesh gateway [--runner HOST:PORT] [--host H] [--port N] [--tenant ID] [--workspace ID]
-
-Flags override the environment: LSPMESH_RUNNER_ADDRESS, LSPMESH_HOST, LSPMESH_PORT,
-LSPMESH_TENANT, LSPMESH_WORKSPACE (see docs/operations.md).`;
+// `lspmesh gateway`: the gateway service. Its flags and LSPMESH_* variables are the gateway's own
+// (services/gateway/src/config.ts); this command only hands them over.
+import { UsageError } from "../usage.js";
 
 export async function runGatewayCommand(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      runner: { type: "string" },
-      host: { type: "string" },
-      port: { type: "string" },
-      tenant: { type: "string" },
-      workspace: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  if (values.help) {
-    console.log(HELP);
+  const { USAGE } = await import("@lspmesh/gateway/config");
+  if (args.includes("--help") || args.includes("-h")) {
+    console.log(USAGE);
     return;
   }
-  if (values.runner) process.env.LSPMESH_RUNNER_ADDRESS = values.runner;
-  if (values.host) process.env.LSPMESH_HOST = values.host;
-  if (values.port) process.env.LSPMESH_PORT = String(parsePort(values.port, 7420));
-  if (values.tenant) process.env.LSPMESH_TENANT = values.tenant;
-  if (values.workspace) process.env.LSPMESH_WORKSPACE = values.workspace;
-  await import("@lspmesh/gateway/main");
+  const { gatewayConfig } = await import("@lspmesh/gateway/config");
+  try {
+    gatewayConfig(args, process.env);
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n\n${USAGE}`);
+  }
+  const { main } = await import("@lspmesh/gateway/main");
+  await main(args, process.env);
 }

@@ -3,7 +3,13 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { createJsonLogger, StaticRunnerRouter, StaticWorkspaceResolver, startGateway } from "@lspmesh/gateway";
+import {
+  createJsonLogger,
+  NoTokenAuthenticator,
+  StaticRunnerRouter,
+  StaticWorkspaceResolver,
+  startGateway,
+} from "@lspmesh/gateway";
 import {
   LanguageConfigError,
   loadLanguageRegistry,
@@ -18,6 +24,11 @@ const HELP = `usage: lspmesh serve [dir] [--port 7420] [--host 127.0.0.1] [--wor
 Serves dir (default: the current folder) over MCP at http://HOST:PORT/mcp.
 --languages FILE overrides or adds language servers (JSON; see docs/languages.md).
 No token is needed on loopback. Stop with Ctrl-C: every language server is stopped with it.`;
+
+function isLoopbackAddress(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
+}
 
 /** Single-machine tenant (DESIGN.md 3.1). */
 const LOCAL_TENANT = "local";
@@ -44,6 +55,11 @@ export async function runServeCommand(args: string[]): Promise<void> {
   if (!info?.isDirectory()) throw new UsageError(`'${positionals[0] ?? "."}' is not a folder`);
   const port = parsePort(values.port, 7420);
   const host = values.host ?? "127.0.0.1";
+  if (!isLoopbackAddress(host)) {
+    throw new UsageError(
+      `serve runs without tokens, so it binds to loopback only (not '${host}'); use \`lspmesh gateway\` with API keys or JWTs to serve a network`,
+    );
+  }
   const workspace = values.workspace ?? "default";
   if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(workspace)) {
     throw new UsageError(`invalid workspace id '${workspace}': use a-z, 0-9, '_' and '-' (1–63 characters)`);
@@ -64,6 +80,12 @@ export async function runServeCommand(args: string[]): Promise<void> {
     port,
     router: new StaticRunnerRouter(runner.address),
     workspaces: new StaticWorkspaceResolver({ tenant: LOCAL_TENANT, workspace }),
+    // Loopback single machine: no tokens; the one local caller may read and write.
+    authenticator: new NoTokenAuthenticator({
+      tenant: LOCAL_TENANT,
+      subject: "local",
+      scopes: ["lsp:read", "lsp:write"],
+    }),
     logger,
   }).catch(async (error: NodeJS.ErrnoException) => {
     await runner.close();

@@ -2,32 +2,61 @@
 import { McpServer } from "@modelcontextprotocol/server";
 import type { GatewayTool } from "./defineTool.js";
 import type { ToolDeps } from "./toolCall.js";
+import { applyWorkspaceEditTool } from "./tools/applyWorkspaceEdit.js";
+import { batchTool } from "./tools/batch.js";
+import { codeActionsTool } from "./tools/codeActions.js";
+import { completionsTool } from "./tools/completions.js";
 import { diagnosticsTool } from "./tools/diagnostics.js";
 import { documentSymbolsTool } from "./tools/documentSymbols.js";
-import { findDefinitionTool } from "./tools/findDefinition.js";
+import { findDefinitionTool, findImplementationsTool, findTypeDefinitionTool } from "./tools/findDefinition.js";
 import { findReferencesTool } from "./tools/findReferences.js";
+import { formatDocumentTool } from "./tools/formatDocument.js";
+import { callHierarchyTool, typeHierarchyTool } from "./tools/hierarchy.js";
 import { hoverTool } from "./tools/hover.js";
+import { inlayHintsTool } from "./tools/inlayHints.js";
+import { renameFileTool } from "./tools/renameFile.js";
+import { renameSymbolTool } from "./tools/renameSymbol.js";
+import { searchSymbolsTool } from "./tools/searchSymbols.js";
+import { signatureHelpTool } from "./tools/signatureHelp.js";
+import { workspaceStatusTool } from "./tools/workspaceStatus.js";
 import { workspaceSymbolsTool } from "./tools/workspaceSymbols.js";
 
 export const SERVER_INFO = { name: "lspmesh", version: "0.1.0" } as const;
 
-/** Every tool the gateway serves, in the order tools/list shows them. */
+/** Every tool the gateway serves, in the order tools/list shows them (DESIGN.md 3.3). */
 export const GATEWAY_TOOLS: readonly GatewayTool[] = [
   findDefinitionTool,
+  findTypeDefinitionTool,
+  findImplementationsTool,
   findReferencesTool,
   hoverTool,
   documentSymbolsTool,
   workspaceSymbolsTool,
+  searchSymbolsTool,
   diagnosticsTool,
+  completionsTool,
+  signatureHelpTool,
+  codeActionsTool,
+  formatDocumentTool,
+  renameSymbolTool,
+  renameFileTool,
+  applyWorkspaceEditTool,
+  callHierarchyTool,
+  typeHierarchyTool,
+  inlayHintsTool,
+  batchTool(() => GATEWAY_TOOLS),
+  workspaceStatusTool,
 ];
 
 /** Sent to clients at initialization; models read it before choosing tools. */
 const INSTRUCTIONS = [
-  "lspmesh answers questions about code with real language servers: definitions, references, hover, file outlines, symbol search and diagnostics.",
+  "lspmesh answers questions about code with real language servers: definitions, references, hover, outlines, symbol search (one workspace or all of yours), diagnostics, completions, call and type hierarchies, and semantic edits (rename, format, code actions).",
   "Files are workspace-relative paths such as src/index.ts. Positions are 1-based: the first line is 1 and columns count Unicode code points from 1.",
   "Instead of a column you may give symbol (the exact identifier) with line as an optional hint; the answer says where it resolved.",
   "Every answer carries the language server's state. When partial is true the server was not ready: an empty answer then means 'not known yet', not 'none', so retry shortly.",
-  "Errors start with a stable code (for example NOT_FOUND, SERVER_STARTING, INVALID_ARGUMENT) followed by what to do about it.",
+  "Edits are previews unless you pass apply: true (or apply_title for code actions); writing needs the lsp:write scope.",
+  "workspace_status without a workspace lists your workspaces. Use batch to ask up to 20 read questions at once.",
+  "Errors start with a stable code (for example NOT_FOUND, SERVER_STARTING, INVALID_ARGUMENT, RATE_LIMITED) followed by what to do about it.",
 ].join("\n");
 
 export function createGatewayMcpServer(deps: ToolDeps): McpServer {

@@ -36,6 +36,9 @@ test("a missing required field is named", () => {
   expect(failure(undefined).message).toMatch(/file/);
 });
 
-test("workspace ids must match the id pattern", () => {
-  expect(failure({ file: "a.ts", workspace: "My Repo" }).message).toMatch(/workspace must be a workspace id/);
+test("any workspace name parses: the resolver answers unknown, forged and foreign ones alike (NOT_FOUND)", () => {
+  expect(parseArguments(schema, { file: "a.ts", workspace: "../globex/shop" })).toMatchObject({
+    workspace: "../globex/shop",
+  });
+  expect(failure({ file: "a.ts", workspace: "" }).message).toMatch(/workspace must not be empty/);
 });

@@ -1,4 +1,4 @@
-// Declares a read-only tool once (schemas, description, body) and registers it on an McpServer.
+// Declares a tool once (schemas, description, annotations, body) and registers it on an McpServer.
 import type { McpServer, StandardSchemaWithJSON, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { GatewayError } from "../errors.js";
@@ -17,44 +17,82 @@ export interface ToolDefinition<Input extends z.ZodObject, Output extends z.ZodO
   description: string;
   input: Input;
   output: Output;
+  /** Hints for clients; default read-only (readOnlyHint, idempotentHint, not destructive). */
+  annotations?: ToolAnnotations;
+  /** True when these arguments make the call write files (lsp:write, no retry, audit). Default: never. */
+  writes?: (args: z.output<Input>) => boolean;
   run(args: z.output<Input>, call: ToolCall): Promise<ToolAnswer<z.output<Output>>>;
 }
 
 /** A tool ready to be registered on a fresh McpServer (one per request in stateless serving). */
 export interface GatewayTool {
   readonly name: string;
+  readonly annotations: ToolAnnotations;
   register(server: McpServer, deps: ToolDeps): void;
+  /** Validated arguments → true when the call would write files. Throws INVALID_ARGUMENT. */
+  writes(rawArgs: unknown): boolean;
+  /** Runs the body inside an existing call (batch); throws GatewayError / gRPC errors. */
+  invoke(rawArgs: unknown, call: ToolCall): Promise<ToolAnswer<unknown>>;
 }
 
-const READ_ONLY: ToolAnnotations = {
+export const READ_ONLY: ToolAnnotations = {
   readOnlyHint: true,
   idempotentHint: true,
   destructiveHint: false,
   openWorldHint: false,
 };
 
+/** Tools that edit files when asked to (apply): not read-only, destructive (they overwrite content). */
+export function writingAnnotations(idempotent: boolean): ToolAnnotations {
+  return { readOnlyHint: false, destructiveHint: true, idempotentHint: idempotent, openWorldHint: false };
+}
+
 export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(
   definition: ToolDefinition<Input, Output>,
 ): GatewayTool {
+  const annotations = definition.annotations ?? READ_ONLY;
+  // Built once per tool, shared by every per-request server.
+  const inputSchema = advertisedOnly(definition.input);
+  const outputSchema = memoizedOutput(definition.output);
+  const writes = (args: z.output<Input>) => definition.writes?.(args) ?? false;
   return {
     name: definition.name,
+    annotations,
     register(server, deps) {
       server.registerTool(
         definition.name,
         {
           title: definition.title,
           description: definition.description,
-          inputSchema: advertisedOnly(definition.input),
-          outputSchema: definition.output,
-          annotations: READ_ONLY,
+          inputSchema,
+          outputSchema,
+          annotations,
         },
-        (rawArgs, ctx) =>
-          runTool(deps, ctx, definition.name, async (call) => {
-            const answer = await definition.run(parseArguments(definition.input, rawArgs), call);
-            return { content: [{ type: "text", text: answer.text }], structuredContent: answer.structured };
-          }),
+        async (rawArgs, ctx) => {
+          let args: z.output<Input>;
+          try {
+            args = parseArguments(definition.input, rawArgs);
+          } catch (error) {
+            // Still one logged, counted call (and subject to limits) with the coded error.
+            return runTool(deps, ctx, definition.name, async () => {
+              throw error;
+            });
+          }
+          return runTool(
+            deps,
+            ctx,
+            definition.name,
+            async (call) => {
+              const answer = await definition.run(args, call);
+              return { content: [{ type: "text", text: answer.text }], structuredContent: answer.structured };
+            },
+            { write: writes(args) },
+          );
+        },
       );
     },
+    writes: (rawArgs) => writes(parseArguments(definition.input, rawArgs)),
+    invoke: (rawArgs, call) => definition.run(parseArguments(definition.input, rawArgs), call),
   };
 }
 
@@ -68,9 +106,38 @@ function advertisedOnly(schema: z.ZodObject): StandardSchemaWithJSON<Record<stri
       version: 1,
       vendor: "lspmesh",
       validate: (value) => ({ value: (value ?? {}) as Record<string, unknown> }),
-      jsonSchema: schema["~standard"].jsonSchema,
+      jsonSchema: memoized(schema["~standard"].jsonSchema),
     },
   };
+}
+
+/** The output schema as is (the SDK validates structuredContent with it), its JSON Schema memoized. */
+function memoizedOutput<Output extends z.ZodObject>(schema: Output): Output {
+  const standard = schema["~standard"];
+  const wrapped = { "~standard": { ...standard, jsonSchema: memoized(standard.jsonSchema) } };
+  return wrapped as unknown as Output;
+}
+
+type JsonSchemaConverter = z.ZodObject["~standard"]["jsonSchema"];
+
+/**
+ * Converting a zod schema to JSON Schema costs about a millisecond per tool, and stateless
+ * serving builds a fresh server (and tools/list) for every request: convert once per target.
+ */
+function memoized(converter: JsonSchemaConverter): JsonSchemaConverter {
+  const cache = new Map<string, Record<string, unknown>>();
+  const cached =
+    (kind: "input" | "output") =>
+    (options: Parameters<JsonSchemaConverter["input"]>[0]): Record<string, unknown> => {
+      const key = `${kind}:${JSON.stringify(options)}`;
+      let schema = cache.get(key);
+      if (!schema) {
+        schema = converter[kind](options);
+        cache.set(key, schema);
+      }
+      return structuredClone(schema);
+    };
+  return { input: cached("input"), output: cached("output") };
 }
 
 /** Validates tool arguments; failures become INVALID_ARGUMENT naming each bad field. */

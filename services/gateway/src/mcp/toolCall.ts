@@ -1,37 +1,104 @@
-// What every tool call shares: a request id, the caller's workspace and runner, gRPC call options
-// (deadline, x-request-id, cancellation), one log line, and errors turned into tool errors.
+// What every tool call shares: a request id, the verified caller, per-tenant limits, workspace
+// resolution, runner calls (routing, deadline, x-request-id, cancellation, one retry of idempotent
+// reads on the next runner), progress notifications, one log line and metrics, audit lines for
+// writes, and errors turned into tool errors.
 import { randomUUID } from "node:crypto";
-import { type CallOptions, Metadata } from "@lspmesh/proto";
+import { type CallOptions, GrpcStatus, Metadata } from "@lspmesh/proto";
 import type { CallToolResult, ServerContext } from "@modelcontextprotocol/server";
+import { hasScope, type Principal, principalFrom } from "../auth/principal.js";
 import { GatewayError } from "../errors.js";
-import { isServiceError, toolErrorFromGrpc } from "../grpcErrors.js";
-import type { Logger } from "../logger.js";
-import type { RunnerClient, RunnerRouter } from "../runnerRouting.js";
-import type { WorkspaceResolver, WorkspaceTarget } from "../workspaces.js";
+import { ERROR_CODE_TRAILER, isServiceError, toolErrorFromGrpc } from "../grpcErrors.js";
+import type { TenantLimiter } from "../limits/tenantLimiter.js";
+import type { LogFields, Logger } from "../logger.js";
+import type { GatewayMetrics } from "../ops/metrics.js";
+import type { RunnerClient, RunnerRouter } from "../routing/runnerRouter.js";
+import type { Caller, WorkspaceResolver, WorkspaceTarget } from "../workspaces.js";
+import { pollRunnerProgress } from "./progress.js";
 
 /** gRPC metadata key carrying the per-call request id to the runner (and its logs). */
 export const REQUEST_ID_METADATA = "x-request-id";
 
-/** `_meta` key of a tool error result: `{ code, message, requestId }` for programs to read. */
+/** `_meta` key of a tool error result: `{ code, message, requestId, retryAfterMs? }` for programs to read. */
 export const ERROR_META_KEY = "lspmesh/error";
+
+/** How often a long runner call polls the workspace status for progress to forward, in ms. */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 1000;
 
 export interface ToolDeps {
   readonly router: RunnerRouter;
   readonly workspaces: WorkspaceResolver;
   readonly logger: Logger;
+  /** Where audit lines go; default `logger`. The gateway passes one that ignores the log level. */
+  readonly auditLogger?: Logger | undefined;
   /** Deadline of one runner call in ms (gateway default 30 000). */
   readonly callTimeoutMs: number;
+  /** Per-tenant limits; absent = unlimited (single-machine mode). */
+  readonly limiter?: TenantLimiter | undefined;
+  readonly metrics?: GatewayMetrics | undefined;
+  /** The caller when the transport carries none (stdio); HTTP always attaches a verified one. */
+  readonly defaultPrincipal?: Principal | undefined;
+  readonly progressIntervalMs?: number | undefined;
+}
+
+export interface SendOptions {
+  /** Extra deadline on top of callTimeoutMs (e.g. diagnostics' wait_ms), in ms. */
+  extraMs?: number;
+  /** A write: never retried on another runner. */
+  write?: boolean;
+  /** Overrides the whole deadline (fan-out calls share one), in ms. */
+  timeoutMs?: number;
+  /**
+   * Retry an unreachable runner's read on the next one (default true). Fan-outs under a short
+   * deadline turn it off: a cold start elsewhere cannot finish in time, so the gap is reported.
+   */
+  failover?: boolean;
+  /** Forward the runner's work-done progress while this call runs (default true when the client asked for progress). */
+  progress?: boolean;
 }
 
 /** The per-call services a tool body uses. */
 export interface ToolCall {
   readonly requestId: string;
-  /** Resolves the `workspace` argument for this caller and picks the runner that serves it. */
-  target(workspace: string | undefined): Promise<{ workspace: WorkspaceTarget; runner: RunnerClient }>;
-  /** Options for one runner call: deadline (callTimeoutMs + extraMs), request id, cancellation. */
-  runnerOptions(extraMs?: number): CallOptions;
-  /** Progress hook for long calls. A no-op until a tool reports progress (notifications/progress). */
-  progress(message: string): void;
+  readonly caller: Caller;
+  /** Aborted when the MCP client cancels or disconnects. */
+  readonly signal: AbortSignal;
+  /** Deadline of one runner call, in ms (fan-outs use it as their ceiling). */
+  readonly callTimeoutMs: number;
+  /** Resolves the `workspace` argument for this caller (NOT_FOUND alike for missing and foreign ones). */
+  workspace(requested: string | undefined): Promise<WorkspaceTarget>;
+  /** Every workspace this caller may see. */
+  visibleWorkspaces(): Promise<WorkspaceTarget[]>;
+  /** Languages of a workspace for workspace-wide calls: configured ones, else those the runners serve. */
+  languagesOf(target: WorkspaceTarget): string[];
+  /**
+   * One runner call for (workspace, language): to the HRW-first runner, retried once on the next
+   * one when the first is unreachable and the call is not a write.
+   */
+  send<T>(
+    target: WorkspaceTarget,
+    language: string,
+    rpc: (runner: RunnerClient, options: CallOptions) => Promise<T>,
+    options?: SendOptions,
+  ): Promise<T>;
+  /**
+   * A workspace-wide call: the workspace's languages grouped by the runner that owns each, one call
+   * per runner in parallel (`languages` = the group's languages). Failures are returned, not thrown.
+   */
+  sendEach<T>(
+    target: WorkspaceTarget,
+    languages: readonly string[],
+    rpc: (runner: RunnerClient, options: CallOptions, languages: string[]) => Promise<T>,
+    options?: SendOptions,
+  ): Promise<Array<{ languages: string[]; answer?: T; error?: GatewayError }>>;
+  /** Sends `notifications/progress` when the client asked for progress; a no-op otherwise. */
+  progress(message: string, total?: number): void;
+  /** Adds details (workspace, files) to the audit line every write call gets when it ends. */
+  audit(fields: LogFields): void;
+}
+
+export interface ToolRunOptions {
+  /** True when these arguments make the call write files: needs lsp:write, never retried, audited. */
+  write: boolean;
 }
 
 export async function runTool(
@@ -39,56 +106,208 @@ export async function runTool(
   ctx: ServerContext,
   tool: string,
   body: (call: ToolCall) => Promise<CallToolResult>,
+  runOptions: ToolRunOptions = { write: false },
 ): Promise<CallToolResult> {
   const requestId = randomUUID();
   const started = performance.now();
-  // Aborted when the MCP client cancels or disconnects; cancels the runner call with it.
   const signal = ctx.mcpReq.signal;
+  const principal = principalFrom(ctx.http?.authInfo) ?? deps.defaultPrincipal;
+  const caller: Caller = { principal };
+  const tenant = principal?.tenant ?? "";
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  let progressCount = 0;
+  const auditFields: LogFields = {};
+  const notifyProgress = (message: string, total?: number) => {
+    if (progressToken === undefined || signal.aborted) return;
+    progressCount += 1;
+    ctx.mcpReq
+      .notify({
+        method: "notifications/progress",
+        params: { progressToken, progress: progressCount, ...(total ? { total } : {}), message },
+      })
+      .catch(() => {});
+  };
+
   const call: ToolCall = {
     requestId,
-    async target(requested) {
-      const workspace = await deps.workspaces.resolve(requested, { authInfo: ctx.http?.authInfo });
-      return { workspace, runner: deps.router.clientFor(workspace.tenant, workspace.workspace) };
+    caller,
+    signal,
+    callTimeoutMs: deps.callTimeoutMs,
+    workspace: (requested) => deps.workspaces.resolve(requested, caller),
+    visibleWorkspaces: () => deps.workspaces.visible(caller),
+    languagesOf(target) {
+      const configured = deps.workspaces.languagesOf(target);
+      if (configured && configured.length > 0) return [...configured];
+      const served = deps.router.languagesFor(target.tenant);
+      return served.length > 0 ? served : [""];
     },
-    runnerOptions(extraMs = 0) {
-      if (signal.aborted) throw new GatewayError("UNAVAILABLE", "the request was cancelled; send it again");
-      const metadata = new Metadata();
-      metadata.set(REQUEST_ID_METADATA, requestId);
-      return { timeoutMs: deps.callTimeoutMs + extraMs, metadata, signal };
+    async send(target, language, rpc, options = {}) {
+      const candidates = deps.router.candidates({ ...target, language });
+      const retry = !options.write && !runOptions.write && options.failover !== false;
+      const attempts = candidates.slice(0, retry ? 2 : 1);
+      const stopProgress =
+        progressToken !== undefined && options.progress !== false
+          ? pollRunnerProgress(
+              candidates[0]!,
+              target,
+              notifyProgress,
+              deps.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
+            )
+          : () => {};
+      try {
+        for (let index = 0; ; index++) {
+          const runner = attempts[index]!;
+          if (signal.aborted) throw new GatewayError("UNAVAILABLE", "the request was cancelled; send it again");
+          try {
+            const answer = await rpc(runner.client, callOptions(options));
+            deps.router.reportAnswered(runner.id);
+            deps.metrics?.runnerCalls.inc({ runner: runner.id, outcome: "ok" });
+            return answer;
+          } catch (error) {
+            const unreachable = isUnreachable(error);
+            deps.metrics?.runnerCalls.inc({ runner: runner.id, outcome: unreachable ? "unavailable" : "error" });
+            // An error the runner wrote is an answer: the runner is reachable.
+            if (!unreachable) deps.router.reportAnswered(runner.id);
+            if (!unreachable || signal.aborted) throw error;
+            deps.router.reportUnavailable(runner.id);
+            const next = attempts[index + 1];
+            if (!next) throw error;
+            deps.logger.warn("runner unavailable; retrying on the next runner", {
+              requestId,
+              tool,
+              runner: runner.id,
+              next: next.id,
+            });
+          }
+        }
+      } finally {
+        stopProgress();
+      }
     },
-    progress() {},
+    async sendEach(target, languages, rpc, options = {}) {
+      const groups = new Map<string, string[]>();
+      const failures: Array<{ languages: string[]; error: GatewayError }> = [];
+      for (const language of languages) {
+        try {
+          const first = deps.router.candidates({ ...target, language })[0]!;
+          groups.set(first.id, [...(groups.get(first.id) ?? []), language]);
+        } catch (error) {
+          failures.push({ languages: [language], error: toGatewayError(error) ?? unexpected(error) });
+        }
+      }
+      const answers = await Promise.all(
+        [...groups.values()].map(async (group) => {
+          try {
+            const answer = await call.send(target, group[0]!, (runner, o) => rpc(runner, o, group), options);
+            return { languages: group, answer };
+          } catch (error) {
+            return { languages: group, error: toGatewayError(error) ?? unexpected(error) };
+          }
+        }),
+      );
+      return [...answers, ...failures];
+    },
+    progress: notifyProgress,
+    audit(fields) {
+      Object.assign(auditFields, fields);
+    },
   };
-  const durationMs = () => Math.round(performance.now() - started);
+
+  function unexpected(error: unknown): GatewayError {
+    deps.logger.error("runner call failed unexpectedly", { requestId, tool, error: String(error) });
+    return new GatewayError(
+      "UNAVAILABLE",
+      `internal error in the gateway; try again, and report request id ${requestId}`,
+    );
+  }
+
+  function callOptions(options: SendOptions): CallOptions {
+    const metadata = new Metadata();
+    metadata.set(REQUEST_ID_METADATA, requestId);
+    return { timeoutMs: options.timeoutMs ?? deps.callTimeoutMs + (options.extraMs ?? 0), metadata, signal };
+  }
+
+  const finish = (outcome: "ok" | "error", code?: string) => {
+    const durationMs = Math.round(performance.now() - started);
+    deps.metrics?.toolCalls.inc({ tool, tenant, outcome });
+    deps.metrics?.toolDuration.observe({ tool, tenant }, durationMs / 1000);
+    if (code) deps.metrics?.toolErrors.inc({ tool, tenant, code });
+    deps.logger.info("tool call", { requestId, tool, tenant, durationMs, outcome, code });
+    // One audit line per write call, whatever its outcome: who changed (or tried to change) what.
+    if (runOptions.write) {
+      deps.logger.info("audit", {
+        requestId,
+        tool,
+        tenant,
+        subject: principal?.subject,
+        outcome,
+        code,
+        ...auditFields,
+      });
+    }
+  };
+
+  let release: (() => void) | undefined;
   try {
+    if (!principal) throw new GatewayError("FORBIDDEN", "this call carries no verified caller; send a bearer token");
+    if (runOptions.write && !hasScope(principal, "lsp:write")) {
+      throw new GatewayError(
+        "FORBIDDEN",
+        "this call writes files and the token lacks the lsp:write scope; use a token with lsp:write, or preview with apply: false",
+      );
+    }
+    if (deps.limiter) {
+      const admission = deps.limiter.admit(principal.tenant);
+      if (!admission.ok) {
+        deps.metrics?.rateLimited.inc({ tenant, reason: admission.reason });
+        const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
+        const limit =
+          admission.reason === "rate"
+            ? `${admission.limits.callsPerSecond} calls per second`
+            : `${admission.limits.concurrentCalls} calls at once`;
+        const error = new GatewayError(
+          "RATE_LIMITED",
+          `too many calls: the limit is ${limit}; retry after ${seconds} s`,
+        );
+        finish("error", error.code);
+        return toolErrorResult(error, requestId, { retryAfterMs: admission.retryAfterMs });
+      }
+      release = admission.release;
+    }
     const result = await body(call);
-    deps.logger.info("tool call", { requestId, tool, durationMs: durationMs(), outcome: "ok" });
+    finish("ok");
     return result;
   } catch (error) {
     const toolError = toGatewayError(error);
     if (toolError) {
-      deps.logger.info("tool call", {
-        requestId,
-        tool,
-        durationMs: durationMs(),
-        outcome: "error",
-        code: toolError.code,
-      });
+      finish("error", toolError.code);
       return toolErrorResult(toolError, requestId);
     }
     deps.logger.error("tool call failed unexpectedly", {
       requestId,
       tool,
-      durationMs: durationMs(),
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
+    finish("error", "UNAVAILABLE");
     return toolErrorResult(
       new GatewayError("UNAVAILABLE", `internal error in the gateway; try again, and report request id ${requestId}`),
       requestId,
     );
+  } finally {
+    release?.();
   }
 }
 
-function toGatewayError(error: unknown): GatewayError | undefined {
+/** A transport failure (runner down or unreachable), not an answer the runner wrote. */
+export function isUnreachable(error: unknown): boolean {
+  return (
+    isServiceError(error) &&
+    error.code === GrpcStatus.UNAVAILABLE &&
+    error.metadata.get(ERROR_CODE_TRAILER).length === 0
+  );
+}
+
+export function toGatewayError(error: unknown): GatewayError | undefined {
   if (error instanceof GatewayError) return error;
   if (isServiceError(error)) return toolErrorFromGrpc(error);
   return undefined;
@@ -98,10 +317,16 @@ function toGatewayError(error: unknown): GatewayError | undefined {
  * An `isError` tool result. No structuredContent: 1.x SDK clients validate it against the
  * tool's outputSchema even on errors, so the code rides in the text and in `_meta`.
  */
-export function toolErrorResult(error: GatewayError, requestId?: string): CallToolResult {
+export function toolErrorResult(
+  error: GatewayError,
+  requestId?: string,
+  extra: Record<string, unknown> = {},
+): CallToolResult {
   return {
     isError: true,
     content: [{ type: "text", text: `${error.code}: ${error.message}` }],
-    _meta: { [ERROR_META_KEY]: { code: error.code, message: error.message, ...(requestId ? { requestId } : {}) } },
+    _meta: {
+      [ERROR_META_KEY]: { code: error.code, message: error.message, ...(requestId ? { requestId } : {}), ...extra },
+    },
   };
 }

@@ -2,9 +2,20 @@
 // for diagnostics that belong to the files' current content.
 import { type Diagnostic, type DiagnosticsAnswer, type FileDiagnostics, Severity } from "@lspmesh/proto";
 import { z } from "zod";
+import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, isNotReady, lines, statusHeader } from "../text.js";
-import { answerStatusShape, fileArgument, rangeFrom, rangeShape, statusFrom, workspaceArgument } from "./shared.js";
+import { toGatewayError } from "../toolCall.js";
+import {
+  answerStatusShape,
+  collectParts,
+  fileArgument,
+  mergeStatuses,
+  rangeFrom,
+  rangeShape,
+  statusFrom,
+  workspaceArgument,
+} from "./shared.js";
 
 /** Default and largest wait for fresh diagnostics, in ms. */
 const DEFAULT_WAIT_MS = 3000;
@@ -113,8 +124,23 @@ export function diagnosticsAnswer(
   answer: DiagnosticsAnswer,
   requestedFiles: string[],
 ): ToolAnswer<z.output<typeof output>> {
-  const status = statusFrom(answer.status);
-  const files = answer.files.map(fileFrom);
+  return mergedDiagnosticsAnswer([answer], requestedFiles);
+}
+
+/** Answers of several runners (files grouped by language): files concatenated, status merged. */
+export function mergedDiagnosticsAnswer(
+  answers: readonly DiagnosticsAnswer[],
+  requestedFiles: string[],
+  missing: string[] = [],
+): ToolAnswer<z.output<typeof output>> {
+  const status =
+    answers.length === 1 && missing.length === 0
+      ? statusFrom(answers[0]!.status)
+      : mergeStatuses(
+          answers.map((answer) => statusFrom(answer.status)),
+          missing,
+        );
+  const files = answers.flatMap((answer) => answer.files.map(fileFrom));
   const counts = { error: 0, warning: 0, information: 0, hint: 0 };
   for (const file of files) for (const diagnostic of file.diagnostics) counts[diagnostic.severity] += 1;
 
@@ -156,12 +182,41 @@ export const diagnosticsTool = defineTool({
   output,
   async run(args, call) {
     const files = args.files ?? [];
-    const { workspace, runner } = await call.target(args.workspace);
+    const workspace = await call.workspace(args.workspace);
     // The runner may spend up to wait_ms waiting, so the deadline grows by that much.
-    const answer = await runner.diagnostics(
-      { workspace, files, waitMs: args.wait_ms },
-      call.runnerOptions(args.wait_ms),
+    const options = { extraMs: args.wait_ms };
+    if (files.length === 0) {
+      const parts = await call.sendEach(
+        workspace,
+        call.languagesOf(workspace),
+        (runner, callOptions) => runner.diagnostics({ workspace, files, waitMs: args.wait_ms }, callOptions),
+        options,
+      );
+      const { answers, missing } = collectParts(parts);
+      return mergedDiagnosticsAnswer(answers, files, missing);
+    }
+    // Files go to the runner of their own language, one call per language, in parallel.
+    const byLanguage = new Map<string, string[]>();
+    for (const file of files)
+      byLanguage.set(languageOfFile(file), [...(byLanguage.get(languageOfFile(file)) ?? []), file]);
+    const parts = await Promise.all(
+      [...byLanguage].map(async ([language, group]) => {
+        try {
+          const answer = await call.send(
+            workspace,
+            language,
+            (runner, callOptions) => runner.diagnostics({ workspace, files: group, waitMs: args.wait_ms }, callOptions),
+            options,
+          );
+          return { languages: [language], answer };
+        } catch (error) {
+          const gatewayError = toGatewayError(error);
+          if (!gatewayError || byLanguage.size === 1) throw error;
+          return { languages: [language || group[0]!], error: gatewayError };
+        }
+      }),
     );
-    return diagnosticsAnswer(answer, files);
+    const { answers, missing } = collectParts(parts);
+    return mergedDiagnosticsAnswer(answers, files, missing);
   },
 });

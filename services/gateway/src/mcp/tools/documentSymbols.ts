@@ -1,6 +1,7 @@
 // document_symbols: the outline of one file, nested, with kinds and ranges.
 import type { DocumentSymbol, DocumentSymbolsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
+import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
 import {
@@ -98,8 +99,10 @@ export const documentSymbolsTool = defineTool({
   input,
   output,
   async run(args, call) {
-    const { workspace, runner } = await call.target(args.workspace);
-    const answer = await runner.documentSymbols({ workspace, file: args.file }, call.runnerOptions());
+    const workspace = await call.workspace(args.workspace);
+    const answer = await call.send(workspace, languageOfFile(args.file), (runner, options) =>
+      runner.documentSymbols({ workspace, file: args.file }, options),
+    );
     return documentSymbolsAnswer(answer, args.file);
   },
 });

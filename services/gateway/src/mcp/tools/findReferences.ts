@@ -1,10 +1,12 @@
 // find_references: every place that refers to the symbol at a position.
 import type { ReferencesAnswer } from "@lspmesh/proto";
 import { z } from "zod";
+import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, describeTarget, emptyAnswerText, lines, locationText, statusHeader } from "../text.js";
 import {
   answerStatusShape,
+  limitArgument,
   locationFrom,
   locationOutput,
   type PositionAt,
@@ -23,13 +25,9 @@ const input = z.object({
     .boolean({ error: "include_declaration must be true or false" })
     .default(true)
     .describe("Include the declaration itself among the references (default true)."),
-  limit: z
-    .number({ error: "limit must be a number" })
-    .int({ error: "limit must be a whole number" })
-    .min(1, { error: "limit must be at least 1" })
-    .max(MAX_LIMIT, { error: `limit must be at most ${MAX_LIMIT}` })
-    .default(DEFAULT_LIMIT)
-    .describe(`Most references to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}); total counts them all.`),
+  limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "references").describe(
+    `Most references to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}); total counts them all.`,
+  ),
 });
 
 const output = z.object({
@@ -68,10 +66,12 @@ export const findReferencesTool = defineTool({
   output,
   async run(args, call) {
     const at = positionFrom(args);
-    const { workspace, runner } = await call.target(args.workspace);
-    const answer = await runner.findReferences(
-      { workspace, at, includeDeclaration: args.include_declaration, limit: args.limit },
-      call.runnerOptions(),
+    const workspace = await call.workspace(args.workspace);
+    const answer = await call.send(workspace, languageOfFile(at.file), (runner, options) =>
+      runner.findReferences(
+        { workspace, at, includeDeclaration: args.include_declaration, limit: args.limit },
+        options,
+      ),
     );
     return referencesAnswer(answer, at);
   },

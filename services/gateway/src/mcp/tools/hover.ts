@@ -1,6 +1,7 @@
 // hover: the type and documentation of the identifier at a position, as markdown.
 import type { HoverAnswer } from "@lspmesh/proto";
 import { z } from "zod";
+import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
 import {
@@ -45,8 +46,10 @@ export const hoverTool = defineTool({
   output,
   async run(args, call) {
     const at = positionFrom(args);
-    const { workspace, runner } = await call.target(args.workspace);
-    const answer = await runner.hover({ workspace, at }, call.runnerOptions());
+    const workspace = await call.workspace(args.workspace);
+    const answer = await call.send(workspace, languageOfFile(at.file), (runner, options) =>
+      runner.hover({ workspace, at }, options),
+    );
     return hoverAnswer(answer, at);
   },
 });

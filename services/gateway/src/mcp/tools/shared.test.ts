@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { AnswerStatusSchema, ServerState } from "@lspmesh/proto";
 import { describe, expect, test } from "vitest";
 import { GatewayError } from "../../errors.js";
-import { positionFrom, statusFrom } from "./shared.js";
+import { collectParts, mergeStatuses, positionFrom, statusFrom } from "./shared.js";
 
 describe("positionFrom", () => {
   test("line and column make an exact position", () => {
@@ -64,5 +64,46 @@ describe("statusFrom", () => {
   test("a missing status is never reported as ready", () => {
     expect(statusFrom(undefined)).toMatchObject({ state: "degraded", partial: false });
     expect(statusFrom(undefined)).not.toHaveProperty("note");
+  });
+});
+
+describe("merged answers of several language servers", () => {
+  const ready = { state: "ready", partial: false, language: "typescript", server: "tsserver" } as const;
+  test("the least ready state wins; partial when any part is partial or missing", () => {
+    const indexing = {
+      ...ready,
+      state: "indexing",
+      partial: true,
+      language: "python",
+      server: "pyright",
+      note: "3/9",
+    } as const;
+    expect(mergeStatuses([ready, indexing])).toEqual({
+      state: "indexing",
+      partial: true,
+      language: "typescript, python",
+      server: "tsserver, pyright",
+      note: "3/9",
+    });
+    expect(mergeStatuses([ready], ["python not answered (UNAVAILABLE: down)"])).toMatchObject({
+      state: "ready",
+      partial: true,
+      note: "python not answered (UNAVAILABLE: down)",
+    });
+    expect(mergeStatuses([])).toMatchObject({ state: "degraded", partial: true });
+  });
+
+  test("collectParts: some answered = answers plus notes; none answered = the first error", () => {
+    const down = new GatewayError("UNAVAILABLE", "down");
+    expect(
+      collectParts([
+        { languages: ["typescript"], answer: 1 },
+        { languages: ["python"], error: down },
+      ]),
+    ).toEqual({
+      answers: [1],
+      missing: ["python not answered (UNAVAILABLE: down)"],
+    });
+    expect(() => collectParts([{ languages: ["python"], error: down }])).toThrow(down);
   });
 });

@@ -3,7 +3,6 @@
 import { type AnswerStatus, type Location, type Range, ServerState, SymbolKind } from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
-import { ID_PATTERN } from "../../workspaces.js";
 
 /** Upper bound for 1-based line and column numbers; far beyond any real file, well inside uint32. */
 const MAX_POSITION = 10_000_000;
@@ -11,11 +10,16 @@ const MAX_POSITION = 10_000_000;
 // ---------------------------------------------------------------------------------------------
 // Arguments
 
+// Not checked against the id pattern here: a malformed, forged or foreign workspace name is
+// answered exactly like a missing one (NOT_FOUND) by the workspace resolver.
 export const workspaceArgument = z
-  .string()
-  .regex(ID_PATTERN, { error: "workspace must be a workspace id such as 'default' (a-z, 0-9, '_' or '-')" })
+  .string({ error: "workspace must be a string, e.g. 'default'" })
+  .min(1, { error: "workspace must not be empty; omit it to use your only workspace" })
+  .max(256, { error: "workspace is longer than 256 characters" })
   .optional()
-  .describe("Workspace id. Optional when the server serves a single workspace (the usual case): omit it.");
+  .describe(
+    "Workspace id. Omit it when you have exactly one workspace (always so on a single machine); workspace_status without arguments lists yours.",
+  );
 
 export const fileArgument = z
   .string()
@@ -23,12 +27,26 @@ export const fileArgument = z
   .max(4096, { error: "file is longer than 4096 characters" })
   .describe("Workspace-relative POSIX path of the file, e.g. src/index.ts.");
 
-const lineNumber = (name: string) =>
+/** A 1-based line, column or count argument, with errors that say so. */
+export const oneBased = (name: string) =>
   z
     .number({ error: `${name} must be a number` })
     .int({ error: `${name} must be a whole number` })
     .min(1, { error: `${name} is 1-based: the first ${name} is 1` })
     .max(MAX_POSITION, { error: `${name} is too large` });
+
+const lineNumber = oneBased;
+
+/** A `limit` argument: how many results at most (default `fallback`, at most `max`). */
+export function limitArgument(fallback: number, max: number, what: string) {
+  return z
+    .number({ error: "limit must be a number" })
+    .int({ error: "limit must be a whole number" })
+    .min(1, { error: "limit must be at least 1" })
+    .max(max, { error: `limit must be at most ${max}` })
+    .default(fallback)
+    .describe(`Most ${what} to return (default ${fallback}, at most ${max}).`);
+}
 
 /** A position as in DESIGN.md 3.2: line + column, or symbol with an optional line hint. */
 export const positionArguments = {
@@ -119,9 +137,14 @@ const STATE_NAMES: Record<ServerState, ServerStateName> = {
   [ServerState.UNSPECIFIED]: "degraded",
 };
 
+/** The tool-contract name of a runner's server state (unknown states are not claimed ready). */
+export function stateName(state: ServerState | undefined): ServerStateName {
+  return STATE_NAMES[state ?? ServerState.UNSPECIFIED] ?? "degraded";
+}
+
 export function statusFrom(status: AnswerStatus | undefined): AnswerStatusOutput {
   const output: AnswerStatusOutput = {
-    state: STATE_NAMES[status?.state ?? ServerState.UNSPECIFIED],
+    state: stateName(status?.state),
     partial: status?.partial ?? false,
     language: status?.language ?? "",
     server: status?.server ?? "",
@@ -166,4 +189,51 @@ export function locationFrom(location: Pick<Location, "file" | "range" | "snippe
 export function symbolKindName(kind: SymbolKind): string {
   if (kind === SymbolKind.UNSPECIFIED) return "symbol";
   return (SymbolKind[kind] ?? "symbol").toLowerCase();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workspace-wide answers from several language servers (one per language's runner)
+
+/** Least ready first: the merged answer reports the state that limits it most. */
+const READINESS: Record<ServerStateName, number> = { failed: 0, degraded: 1, starting: 2, indexing: 3, ready: 4 };
+
+/**
+ * One status for answers merged from several servers: the least ready state, partial when any
+ * part is partial or a part is missing (`missing` says which and why).
+ */
+export function mergeStatuses(
+  statuses: readonly AnswerStatusOutput[],
+  missing: readonly string[] = [],
+): AnswerStatusOutput {
+  const distinct = (values: string[]) => [...new Set(values.filter((value) => value !== ""))].join(", ");
+  if (statuses.length === 0) {
+    const empty: AnswerStatusOutput = { state: "degraded", partial: true, language: "", server: "" };
+    if (missing.length > 0) empty.note = missing.join("; ");
+    return empty;
+  }
+  const worst = statuses.reduce((a, b) => (READINESS[b.state] < READINESS[a.state] ? b : a));
+  const notes = [...statuses.map((status) => status.note ?? ""), ...missing].filter((note) => note !== "");
+  const merged: AnswerStatusOutput = {
+    state: worst.state,
+    partial: statuses.some((status) => status.partial) || missing.length > 0,
+    language: distinct(statuses.map((status) => status.language)),
+    server: distinct(statuses.map((status) => status.server)),
+  };
+  if (notes.length > 0) merged.note = notes.join("; ");
+  return merged;
+}
+
+/** Answers of a workspace-wide sendEach: all failed → the first error is thrown; else answers + notes. */
+export function collectParts<T>(parts: ReadonlyArray<{ languages: string[]; answer?: T; error?: GatewayError }>): {
+  answers: T[];
+  missing: string[];
+} {
+  const answers = parts.filter((part) => part.answer !== undefined).map((part) => part.answer as T);
+  const failed = parts.filter((part) => part.error);
+  if (answers.length === 0 && failed.length > 0) throw failed[0]!.error;
+  const missing = failed.map(
+    (part) =>
+      `${part.languages.filter((l) => l).join(", ") || "some files"} not answered (${part.error!.code}: ${part.error!.message})`,
+  );
+  return { answers, missing };
 }

@@ -5,8 +5,10 @@ import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
 import {
   answerStatusShape,
+  collectParts,
   locationFrom,
   locationOutput,
+  mergeStatuses,
   statusFrom,
   symbolKindName,
   workspaceArgument,
@@ -55,9 +57,33 @@ function symbolLine(symbol: WorkspaceSymbolOutput): string {
 export function workspaceSymbolsAnswer(
   answer: WorkspaceSymbolsAnswer,
   query: string,
+  missing: string[] = [],
 ): ToolAnswer<z.output<typeof output>> {
-  const status = statusFrom(answer.status);
-  const symbols = answer.symbols.map(symbolFrom);
+  return mergedWorkspaceSymbolsAnswer([answer], query, missing);
+}
+
+/** Answers from several runners (one per language group): deduplicated, status merged. */
+export function mergedWorkspaceSymbolsAnswer(
+  answers: readonly WorkspaceSymbolsAnswer[],
+  query: string,
+  missing: string[] = [],
+): ToolAnswer<z.output<typeof output>> {
+  const status =
+    answers.length === 1 && missing.length === 0
+      ? statusFrom(answers[0]!.status)
+      : mergeStatuses(
+          answers.map((answer) => statusFrom(answer.status)),
+          missing,
+        );
+  const seen = new Set<string>();
+  const symbols = answers
+    .flatMap((answer) => answer.symbols.map(symbolFrom))
+    .filter((symbol) => {
+      const key = `${symbol.name}\u0000${symbol.location.file}:${symbol.location.line}:${symbol.location.column}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   const text =
     symbols.length === 0
       ? emptyAnswerText(status, `No symbols match "${query}".`)
@@ -79,8 +105,14 @@ export const workspaceSymbolsTool = defineTool({
   input,
   output,
   async run(args, call) {
-    const { workspace, runner } = await call.target(args.workspace);
-    const answer = await runner.workspaceSymbols({ workspace, query: args.query }, call.runnerOptions());
-    return workspaceSymbolsAnswer(answer, args.query);
+    const workspace = await call.workspace(args.workspace);
+    const parts = await call.sendEach(workspace, call.languagesOf(workspace), (runner, options, languages) =>
+      runner.workspaceSymbols(
+        { workspace, query: args.query, language: languages.length === 1 ? languages[0] : "" },
+        options,
+      ),
+    );
+    const { answers, missing } = collectParts(parts);
+    return mergedWorkspaceSymbolsAnswer(answers, args.query, missing);
   },
 });

@@ -1,0 +1,117 @@
+// code_actions: quick fixes and refactorings the language server offers for a line or range,
+// each with its edit; optionally applies the one with a given title.
+import type { CodeActionsAnswer } from "@lspmesh/proto";
+import { z } from "zod";
+import { languageOfFile } from "../../routing/languages.js";
+import { defineTool, type ToolAnswer, writingAnnotations } from "../defineTool.js";
+import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
+import { editFrom, editPreview, touchedFiles, workspaceEditOutput } from "./edits.js";
+import { answerStatusShape, fileArgument, oneBased, statusFrom, workspaceArgument } from "./shared.js";
+
+const input = z.object({
+  workspace: workspaceArgument,
+  file: fileArgument,
+  line: oneBased("line").describe("1-based first line of the range (e.g. the line of a diagnostic)."),
+  column: oneBased("column").optional().describe("1-based start column (code points); default 1."),
+  end_line: oneBased("end_line").optional().describe("1-based last line; default line."),
+  end_column: oneBased("end_column")
+    .optional()
+    .describe("1-based end column, exclusive; default: the whole last line."),
+  kinds: z
+    .array(z.string().min(1).max(100))
+    .max(20)
+    .optional()
+    .describe('Only these kinds, e.g. ["quickfix"] or ["refactor.extract", "source.organizeImports"].'),
+  apply_title: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe("Apply the action with exactly this title (from a previous answer); needs lsp:write. Omit to only list."),
+});
+
+const output = z.object({
+  ...answerStatusShape,
+  actions: z.array(
+    z.object({
+      title: z.string(),
+      kind: z.string().describe("e.g. quickfix, refactor.extract.function, source.organizeImports."),
+      preferred: z.boolean().describe("The server marks this as the preferred fix."),
+      edit: workspaceEditOutput.describe("What applying it changes (empty when the action runs a command)."),
+    }),
+  ),
+  applied: z.boolean().describe("True when apply_title named an action and it was applied."),
+});
+
+export function codeActionsAnswer(
+  answer: CodeActionsAnswer,
+  where: string,
+  applyTitle: string | undefined,
+): ToolAnswer<z.output<typeof output>> {
+  const status = statusFrom(answer.status);
+  const actions = answer.actions.map((action) => ({
+    title: action.title,
+    kind: action.kind,
+    preferred: action.preferred,
+    edit: editFrom(action.edit),
+  }));
+  const described = actions.map((action, index) => {
+    const preview = editPreview(action.edit);
+    return lines(
+      `${index + 1}. ${action.title}${action.kind ? ` [${action.kind}]` : ""}${action.preferred ? " (preferred)" : ""}`,
+      ...preview.map((line) => `   ${line}`),
+    );
+  });
+  let text: string;
+  if (answer.applied) text = lines(`Applied "${applyTitle}" at ${where}.`, ...described);
+  else if (actions.length === 0) text = emptyAnswerText(status, `No code actions at ${where}.`);
+  else
+    text = lines(
+      statusHeader(status),
+      `${counted(actions.length, "code action")} at ${where}${applyTitle ? ` (none titled "${applyTitle}", nothing applied)` : ""}; apply one with apply_title:`,
+      ...described,
+    );
+  return { text, structured: { ...status, actions, applied: answer.applied } };
+}
+
+export const codeActionsTool = defineTool({
+  name: "code_actions",
+  title: "Code actions",
+  description:
+    "Quick fixes and refactorings the language server offers for a line or range of a file (e.g. at a diagnostic: add a missing import, fix a type), " +
+    "each with the edit it would make. Give apply_title (an exact title from a previous answer) to apply that action; this needs lsp:write.",
+  input,
+  output,
+  annotations: writingAnnotations(false),
+  writes: (args) => args.apply_title !== undefined,
+  async run(args, call) {
+    const endLine = args.end_line ?? args.line;
+    // Without an end column the range runs to the start of the next line: the whole last line.
+    const end =
+      args.end_column !== undefined ? { line: endLine, column: args.end_column } : { line: endLine + 1, column: 1 };
+    const range = { start: { line: args.line, column: args.column ?? 1 }, end };
+    const workspace = await call.workspace(args.workspace);
+    const answer = await call.send(
+      workspace,
+      languageOfFile(args.file),
+      (runner, options) =>
+        runner.codeActions(
+          { workspace, file: args.file, range, kinds: args.kinds ?? [], applyTitle: args.apply_title ?? "" },
+          options,
+        ),
+      { write: args.apply_title !== undefined },
+    );
+    const where = endLine === args.line ? `${args.file}:${args.line}` : `${args.file}:${args.line}-${endLine}`;
+    const result = codeActionsAnswer(answer, where, args.apply_title);
+    if (args.apply_title !== undefined) {
+      const applied = result.structured.actions.find((action) => action.title === args.apply_title);
+      call.audit({
+        workspace: workspace.workspace,
+        applied: answer.applied,
+        action: args.apply_title,
+        files: applied ? touchedFiles(applied.edit).join(",") : "",
+      });
+    }
+    return result;
+  },
+});

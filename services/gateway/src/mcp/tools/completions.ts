@@ -1,0 +1,77 @@
+// completions: what the language server would offer to type at a position.
+import type { CompletionAnswer } from "@lspmesh/proto";
+import { z } from "zod";
+import { languageOfFile } from "../../routing/languages.js";
+import { defineTool, type ToolAnswer } from "../defineTool.js";
+import { counted, describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
+import {
+  answerStatusShape,
+  limitArgument,
+  type PositionAt,
+  positionArguments,
+  positionFrom,
+  statusFrom,
+} from "./shared.js";
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 1000;
+
+const input = z.object({
+  ...positionArguments,
+  limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "items"),
+});
+
+const output = z.object({
+  ...answerStatusShape,
+  items: z.array(
+    z.object({
+      label: z.string(),
+      kind: z.string().describe("e.g. method, property, function, keyword."),
+      detail: z.string().optional().describe("Type or signature."),
+      documentation: z.string().optional(),
+      insert_text: z.string().optional().describe("Text inserted when it differs from the label."),
+    }),
+  ),
+  incomplete: z.boolean().describe("True when the server has more items (type more characters to narrow)."),
+});
+
+export function completionsAnswer(answer: CompletionAnswer, at: PositionAt): ToolAnswer<z.output<typeof output>> {
+  const status = statusFrom(answer.status);
+  const items = answer.items.map((item) => {
+    const out: z.output<typeof output>["items"][number] = { label: item.label, kind: item.kind };
+    if (item.detail) out.detail = item.detail;
+    if (item.documentation) out.documentation = item.documentation;
+    if (item.insertText && item.insertText !== item.label) out.insert_text = item.insertText;
+    return out;
+  });
+  const target = describeTarget(at, status);
+  const text =
+    items.length === 0
+      ? emptyAnswerText(status, `No completions at ${target}.`)
+      : lines(
+          statusHeader(status),
+          `${counted(items.length, "completion")} at ${target}${answer.incomplete ? " (more exist)" : ""}:`,
+          ...items.map(
+            (item) => `${item.label}${item.kind ? ` [${item.kind}]` : ""}${item.detail ? `: ${item.detail}` : ""}`,
+          ),
+        );
+  return { text, structured: { ...status, items, incomplete: answer.incomplete } };
+}
+
+export const completionsTool = defineTool({
+  name: "completions",
+  title: "Completions",
+  description:
+    "Completion items at a position: the members, functions, variables and keywords the language server would offer to type there, with types. " +
+    "Point at the position after the text typed so far (e.g. just after `obj.`), with file plus line and column (1-based, code points).",
+  input,
+  output,
+  async run(args, call) {
+    const at = positionFrom(args);
+    const workspace = await call.workspace(args.workspace);
+    const answer = await call.send(workspace, languageOfFile(at.file), (runner, options) =>
+      runner.completions({ workspace, at, limit: args.limit }, options),
+    );
+    return completionsAnswer(answer, at);
+  },
+});

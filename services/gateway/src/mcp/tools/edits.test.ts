@@ -1,0 +1,70 @@
+import { create } from "@bufbuild/protobuf";
+import { EditAnswerSchema, FileOperation_Kind, ServerState, WorkspaceEditSchema } from "@lspmesh/proto";
+import { describe, expect, test } from "vitest";
+import { editAnswer, editFrom, editPreview, touchedFiles, workspaceEditFrom, workspaceEditInput } from "./edits.js";
+
+const edit = create(WorkspaceEditSchema, {
+  files: [
+    {
+      file: "src/grüße.ts",
+      expectedSha256: "ab".repeat(32),
+      edits: [{ range: { start: { line: 3, column: 17 }, end: { line: 3, column: 22 } }, newText: "hallo" }],
+    },
+  ],
+  operations: [{ kind: FileOperation_Kind.RENAME, file: "src/a.ts", newFile: "src/b.ts" }],
+});
+
+describe("workspace edits", () => {
+  test("runner edits become 1-based ranges with new_text; renames keep their target", () => {
+    expect(editFrom(edit)).toEqual({
+      files: [
+        {
+          file: "src/grüße.ts",
+          expected_sha256: "ab".repeat(32),
+          edits: [{ line: 3, column: 17, end_line: 3, end_column: 22, new_text: "hallo" }],
+        },
+      ],
+      operations: [{ kind: "rename", file: "src/a.ts", new_file: "src/b.ts" }],
+    });
+    expect(touchedFiles(editFrom(edit))).toEqual(["src/grüße.ts", "src/a.ts", "src/b.ts"]);
+  });
+
+  test("the preview counts and lists every change", () => {
+    expect(editPreview(editFrom(edit))).toEqual([
+      "1 edit in 1 file and 1 file operation",
+      "move src/a.ts → src/b.ts",
+      'src/grüße.ts:3:17-3:22 → "hallo"',
+    ]);
+  });
+
+  test("a preview says it was not applied and how to apply; an applied edit says so", () => {
+    const status = { state: ServerState.READY, language: "typescript" };
+    const preview = editAnswer(create(EditAnswerSchema, { status, edit }), "renaming x", "nothing");
+    expect(preview.text).toMatch(
+      /^Preview of renaming x \(not applied; call again with apply: true to write it\): 1 edit/,
+    );
+    expect(preview.structured.applied).toBe(false);
+    const applied = editAnswer(create(EditAnswerSchema, { status, edit, applied: true }), "renaming x", "nothing");
+    expect(applied.text).toMatch(/^Applied renaming x: /);
+    const empty = editAnswer(create(EditAnswerSchema, { status }), "formatting a.ts", "a.ts is already formatted.");
+    expect(empty.text).toBe("a.ts is already formatted.");
+  });
+
+  test("apply_workspace_edit input round-trips to the runner's edit", () => {
+    const input = workspaceEditInput.parse({
+      files: [{ file: "src/a.ts", edits: [{ line: 1, column: 1, end_line: 1, end_column: 4, new_text: "let" }] }],
+      operations: [{ kind: "create", file: "src/new.ts" }],
+    });
+    expect(workspaceEditFrom(input)).toEqual({
+      files: [
+        {
+          file: "src/a.ts",
+          expectedSha256: "",
+          edits: [{ range: { start: { line: 1, column: 1 }, end: { line: 1, column: 4 } }, newText: "let" }],
+        },
+      ],
+      operations: [{ kind: FileOperation_Kind.CREATE, file: "src/new.ts", newFile: "" }],
+    });
+    expect(workspaceEditInput.safeParse({ files: [{ file: "a.ts", edits: [{ line: 0 }] }] }).success).toBe(false);
+  });
+});

@@ -1,0 +1,228 @@
+// Workspace edits (rename, format, code actions, file moves): output schema, conversion from the
+// runner's WorkspaceEdit, a readable preview, and the input schema of apply_workspace_edit.
+import { type CallOptions, type EditAnswer, FileOperation_Kind, type WorkspaceEdit } from "@lspmesh/proto";
+import { z } from "zod";
+import { languageOfFile } from "../../routing/languages.js";
+import type { RunnerClient } from "../../routing/runnerRouter.js";
+import type { WorkspaceTarget } from "../../workspaces.js";
+import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
+import type { ToolCall } from "../toolCall.js";
+import { answerStatusShape, fileArgument, oneBased, rangeFrom, rangeShape, statusFrom } from "./shared.js";
+
+const textEditOutput = z.object({
+  ...rangeShape,
+  new_text: z.string().describe("Replacement text for the range (empty = delete)."),
+});
+
+const fileEditOutput = z.object({
+  file: z.string(),
+  edits: z.array(textEditOutput),
+  expected_sha256: z
+    .string()
+    .optional()
+    .describe("SHA-256 of the content the edits were computed against; pass it back when applying."),
+});
+
+const OPERATION_KINDS = ["create", "rename", "delete"] as const;
+
+const fileOperationOutput = z.object({
+  kind: z.enum(OPERATION_KINDS),
+  file: z.string(),
+  new_file: z.string().optional().describe("Target path of a rename."),
+});
+
+export const workspaceEditOutput = z.object({
+  files: z.array(fileEditOutput),
+  operations: z.array(fileOperationOutput),
+});
+
+export type WorkspaceEditOutput = z.output<typeof workspaceEditOutput>;
+
+/** Output of every tool that answers with an edit. */
+export const editAnswerShape = {
+  ...answerStatusShape,
+  edit: workspaceEditOutput.describe("The workspace edit; with applied=false nothing was changed on disk."),
+  applied: z.boolean().describe("True when the edit was written to the files and the language servers synced."),
+};
+
+const KIND_NAMES: Record<FileOperation_Kind, (typeof OPERATION_KINDS)[number] | undefined> = {
+  [FileOperation_Kind.UNSPECIFIED]: undefined,
+  [FileOperation_Kind.CREATE]: "create",
+  [FileOperation_Kind.RENAME]: "rename",
+  [FileOperation_Kind.DELETE]: "delete",
+};
+
+export function editFrom(edit: WorkspaceEdit | undefined): WorkspaceEditOutput {
+  return {
+    files: (edit?.files ?? []).map((file) => {
+      const out: z.output<typeof fileEditOutput> = {
+        file: file.file,
+        edits: file.edits.map((textEdit) => ({ ...rangeFrom(textEdit.range), new_text: textEdit.newText })),
+      };
+      if (file.expectedSha256) out.expected_sha256 = file.expectedSha256;
+      return out;
+    }),
+    operations: (edit?.operations ?? []).flatMap((operation) => {
+      const kind = KIND_NAMES[operation.kind];
+      if (!kind) return [];
+      return [
+        operation.newFile
+          ? { kind, file: operation.file, new_file: operation.newFile }
+          : { kind, file: operation.file },
+      ];
+    }),
+  };
+}
+
+/** Longest replacement text shown in a preview line, in characters. */
+const PREVIEW_TEXT = 80;
+
+/** "2 edits in 1 file" and one line per edit: file:line:column-end_line:end_column → `text`. */
+export function editPreview(edit: WorkspaceEditOutput): string[] {
+  const editCount = edit.files.reduce((sum, file) => sum + file.edits.length, 0);
+  const out: string[] = [];
+  for (const operation of edit.operations) {
+    out.push(
+      operation.kind === "rename"
+        ? `move ${operation.file} → ${operation.new_file}`
+        : `${operation.kind} ${operation.file}`,
+    );
+  }
+  for (const file of edit.files) {
+    for (const textEdit of file.edits) {
+      const shown =
+        textEdit.new_text.length > PREVIEW_TEXT ? `${textEdit.new_text.slice(0, PREVIEW_TEXT)}…` : textEdit.new_text;
+      out.push(
+        `${file.file}:${textEdit.line}:${textEdit.column}-${textEdit.end_line}:${textEdit.end_column} → ${JSON.stringify(shown)}`,
+      );
+    }
+  }
+  const summary = [
+    editCount > 0 ? `${counted(editCount, "edit")} in ${counted(edit.files.length, "file")}` : "",
+    edit.operations.length > 0 ? counted(edit.operations.length, "file operation") : "",
+  ]
+    .filter((part) => part !== "")
+    .join(" and ");
+  return summary ? [summary, ...out] : [];
+}
+
+/**
+ * The shared body of the edit tools: one runner call (a write when `apply`, so never retried),
+ * the answer's text, and the audit details of the call.
+ */
+export async function sendEdit(
+  call: ToolCall,
+  workspace: WorkspaceTarget,
+  file: string,
+  apply: boolean,
+  rpc: (runner: RunnerClient, options: CallOptions) => Promise<EditAnswer>,
+  wording: (answer: EditAnswer) => { what: string; nothing: string },
+) {
+  const answer = await call.send(workspace, languageOfFile(file), rpc, { write: apply });
+  const { what, nothing } = wording(answer);
+  const result = editAnswer(answer, what, nothing);
+  call.audit({
+    workspace: workspace.workspace,
+    applied: answer.applied,
+    files: touchedFiles(result.structured.edit).join(","),
+  });
+  return result;
+}
+
+/** Common text of edit answers: what was (or would be) done, or why nothing is. */
+export function editAnswer(answer: EditAnswer, what: string, nothing: string) {
+  const status = statusFrom(answer.status);
+  const edit = editFrom(answer.edit);
+  const preview = editPreview(edit);
+  const text =
+    preview.length === 0
+      ? emptyAnswerText(status, nothing)
+      : lines(
+          statusHeader(status),
+          answer.applied
+            ? `Applied ${what}: ${preview[0]}.`
+            : `Preview of ${what} (not applied; call again with apply: true to write it): ${preview[0]}.`,
+          ...preview.slice(1),
+        );
+  return { text, structured: { ...status, edit, applied: answer.applied } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input of apply_workspace_edit
+
+export const workspaceEditInput = z.object({
+  files: z
+    .array(
+      z.object({
+        file: fileArgument,
+        edits: z
+          .array(
+            z.object({
+              line: oneBased("line").describe("1-based start line."),
+              column: oneBased("column").describe("1-based start column (Unicode code points)."),
+              end_line: oneBased("end_line").describe("1-based end line."),
+              end_column: oneBased("end_column").describe("1-based end column, exclusive."),
+              new_text: z.string().describe("Replacement text (empty = delete the range)."),
+            }),
+          )
+          .max(10_000),
+        expected_sha256: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/, { error: "expected_sha256 must be 64 lower-case hex digits" })
+          .optional()
+          .describe("Refuse the edit if the file's content changed since this hash (from a preview)."),
+      }),
+    )
+    .max(1000)
+    .default([])
+    .describe("Text edits per file, as in the edit of a rename_symbol or format_document preview."),
+  operations: z
+    .array(
+      z.object({
+        kind: z.enum(OPERATION_KINDS),
+        file: fileArgument,
+        new_file: fileArgument.optional().describe("Target path, for kind rename."),
+      }),
+    )
+    .max(1000)
+    .default([])
+    .describe("File creations, renames (moves) and deletions, applied before the text edits."),
+});
+
+const KIND_VALUES: Record<(typeof OPERATION_KINDS)[number], FileOperation_Kind> = {
+  create: FileOperation_Kind.CREATE,
+  rename: FileOperation_Kind.RENAME,
+  delete: FileOperation_Kind.DELETE,
+};
+
+/** The runner's WorkspaceEdit (init shape) from apply_workspace_edit's input. */
+export function workspaceEditFrom(edit: z.output<typeof workspaceEditInput>) {
+  return {
+    files: edit.files.map((file) => ({
+      file: file.file,
+      expectedSha256: file.expected_sha256 ?? "",
+      edits: file.edits.map((textEdit) => ({
+        range: {
+          start: { line: textEdit.line, column: textEdit.column },
+          end: { line: textEdit.end_line, column: textEdit.end_column },
+        },
+        newText: textEdit.new_text,
+      })),
+    })),
+    operations: edit.operations.map((operation) => ({
+      kind: KIND_VALUES[operation.kind],
+      file: operation.file,
+      newFile: operation.new_file ?? "",
+    })),
+  };
+}
+
+/** Every file an edit touches (for audit lines). */
+export function touchedFiles(edit: WorkspaceEditOutput): string[] {
+  return [
+    ...new Set([
+      ...edit.files.map((file) => file.file),
+      ...edit.operations.flatMap((operation) => [operation.file, ...(operation.new_file ? [operation.new_file] : [])]),
+    ]),
+  ];
+}

@@ -1,0 +1,39 @@
+// rename_file: move a file and update the imports that refer to it (workspace/willRenameFiles).
+import { z } from "zod";
+import { defineTool, writingAnnotations } from "../defineTool.js";
+import { editAnswerShape, sendEdit } from "./edits.js";
+import { applyArgument } from "./renameSymbol.js";
+import { fileArgument, workspaceArgument } from "./shared.js";
+
+const input = z.object({
+  workspace: workspaceArgument,
+  file: fileArgument.describe("Workspace-relative path of the file to move, e.g. src/util.ts."),
+  new_file: fileArgument.describe("Workspace-relative target path, e.g. src/lib/util.ts."),
+  apply: applyArgument,
+});
+
+const output = z.object(editAnswerShape);
+
+export const renameFileTool = defineTool({
+  name: "rename_file",
+  title: "Rename file",
+  description:
+    "Move or rename a file and update every import that refers to it, as the language server computes it. " +
+    "By default only previews the edit (the move plus the import changes); pass apply: true to move the file and write the edits (needs lsp:write).",
+  input,
+  output,
+  annotations: writingAnnotations(false),
+  writes: (args) => args.apply,
+  async run(args, call) {
+    const workspace = await call.workspace(args.workspace);
+    return sendEdit(
+      call,
+      workspace,
+      args.file,
+      args.apply,
+      (runner, options) =>
+        runner.renameFile({ workspace, file: args.file, newFile: args.new_file, apply: args.apply }, options),
+      () => ({ what: `moving ${args.file} to ${args.new_file}`, nothing: `Nothing to do for ${args.file}.` }),
+    );
+  },
+});

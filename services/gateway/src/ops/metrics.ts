@@ -1,0 +1,73 @@
+// Prometheus metrics of one gateway (its own registry, so several gateways can share a process
+// in tests). Labels stay bounded: tools are a fixed list, tenants come from configuration.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { RunnerRouter } from "../routing/runnerRouter.js";
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly toolCalls: Counter<"tool" | "tenant" | "outcome">;
+  readonly toolErrors: Counter<"tool" | "tenant" | "code">;
+  readonly toolDuration: Histogram<"tool" | "tenant">;
+  readonly runnerCalls: Counter<"runner" | "outcome">;
+  readonly rateLimited: Counter<"tenant" | "reason">;
+
+  constructor(router: () => RunnerRouter | undefined, options: { processMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    this.toolCalls = new Counter({
+      name: "lspmesh_tool_calls_total",
+      help: "MCP tool calls by tool, tenant and outcome (ok or error).",
+      labelNames: ["tool", "tenant", "outcome"],
+      registers,
+    });
+    this.toolErrors = new Counter({
+      name: "lspmesh_tool_errors_total",
+      help: "MCP tool calls that ended in a tool error, by stable error code.",
+      labelNames: ["tool", "tenant", "code"],
+      registers,
+    });
+    this.toolDuration = new Histogram({
+      name: "lspmesh_tool_call_duration_seconds",
+      help: "Duration of MCP tool calls, from arguments received to answer ready.",
+      labelNames: ["tool", "tenant"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.runnerCalls = new Counter({
+      name: "lspmesh_runner_calls_total",
+      help: "gRPC calls to runners by runner id and outcome (ok, error = answered with an error, unavailable).",
+      labelNames: ["runner", "outcome"],
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: "lspmesh_rate_limited_total",
+      help: "Requests refused by the per-tenant limits, by reason: rate or concurrency (tool calls, RATE_LIMITED), http (429).",
+      labelNames: ["tenant", "reason"],
+      registers,
+    });
+    new Gauge({
+      name: "lspmesh_runner_up",
+      help: "1 when a runner is live in the registry and not set aside after a transport failure, else 0.",
+      labelNames: ["runner", "address"],
+      registers,
+      collect() {
+        this.reset();
+        for (const runner of router()?.runners() ?? []) {
+          this.set({ runner: runner.id, address: runner.address }, runner.live && !runner.suspect ? 1 : 0);
+        }
+      },
+    });
+    new Gauge({
+      name: "lspmesh_runners_live",
+      help: "Runners currently live in the registry.",
+      registers,
+      collect() {
+        this.set((router()?.runners() ?? []).filter((runner) => runner.live).length);
+      },
+    });
+    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  async text(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

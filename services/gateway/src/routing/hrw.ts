@@ -1,0 +1,28 @@
+// Rendezvous (highest-random-weight) hashing: every gateway replica ranks the same runners in the
+// same order for a key, from nothing but the key and the runner ids (DESIGN.md 2). Adding a
+// runner moves about 1/N of the keys to it; removing one moves only the keys it owned.
+import { createHash } from "node:crypto";
+
+/** The routing key of a session: (tenant, workspace, language). */
+export interface RouteKey {
+  readonly tenant: string;
+  readonly workspace: string;
+  /** Language id (e.g. "typescript"); "" when the call is not about one language. */
+  readonly language: string;
+}
+
+/** A 64-bit weight for (key, runner): the first 8 bytes of SHA-256, stable across processes and versions. */
+export function hrwWeight(key: RouteKey, runnerId: string): bigint {
+  const digest = createHash("sha256")
+    .update(`${key.tenant}\u0000${key.workspace}\u0000${key.language}\u0000${runnerId}`)
+    .digest();
+  return digest.readBigUInt64BE(0);
+}
+
+/** The items ranked best first for `key`; ties (practically impossible) break by id. */
+export function rankByHrw<T extends { readonly id: string }>(key: RouteKey, items: readonly T[]): T[] {
+  return items
+    .map((item) => ({ item, weight: hrwWeight(key, item.id) }))
+    .sort((a, b) => (a.weight === b.weight ? a.item.id.localeCompare(b.item.id) : a.weight > b.weight ? -1 : 1))
+    .map(({ item }) => item);
+}

@@ -1,0 +1,86 @@
+import { encodeJson, type RunnerRegistryEntry } from "@lspmesh/events";
+import { describe, expect, test } from "vitest";
+import { RegistryRunnerDirectory, registryEntryFrom, StaticRunnerDirectory } from "./runnerDirectory.js";
+
+const entry = (id: string, overrides: Partial<RunnerRegistryEntry> = {}): RunnerRegistryEntry => ({
+  v: 1,
+  id,
+  address: "10.0.0.7:7421",
+  languages: ["typescript"],
+  pool: "typescript",
+  load: 2,
+  updatedAt: 1_000_000,
+  heartbeatMs: 2000,
+  ...overrides,
+});
+
+describe("registry entries", () => {
+  test("a v1 entry is accepted; the key names it when id is missing", () => {
+    expect(registryEntryFrom("k", entry("r1")).entry?.id).toBe("r1");
+    expect(registryEntryFrom("k", { ...entry("r1"), id: "" }).entry?.id).toBe("k");
+    expect(registryEntryFrom("k", { ...entry("r1"), address: "[::1]:7421" }).entry).toBeDefined();
+  });
+
+  test.each([
+    [null, "not a JSON object"],
+    [{ ...entry("r"), v: 2 }, "unsupported version"],
+    [{ ...entry("r"), address: "no-port" }, "host:port"],
+    [{ ...entry("r"), languages: "typescript" }, "languages"],
+    [{ ...entry("r"), heartbeatMs: 0 }, "heartbeatMs"],
+    [{ ...entry("r"), tenants: ["Acme"] }, "tenant ids"],
+  ])("%j is refused (%s)", (value, problem) => {
+    expect(registryEntryFrom("k", value).problem).toContain(problem);
+  });
+});
+
+/** A watch that yields the given changes and then ends (or stays open). */
+function watchOf(changes: Array<{ key: string; value: unknown; delta?: number }>, end: boolean) {
+  let stopped = false;
+  return {
+    stop() {
+      stopped = true;
+    },
+    async *[Symbol.asyncIterator]() {
+      for (const change of changes) {
+        yield { key: change.key, operation: "PUT", value: encodeJson(change.value), delta: change.delta ?? 0 };
+      }
+      while (!end && !stopped) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  };
+}
+
+test("liveness is judged by updatedAt against 3 heartbeats; a watch that ends is opened again", async () => {
+  const watches = [
+    watchOf([{ key: "r1", value: entry("r1", { updatedAt: Date.now() }) }], true),
+    watchOf([{ key: "r2", value: entry("r2", { updatedAt: Date.now() }) }], false),
+  ];
+  const problems: string[] = [];
+  const directory = new RegistryRunnerDirectory({ watch: async () => watches.shift()! }, (m) => problems.push(m));
+  await directory.start();
+  try {
+    expect(directory.loaded).toBe(true);
+    expect(directory.live().map((r) => r.id)).toEqual(["r1"]);
+    expect(directory.live(Date.now() + 6_001)).toEqual([]);
+    expect(directory.known(Date.now() + 6_001)[0]).toMatchObject({ id: "r1", live: false, load: 2 });
+    for (let i = 0; i < 100 && directory.live().length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(
+      directory
+        .live()
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(["r1", "r2"]);
+    expect(problems).toContain("registry watch ended; watching again");
+  } finally {
+    await directory.close();
+  }
+});
+
+test("static runners are always live and serve every language", async () => {
+  const directory = new StaticRunnerDirectory(["a:1", "b:2"]);
+  expect(directory.live().map((r) => [r.id, r.languages])).toEqual([
+    ["a:1", ["*"]],
+    ["b:2", ["*"]],
+  ]);
+  expect(() => new StaticRunnerDirectory([])).toThrow(/at least one/);
+  await directory.close();
+});

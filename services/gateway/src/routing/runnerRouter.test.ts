@@ -1,0 +1,101 @@
+import { describe, expect, test } from "vitest";
+import { GatewayError } from "../errors.js";
+import { rankByHrw } from "./hrw.js";
+import type { RunnerDirectory, RunnerEntry } from "./runnerDirectory.js";
+import { HrwRunnerRouter } from "./runnerRouter.js";
+
+function directory(entries: RunnerEntry[]): RunnerDirectory & { entries: RunnerEntry[] } {
+  return {
+    entries,
+    loaded: true,
+    live() {
+      return this.entries;
+    },
+    known() {
+      return this.entries.map((entry) => ({ ...entry, live: true }));
+    },
+    async close() {},
+  };
+}
+
+const runner = (id: string, languages = ["typescript"], tenants?: string[]): RunnerEntry => ({
+  id,
+  address: `127.0.0.1:${7000 + id.charCodeAt(id.length - 1)}`,
+  languages,
+  tenants,
+  load: 0,
+});
+
+const key = { tenant: "acme", workspace: "web", language: "typescript" };
+
+describe("HRW runner router", () => {
+  test("candidates are the HRW ranking of runners serving the language and admitting the tenant", async () => {
+    const entries = [runner("r1"), runner("r2"), runner("r3", ["python"]), runner("r4", ["typescript"], ["globex"])];
+    const router = new HrwRunnerRouter(directory(entries));
+    try {
+      const ids = router.candidates(key).map((handle) => handle.id);
+      expect(ids).toEqual(rankByHrw(key, [entries[0]!, entries[1]!]).map((entry) => entry.id));
+      expect(
+        router
+          .candidates({ ...key, tenant: "globex" })
+          .map((h) => h.id)
+          .sort(),
+      ).toEqual(["r1", "r2", "r4"]);
+      expect(router.languagesFor("acme")).toEqual(["python", "typescript"]);
+    } finally {
+      await router.close();
+    }
+  });
+
+  test("a runner reported unavailable goes last until its suspicion ends or it answers", async () => {
+    let now = 0;
+    const router = new HrwRunnerRouter(directory([runner("r1"), runner("r2"), runner("r3")]), {
+      suspectMs: 1000,
+      now: () => now,
+    });
+    try {
+      const first = router.candidates(key)[0]!.id;
+      router.reportUnavailable(first);
+      const during = router.candidates(key).map((h) => h.id);
+      expect(during[0]).not.toBe(first);
+      expect(during.at(-1)).toBe(first);
+      expect(router.runners().find((r) => r.id === first)?.suspect).toBe(true);
+      now = 1001;
+      expect(router.candidates(key)[0]!.id).toBe(first);
+      router.reportUnavailable(first);
+      router.reportAnswered(first);
+      expect(router.candidates(key)[0]!.id).toBe(first);
+    } finally {
+      await router.close();
+    }
+  });
+
+  test("one channel per runner, reused across keys; a new address gets a new channel", async () => {
+    const dir = directory([runner("r1")]);
+    const router = new HrwRunnerRouter(dir);
+    try {
+      const a = router.candidates(key)[0]!;
+      const b = router.candidates({ ...key, workspace: "api" })[0]!;
+      expect(a.client).toBe(b.client);
+      dir.entries = [{ ...runner("r1"), address: "127.0.0.1:1" }];
+      expect(router.candidates(key)[0]!.client).not.toBe(a.client);
+    } finally {
+      await router.close();
+    }
+  });
+
+  test("no live runner is UNAVAILABLE; none for the language is NO_LANGUAGE_SERVER", async () => {
+    const router = new HrwRunnerRouter(directory([runner("r1", ["python"])]));
+    try {
+      expect(() => router.candidates(key)).toThrow(expect.objectContaining({ code: "NO_LANGUAGE_SERVER" }));
+      expect(() => router.candidates({ ...key, tenant: "x", language: "" })).not.toThrow();
+      const empty = new HrwRunnerRouter(directory([]));
+      expect(() => empty.candidates(key)).toThrow(GatewayError);
+      expect(empty.ready()).toBe(false);
+      await empty.close();
+      expect(() => empty.candidates(key)).toThrow(/shutting down/);
+    } finally {
+      await router.close();
+    }
+  });
+});

@@ -1,0 +1,159 @@
+// Picks runners for a route key: HRW order over the live runners that serve the language and
+// admit the tenant, with runners that just failed at the transport level set aside for a while.
+// Holds one gRPC channel (with keepalive) per runner address.
+import { createClient, Runner, type ServiceClient } from "@lspmesh/proto";
+import { GatewayError } from "../errors.js";
+import { type RouteKey, rankByHrw } from "./hrw.js";
+import { ANY_LANGUAGE, type RunnerDirectory, type RunnerEntry } from "./runnerDirectory.js";
+
+/** A typed, promise-based client of the lspmesh.v1.Runner service. */
+export type RunnerClient = ServiceClient<typeof Runner.method>;
+
+export interface RunnerHandle {
+  readonly id: string;
+  readonly address: string;
+  readonly client: RunnerClient;
+}
+
+export interface RunnerRouter {
+  /** Runners for this key, best first. Throws UNAVAILABLE / NO_LANGUAGE_SERVER when there is none. */
+  candidates(key: RouteKey): RunnerHandle[];
+  /** Languages the live runners admitting this tenant serve (no wildcard); for workspace-wide calls. */
+  languagesFor(tenant: string): string[];
+  /** A runner failed at the transport level: rank it last for a while. */
+  reportUnavailable(id: string): void;
+  /** A runner answered: it is healthy again. */
+  reportAnswered(id: string): void;
+  /** Every runner known, for /readyz and metrics. */
+  runners(): Array<{ id: string; address: string; live: boolean; suspect: boolean; load: number }>;
+  /** True once the runner source is loaded and at least one runner is live. */
+  ready(): boolean;
+  /** Closes channels and the directory. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** gRPC channel options: keepalive pings notice a dead peer without waiting for a call's deadline. */
+const CHANNEL_OPTIONS = {
+  "grpc.keepalive_time_ms": 20_000,
+  "grpc.keepalive_timeout_ms": 5_000,
+  "grpc.keepalive_permit_without_calls": 1,
+  "grpc.max_receive_message_length": 16 * 1024 * 1024,
+  // Reconnect quickly after a runner restarts (default backoff grows to 120 s).
+  "grpc.max_reconnect_backoff_ms": 5_000,
+  "grpc.initial_reconnect_backoff_ms": 200,
+} as const;
+
+/** How long a runner that failed at the transport level is ranked last, in ms. */
+export const DEFAULT_SUSPECT_MS = 15_000;
+
+export class HrwRunnerRouter implements RunnerRouter {
+  private readonly channels = new Map<string, { address: string; client: RunnerClient }>();
+  private readonly suspectUntil = new Map<string, number>();
+  private closed = false;
+
+  constructor(
+    private readonly directory: RunnerDirectory,
+    private readonly options: { suspectMs?: number; now?: () => number } = {},
+  ) {}
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  candidates(key: RouteKey): RunnerHandle[] {
+    if (this.closed) throw new GatewayError("UNAVAILABLE", "the gateway is shutting down; try again shortly");
+    const live = this.directory.live(this.now());
+    const admitting = live.filter((entry) => !entry.tenants || entry.tenants.includes(key.tenant));
+    if (admitting.length === 0) {
+      throw new GatewayError(
+        "UNAVAILABLE",
+        "no runner is available for this workspace right now; try again shortly, and check that the runners are up if it persists",
+      );
+    }
+    const serving = admitting.filter((entry) => servesLanguage(entry, key.language));
+    if (serving.length === 0) {
+      throw new GatewayError(
+        "NO_LANGUAGE_SERVER",
+        `no runner serves ${key.language} files; ask the operator to deploy a ${key.language} runner pool`,
+      );
+    }
+    const now = this.now();
+    const ranked = rankByHrw(key, serving);
+    // Suspect runners keep their relative order but go last: still tried when nothing else is left.
+    const healthy = ranked.filter((entry) => (this.suspectUntil.get(entry.id) ?? 0) <= now);
+    const suspect = ranked.filter((entry) => (this.suspectUntil.get(entry.id) ?? 0) > now);
+    this.dropStaleChannels(live);
+    return [...healthy, ...suspect].map((entry) => this.handle(entry));
+  }
+
+  languagesFor(tenant: string): string[] {
+    const languages = new Set<string>();
+    for (const entry of this.directory.live(this.now())) {
+      if (entry.tenants && !entry.tenants.includes(tenant)) continue;
+      for (const language of entry.languages) if (language !== ANY_LANGUAGE) languages.add(language);
+    }
+    return [...languages].sort();
+  }
+
+  reportUnavailable(id: string): void {
+    this.suspectUntil.set(id, this.now() + (this.options.suspectMs ?? DEFAULT_SUSPECT_MS));
+  }
+
+  reportAnswered(id: string): void {
+    this.suspectUntil.delete(id);
+  }
+
+  runners() {
+    const now = this.now();
+    return this.directory.known(now).map((entry) => ({
+      id: entry.id,
+      address: entry.address,
+      live: entry.live,
+      suspect: (this.suspectUntil.get(entry.id) ?? 0) > now,
+      load: entry.load,
+    }));
+  }
+
+  ready(): boolean {
+    return !this.closed && this.directory.loaded && this.directory.live(this.now()).length > 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const channel of this.channels.values()) channel.client.close();
+    this.channels.clear();
+    await this.directory.close();
+  }
+
+  private handle(entry: RunnerEntry): RunnerHandle {
+    let channel = this.channels.get(entry.id);
+    if (channel && channel.address !== entry.address) {
+      // Same runner id, new address (a restarted pod): the old channel points nowhere.
+      channel.client.close();
+      channel = undefined;
+    }
+    if (!channel) {
+      // grpc-js connects lazily, so creating a channel does not need the runner to be up yet.
+      channel = { address: entry.address, client: createClient(Runner, entry.address, undefined, CHANNEL_OPTIONS) };
+      this.channels.set(entry.id, channel);
+    }
+    return { id: entry.id, address: entry.address, client: channel.client };
+  }
+
+  /** Closes channels of runners no longer live (their workspaces moved on). */
+  private dropStaleChannels(live: readonly RunnerEntry[]): void {
+    if (this.channels.size <= live.length) return;
+    const ids = new Set(live.map((entry) => entry.id));
+    for (const [id, channel] of this.channels) {
+      if (!ids.has(id)) {
+        channel.client.close();
+        this.channels.delete(id);
+      }
+    }
+  }
+}
+
+function servesLanguage(entry: RunnerEntry, language: string): boolean {
+  return language === "" || entry.languages.includes(ANY_LANGUAGE) || entry.languages.includes(language);
+}
