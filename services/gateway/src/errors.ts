@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   "RATE_LIMITED",
   "UNAVAILABLE",
   "UNSUPPORTED",
+  // Extension of DESIGN.md 3.3: an edit computed against content that changed since.
+  "STALE_EDIT",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

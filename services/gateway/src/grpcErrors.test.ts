@@ -42,6 +42,14 @@ describe("toolErrorFromGrpc", () => {
     expect(error.message).toBe("the runner's words");
   });
 
+  test("STALE_EDIT passes through with the runner's message", () => {
+    const error = toolErrorFromGrpc(
+      serviceError(GrpcStatus.ABORTED, "src/a.ts changed since the edit was computed; preview again", "STALE_EDIT"),
+    );
+    expect(error.code).toBe("STALE_EDIT");
+    expect(error.message).toContain("preview again");
+  });
+
   test("FILE_TOO_LARGE is an argument problem, not a rate limit", () => {
     const error = toolErrorFromGrpc(
       serviceError(GrpcStatus.RESOURCE_EXHAUSTED, "src/big.ts is larger than 4 MiB", "FILE_TOO_LARGE"),

@@ -16,6 +16,7 @@ const RUNNER_AUTHORED = new Map<GrpcStatus, ErrorCode>([
   [GrpcStatus.RESOURCE_EXHAUSTED, "RATE_LIMITED"],
   [GrpcStatus.UNIMPLEMENTED, "UNSUPPORTED"],
   [GrpcStatus.FAILED_PRECONDITION, "SERVER_STARTING"],
+  [GrpcStatus.ABORTED, "STALE_EDIT"],
 ]);
 
 /** Runner codes that are not tool codes, and the tool code each becomes (the message stays the runner's). */
@@ -38,6 +39,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   RATE_LIMITED: "too many requests; wait a moment and try again",
   UNAVAILABLE: "the runner is unavailable; try again shortly, and check that the lsp-runner is running if it persists",
   UNSUPPORTED: "the language server does not support this request",
+  STALE_EDIT: "a file changed after the edit was computed; compute the edit again (preview) and apply that",
 };
 
 export function isServiceError(error: unknown): error is ServiceError {

@@ -2,7 +2,9 @@
 // processes, the way an operator runs them, and the runner registry in NATS KV.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { encodeJson, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
 import { createClient, Runner } from "@lspmesh/proto";
@@ -77,6 +79,14 @@ export async function startRunner(workspacesRoot: string, natsUrl: string, id: s
   // Port, id and advertised address are fixed up front so that a runner registering itself
   // writes exactly the entry the test would write for it (TestRegistration then leaves it alone).
   const port = await freePort();
+  // A TypeScript pool, as DESIGN.md deploys one pool per language: the other built-in languages off.
+  const languagesFile = join(workspacesRoot, "..", "typescript-pool.languages.json");
+  writeFileSync(
+    languagesFile,
+    JSON.stringify({
+      languages: Object.fromEntries(["python", "go", "cpp", "rust"].map((id) => [id, { enabled: false }])),
+    }),
+  );
   const { service } = await spawnService(
     ["runner", "--listen", `127.0.0.1:${port}`, "--workspaces-root", workspacesRoot],
     {
@@ -84,6 +94,8 @@ export async function startRunner(workspacesRoot: string, natsUrl: string, id: s
       LSPMESH_RUNNER_ID: id,
       LSPMESH_ADVERTISE_ADDRESS: `127.0.0.1:${port}`,
       LSPMESH_HEARTBEAT_MS: String(HEARTBEAT_MS),
+      LSPMESH_POOL: "typescript",
+      LSPMESH_LANGUAGES_FILE: languagesFile,
     },
     "runner listening",
   );

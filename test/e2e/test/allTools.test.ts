@@ -49,22 +49,10 @@ export const TOOL_CALLS: Record<string, Record<string, unknown>> = {
 };
 
 /**
- * Tools whose runner RPC is being built concurrently (services/lsp-runner answers UNIMPLEMENTED
- * until it lands): for these an UNSUPPORTED tool error is the correct answer today. Remove a
- * name here once its runner side exists, and the test then demands a real answer.
+ * Tools the fixture's language server (typescript-language-server) does not offer: for these an
+ * UNSUPPORTED tool error naming the server is the correct answer.
  */
-export const PENDING_IN_RUNNER = new Set([
-  "completions",
-  "signature_help",
-  "code_actions",
-  "format_document",
-  "rename_symbol",
-  "rename_file",
-  "apply_workspace_edit",
-  "call_hierarchy",
-  "type_hierarchy",
-  "inlay_hints",
-]);
+export const UNSUPPORTED_BY_SERVER = new Set(["type_hierarchy"]);
 
 const READ_ONLY = new Set([
   "find_definition",
@@ -87,9 +75,9 @@ const READ_ONLY = new Set([
 
 const text = (result: ToolResult) => result.content.map((c) => c.text ?? "").join("\n");
 
-/** Checks one answer: a real answer, or (for tools pending in the runner) UNSUPPORTED. */
+/** Checks one answer: a real answer, or (for operations the server lacks) UNSUPPORTED. */
 export function expectAnswered(name: string, result: ToolResult): void {
-  if (result.isError && PENDING_IN_RUNNER.has(name)) {
+  if (result.isError && UNSUPPORTED_BY_SERVER.has(name)) {
     expect(text(result), name).toMatch(/^UNSUPPORTED: /);
     return;
   }

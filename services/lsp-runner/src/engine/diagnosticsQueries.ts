@@ -21,19 +21,28 @@ export class DiagnosticsQueries {
     files: string[],
     waitMs: number,
     signal?: AbortSignal,
+    /** Whole-workspace requests: only these languages' files (empty = every configured language). */
+    onlyLanguages: readonly string[] = [],
   ): Promise<DiagnosticsAnswer> {
     const paths = await this.engine.workspacePaths(ref);
     let targets = files;
     let listingNote = "";
     if (targets.length === 0) {
+      const registry = this.engine.options.languages;
+      const wanted =
+        onlyLanguages.length > 0
+          ? await Promise.all(onlyLanguages.map((id) => this.engine.pickWorkspaceLanguage(paths, id)))
+          : registry.languages;
       const listed = await listSourceFiles(
         paths.root,
-        new Set(this.engine.options.languages.extensions()),
+        new Set(wanted.flatMap((language) => Object.keys(language.extensions))),
         WORKSPACE_DIAGNOSTICS_FILE_LIMIT,
       );
       // Files of languages whose server is not installed here are skipped, and said to be.
-      const languages = this.engine.options.languages;
-      const served = new Set(languages.installed().flatMap((language) => Object.keys(language.extensions)));
+      const installed = new Set(registry.installed().map((language) => language.id));
+      const served = new Set(
+        wanted.filter((language) => installed.has(language.id)).flatMap((language) => Object.keys(language.extensions)),
+      );
       targets = listed.files.filter((file) => served.has(extname(file).toLowerCase()));
       const unserved = listed.files.filter((file) => !served.has(extname(file).toLowerCase()));
       if (listed.truncated) {

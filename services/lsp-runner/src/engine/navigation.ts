@@ -10,8 +10,9 @@ import type {
   ServerCapabilities,
   SymbolInformation,
 } from "vscode-languageserver-protocol";
-import { RunnerError } from "../errors.js";
+import type { LanguageServerConfig } from "../lsp/languageRegistry.js";
 import { fromLspRange } from "../lsp/positionEncoding.js";
+import type { WorkspacePaths } from "../workspace/workspacePaths.js";
 import type {
   DocumentSymbol,
   DocumentSymbolsAnswer,
@@ -152,18 +153,89 @@ export class NavigationQueries {
     return this.engine.withStatus<DocumentSymbolsAnswer>(context.session, { symbols }, { empty: symbols.length === 0 });
   }
 
+  /**
+   * Symbols matching `query`: from the named language's server, or (no language) from every
+   * installed language with files in the workspace, merged. A language with no files in the
+   * workspace answers empty, not NOT_FOUND: gateways fan out to every language runners serve.
+   */
   async workspaceSymbols(
     ref: WorkspaceRef,
     query: string,
     languageId: string,
     limit: number,
     signal?: AbortSignal,
+    /** These languages exactly (a gateway fan-out's share); overrides languageId when not empty. */
+    onlyLanguages: readonly string[] = [],
   ): Promise<WorkspaceSymbolsAnswer> {
     const paths = await this.engine.workspacePaths(ref);
-    const language = await this.engine.pickWorkspaceLanguage(paths, languageId);
-    // Project-based servers (tsserver) answer only once a file of the project is open.
-    const anchor = await this.engine.firstFileOf(paths, language);
-    if (!anchor) throw new RunnerError("NOT_FOUND", `the workspace has no ${language.id} files`);
+    const ids = onlyLanguages.length > 0 ? onlyLanguages : languageId ? [languageId] : [];
+    const candidates =
+      ids.length > 0
+        ? await Promise.all(ids.map((id) => this.engine.pickWorkspaceLanguage(paths, id)))
+        : this.engine.options.languages.installed();
+    const present: Array<{ language: LanguageServerConfig; anchor: string }> = [];
+    for (const language of candidates) {
+      // Project-based servers (tsserver) answer only once a file of the project is open.
+      const anchor = await this.engine.firstFileOf(paths, language);
+      if (anchor) present.push({ language, anchor });
+    }
+    if (present.length === 0) {
+      const what = languageId ? `${languageId} files` : "source files of an installed language";
+      return {
+        symbols: [],
+        status: {
+          state: "ready",
+          language: languageId,
+          server: "",
+          partial: false,
+          note: `the workspace has no ${what}`,
+        },
+      };
+    }
+    const max = limit > 0 ? limit : DEFAULT_SYMBOL_LIMIT;
+    const parts = await Promise.all(
+      present.map(({ anchor }) => this.symbolsOfLanguage(ref, paths, anchor, query, max, signal)),
+    );
+    const symbols = parts.flatMap((part) => part.symbols).slice(0, max);
+    const omitted = parts.reduce((sum, part) => sum + part.omitted, 0);
+    if (parts.length === 1) {
+      return this.engine.withStatus<WorkspaceSymbolsAnswer>(
+        parts[0]!.session,
+        { symbols },
+        {
+          empty: symbols.length === 0,
+          omitted,
+        },
+      );
+    }
+    const statuses = parts.map(
+      (part) =>
+        this.engine.withStatus<WorkspaceSymbolsAnswer>(
+          part.session,
+          { symbols: part.symbols },
+          {
+            empty: part.symbols.length === 0,
+            omitted: part.omitted,
+          },
+        ).status,
+    );
+    const status = this.engine.combinedStatus(parts.map((part) => part.session));
+    status.partial = statuses.some((s) => s.partial);
+    status.note = statuses
+      .map((s) => s.note)
+      .filter(Boolean)
+      .join("; ");
+    return { symbols, status };
+  }
+
+  private async symbolsOfLanguage(
+    ref: WorkspaceRef,
+    paths: WorkspacePaths,
+    anchor: string,
+    query: string,
+    max: number,
+    signal?: AbortSignal,
+  ) {
     const context = await this.engine.openDocument(ref, anchor, paths);
     requireCapability(context.session, "workspaceSymbolProvider", "workspace/symbol");
     const result = await this.engine.query<Array<SymbolInformation | LspWorkspaceSymbol> | null>(
@@ -173,7 +245,6 @@ export class NavigationQueries {
       signal,
     );
     const lines = new FileLines(context.session);
-    const max = limit > 0 ? limit : DEFAULT_SYMBOL_LIMIT;
     const symbols: WorkspaceSymbolsAnswer["symbols"] = [];
     let omitted = 0;
     for (const symbol of result ?? []) {
@@ -189,11 +260,7 @@ export class NavigationQueries {
       }
       symbols.push({ name: symbol.name, kind: symbol.kind, containerName: symbol.containerName ?? "", location });
     }
-    return this.engine.withStatus<WorkspaceSymbolsAnswer>(
-      context.session,
-      { symbols },
-      { empty: symbols.length === 0, omitted },
-    );
+    return { session: context.session, symbols, omitted };
   }
 }
 

@@ -92,6 +92,7 @@ export function runnerService(engine: QueryEngine): ServiceImplementation<typeof
         request.language,
         request.limit,
         context.signal,
+        request.languages,
       );
       return { status: answerStatus(answer.status), symbols: answer.symbols };
     }),
@@ -101,6 +102,7 @@ export function runnerService(engine: QueryEngine): ServiceImplementation<typeof
         request.files,
         request.waitMs,
         context.signal,
+        request.languages,
       );
       return { status: answerStatus(answer.status), files: answer.files, epoch: BigInt(answer.epoch) };
     }),

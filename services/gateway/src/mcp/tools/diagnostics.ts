@@ -189,7 +189,11 @@ export const diagnosticsTool = defineTool({
       const parts = await call.sendEach(
         workspace,
         call.languagesOf(workspace),
-        (runner, callOptions) => runner.diagnostics({ workspace, files, waitMs: args.wait_ms }, callOptions),
+        (runner, callOptions, languages) =>
+          runner.diagnostics(
+            { workspace, files, waitMs: args.wait_ms, languages: languages.filter(Boolean) },
+            callOptions,
+          ),
         options,
       );
       const { answers, missing } = collectParts(parts);

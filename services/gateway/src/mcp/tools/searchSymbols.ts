@@ -180,10 +180,7 @@ async function searchOne(
       target,
       call.languagesOf(target),
       (runner, options, languages) =>
-        runner.workspaceSymbols(
-          { workspace: target, query, language: languages.length === 1 ? languages[0] : "" },
-          options,
-        ),
+        runner.workspaceSymbols({ workspace: target, query, languages: languages.filter(Boolean) }, options),
       // No failover: a cold start on another runner cannot finish under the search deadline, and
       // hundreds of them at once would swamp the pool; the workspace is labelled instead.
       { timeoutMs: deadlineMs, progress: false, failover: false },

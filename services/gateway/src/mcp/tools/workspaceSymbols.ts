@@ -107,10 +107,7 @@ export const workspaceSymbolsTool = defineTool({
   async run(args, call) {
     const workspace = await call.workspace(args.workspace);
     const parts = await call.sendEach(workspace, call.languagesOf(workspace), (runner, options, languages) =>
-      runner.workspaceSymbols(
-        { workspace, query: args.query, language: languages.length === 1 ? languages[0] : "" },
-        options,
-      ),
+      runner.workspaceSymbols({ workspace, query: args.query, languages: languages.filter(Boolean) }, options),
     );
     const { answers, missing } = collectParts(parts);
     return mergedWorkspaceSymbolsAnswer(answers, args.query, missing);
