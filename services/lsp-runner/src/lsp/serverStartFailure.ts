@@ -8,8 +8,6 @@ import type { LanguageServerConfig } from "./languageRegistry.js";
 
 const CONFIGURE =
   'or set its "command" in the languages file (LSPMESH_LANGUAGES_FILE, or lspmesh serve --languages FILE; see docs/languages.md)';
-/** Longest stderr excerpt quoted in an error, in characters. */
-const STDERR_EXCERPT_CHARS = 400;
 
 /**
  * Refuses before spawning when the command is not there or not executable, looked up on the PATH
@@ -34,20 +32,5 @@ export function serverNotInstalledError(
   return new RunnerError(
     "NO_LANGUAGE_SERVER",
     `the ${language.id} language server is not installed on this runner: ${problem}. To serve ${extensions || "its"} files, ${language.install ?? `install ${command}`}, ${CONFIGURE}`,
-  );
-}
-
-/** The server process ended before answering `initialize`. */
-export function serverExitedAtStartError(
-  language: LanguageServerConfig,
-  exit: { code: number | null; signal: NodeJS.Signals | null },
-  stderr: readonly string[],
-): RunnerError {
-  const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
-  const said = stderr.join(" | ").slice(-STDERR_EXCERPT_CHARS);
-  const hint = language.install ? `; if it is not installed: ${language.install}` : "";
-  return new RunnerError(
-    "SERVER_FAILED",
-    `the ${language.id} language server (${basename(language.command)}) exited during start (${how})${said ? `: ${said}` : ""}${hint}`,
   );
 }
