@@ -11,8 +11,9 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { StaticRunnerRouter, StaticWorkspaceResolver, silentLogger, startGateway } from "@lspmesh/gateway";
-import { SingleWorkspaceLocator, startRunnerServer } from "@lspmesh/lsp-runner";
-import { createClient, Runner } from "@lspmesh/proto";
+import { createClient } from "@lspmesh/grpc";
+import { startRunner } from "@lspmesh/lsp-runner";
+import { Runner } from "@lspmesh/proto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
@@ -71,9 +72,9 @@ async function direct() {
 }
 
 async function throughLspmesh() {
-  const runner = await startRunnerServer({
+  const runner = await startRunner({
     listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(workspace, "local", "default"),
+    workspaces: { dir: workspace, tenant: "local", workspace: "default" },
   });
   const grpcClient = createClient(Runner, runner.address);
   const request = {

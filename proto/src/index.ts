@@ -1,3 +1,3 @@
-export { Metadata, type ServiceError, status as GrpcStatus } from "@grpc/grpc-js";
+// The gateway ↔ runner contract: generated messages and service descriptor, and the shared constants.
+export * from "./contract.js";
 export * from "./gen/lspmesh/v1/runner_pb.js";
-export * from "./grpcAdapter.js";

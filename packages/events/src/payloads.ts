@@ -1,6 +1,7 @@
 // Message payloads on the subjects of subjects.ts. JSON, versioned by the "v" field.
+import type { ServerStateName } from "@lspmesh/proto";
 
-/** One file's diagnostics as published on `lspmesh.diag.…` (DESIGN.md 3.4). */
+/** One file's diagnostics as published on `lspmesh.diag.…` (docs/events.md). */
 export interface DiagnosticsMessage {
   v: 1;
   tenant: string;
@@ -22,7 +23,7 @@ export interface DiagnosticsMessage {
   /** ms since the Unix epoch. */
   publishedAt: number;
   diagnostics: Array<{
-    /** 1-based line and code-point column, end exclusive (DESIGN.md 3.2). */
+    /** 1-based line and code-point column, end exclusive (docs/tools.md, positions). */
     range: { start: { line: number; column: number }; end: { line: number; column: number } };
     /** 1 error, 2 warning, 3 information, 4 hint. */
     severity: number;
@@ -65,20 +66,26 @@ export interface StatusMessage {
   workspace: string;
   language: string;
   runner: string;
-  /** A server state (DESIGN.md 3.3), or "stopped" when the session ended (idle, evicted, shutdown). */
-  state: "starting" | "indexing" | "ready" | "degraded" | "failed" | "stopped";
+  /** A server state (docs/tools.md), or "stopped" when the session ended (idle, evicted, shutdown). */
+  state: ServerStateName | "stopped";
   progress?: string;
   lastError?: string;
   at: number;
 }
 
-/** The value of a runner's key in the KV bucket `lspmesh-runners` (DESIGN.md 2). */
+/** The value of a runner's key in the KV bucket `lspmesh-runners` (docs/events.md). */
 export interface RunnerRegistryEntry {
   v: 1;
   id: string;
   /** host:port of the runner's gRPC server, reachable from gateways. */
   address: string;
+  /** Ids of the languages served (enabled and installed), or ["*"] for any. */
   languages: string[];
+  /**
+   * File extensions (with the dot, lower case) of each served language, as loaded from the
+   * runner's languages file: gateways route files by them. Absent in entries of older runners.
+   */
+  extensions?: Record<string, string[]>;
   pool: string;
   /** Tenants this runner admits; absent = any tenant (shared pool). */
   tenants?: string[];

@@ -1,10 +1,10 @@
-// NATS subjects and streams of DESIGN.md 3.4 (contract: change only by extending).
+// NATS subjects and streams of docs/events.md (contract: change only by extending).
 
 /** JetStream stream holding the latest diagnostics of every file (one message kept per subject). */
 export const DIAGNOSTICS_STREAM = "LSPMESH_DIAG";
 /** Subjects of DIAGNOSTICS_STREAM; it keeps one message per subject (`max_msgs_per_subject: 1`). */
 export const DIAGNOSTICS_STREAM_SUBJECTS = ["lspmesh.diag.>"];
-/** KV bucket of live runners (DESIGN.md 2). */
+/** KV bucket of live runners (docs/events.md). */
 export const RUNNER_REGISTRY_BUCKET = "lspmesh-runners";
 
 /** `lspmesh.diag.<tenant>.<workspace>.<fileKey>`: latest diagnostics of one file. */

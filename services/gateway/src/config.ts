@@ -1,12 +1,23 @@
 // Standalone configuration from LSPMESH_* environment variables and command-line flags (flags
 // win). Pure: main.ts hands in process.env and process.argv.
-import { parseArgs } from "node:util";
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_GATEWAY_PORT,
+  DEFAULT_WORKSPACE,
+  ID_PATTERN,
+  LOCAL_TENANT,
+} from "@lspmesh/proto";
+import {
+  type Environment,
+  integerSetting,
+  LOG_LEVELS,
+  type LogLevel,
+  listSetting,
+  parseFlags,
+  SettingsError,
+  setting as settingOf,
+} from "@lspmesh/service-kit";
 import { isLoopbackHost } from "./http/allowlists.js";
-import type { LogLevel } from "./logger.js";
-import { ID_PATTERN } from "./workspaces.js";
-
-/** Deadline of one runner call when not configured, in ms (kept here so config stays pure). */
-const DEFAULT_CALL_TIMEOUT = 30_000;
 
 export type RunnerSource = { kind: "static"; addresses: string[] } | { kind: "nats"; url: string };
 
@@ -32,12 +43,15 @@ export interface GatewayConfig {
   logLevel: LogLevel;
 }
 
-/** Defaults: single-machine mode on loopback (DESIGN.md 3.5). */
-const DEFAULTS = { host: "127.0.0.1", port: 7420, tenant: "local", workspace: "default" } as const;
+/** Defaults: single-machine mode on loopback (docs/operations.md). */
+const DEFAULTS = {
+  host: "127.0.0.1",
+  port: DEFAULT_GATEWAY_PORT,
+  tenant: LOCAL_TENANT,
+  workspace: DEFAULT_WORKSPACE,
+} as const;
 
-const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
-
-export const USAGE = `usage: lspmesh gateway [options]   (flags override the LSPMESH_* variable named after each)
+export const GATEWAY_USAGE = `usage: lspmesh gateway [options]   (flags override the LSPMESH_* variable named after each)
 runners (one of):
   --runners H:P[,H:P…]   LSPMESH_RUNNERS            a static list of runner gRPC addresses
   --nats URL             LSPMESH_NATS_URL           the NATS registry (KV bucket lspmesh-runners)
@@ -53,14 +67,14 @@ loopback single-machine mode (no tokens):
 serving:
   --host H               LSPMESH_HOST (${DEFAULTS.host})     --port N  LSPMESH_PORT (${DEFAULTS.port})
   --public-url URL       LSPMESH_PUBLIC_URL         base URL clients use (for the resource metadata)
-                         LSPMESH_CALL_TIMEOUT_MS (${DEFAULT_CALL_TIMEOUT})  LSPMESH_LOG_LEVEL (info)
+                         LSPMESH_CALL_TIMEOUT_MS (${DEFAULT_CALL_TIMEOUT_MS})  LSPMESH_LOG_LEVEL (info)
                          LSPMESH_ALLOWED_HOSTS, LSPMESH_ALLOWED_ORIGINS (comma-separated hostnames)
 See docs/gateway.md.`;
 
-/** Throws an Error whose message says which setting is wrong and how to fix it. */
-export function gatewayConfig(argv: string[], env: Record<string, string | undefined>): GatewayConfig {
-  const { values: flags } = parseArgs({
-    args: argv,
+/** Throws a SettingsError whose message says which setting is wrong and how to fix it. */
+export function gatewayConfig(argv: readonly string[], env: Environment): GatewayConfig {
+  const { values: flags } = parseFlags({
+    args: [...argv],
     options: {
       runners: { type: "string" },
       runner: { type: "string" },
@@ -78,19 +92,22 @@ export function gatewayConfig(argv: string[], env: Record<string, string | undef
     },
     strict: true,
   });
-  const setting = (flag: string | undefined, name: string) => nonEmpty(flag) ?? nonEmpty(env[name]);
+  const setting = (flag: string | undefined, name: string) => settingOf(flag, env, name);
 
   // Runners: a static list or the NATS registry.
-  const runnerList = list(setting(flags.runners ?? flags.runner, "LSPMESH_RUNNERS") ?? env.LSPMESH_RUNNER_ADDRESS);
+  const runnerList = listSetting(
+    setting(flags.runners ?? flags.runner, "LSPMESH_RUNNERS") ?? env.LSPMESH_RUNNER_ADDRESS,
+  );
   const natsUrl = setting(flags.nats, "LSPMESH_NATS_URL");
   if (runnerList && natsUrl)
-    throw new Error("give either LSPMESH_RUNNERS (--runners) or LSPMESH_NATS_URL (--nats), not both");
+    throw new SettingsError("give either LSPMESH_RUNNERS (--runners) or LSPMESH_NATS_URL (--nats), not both");
   if (!runnerList && !natsUrl)
-    throw new Error(
+    throw new SettingsError(
       "no runners: set LSPMESH_NATS_URL (--nats) for the registry, or LSPMESH_RUNNERS (--runners) to host:port[,host:port]",
     );
   for (const address of runnerList ?? []) {
-    if (!/^[^\s,]+:\d{1,5}$/.test(address)) throw new Error(`invalid runner address '${address}': use host:port`);
+    if (!/^[^\s,]+:\d{1,5}$/.test(address))
+      throw new SettingsError(`invalid runner address '${address}': use host:port`);
   }
   const runners: RunnerSource = runnerList
     ? { kind: "static", addresses: runnerList }
@@ -107,16 +124,20 @@ export function gatewayConfig(argv: string[], env: Record<string, string | undef
   if (apiKeysFile || jwksUrl) {
     if (jwksUrl) {
       if (!issuer || !audience)
-        throw new Error("JWT verification needs LSPMESH_JWT_ISSUER and LSPMESH_JWT_AUDIENCE next to LSPMESH_JWKS_URL");
+        throw new SettingsError(
+          "JWT verification needs LSPMESH_JWT_ISSUER and LSPMESH_JWT_AUDIENCE next to LSPMESH_JWKS_URL",
+        );
       try {
         new URL(jwksUrl);
       } catch {
-        throw new Error(`invalid LSPMESH_JWKS_URL '${jwksUrl}': give an https:// URL`);
+        throw new SettingsError(`invalid LSPMESH_JWKS_URL '${jwksUrl}': give an https:// URL`);
       }
     }
     const tenantsFile = setting(flags.tenants, "LSPMESH_TENANTS_FILE");
     if (!tenantsFile)
-      throw new Error("token authentication needs LSPMESH_TENANTS_FILE (--tenants): which workspaces each tenant has");
+      throw new SettingsError(
+        "token authentication needs LSPMESH_TENANTS_FILE (--tenants): which workspaces each tenant has",
+      );
     auth = {
       kind: "tokens",
       apiKeysFile,
@@ -125,14 +146,14 @@ export function gatewayConfig(argv: string[], env: Record<string, string | undef
             jwksUrl,
             issuer: issuer!,
             audience: audience!,
-            tenantClaim: nonEmpty(env.LSPMESH_JWT_TENANT_CLAIM) ?? "tenant",
+            tenantClaim: settingOf(undefined, env, "LSPMESH_JWT_TENANT_CLAIM") ?? "tenant",
           }
         : undefined,
       tenantsFile,
     };
   } else {
     if (!isLoopbackHost(host))
-      throw new Error(
+      throw new SettingsError(
         `refusing to serve ${host} without tokens: set LSPMESH_API_KEYS_FILE or LSPMESH_JWKS_URL, or bind to 127.0.0.1`,
       );
     const tenant = setting(flags.tenant, "LSPMESH_TENANT") ?? DEFAULTS.tenant;
@@ -142,49 +163,35 @@ export function gatewayConfig(argv: string[], env: Record<string, string | undef
       ["workspace", workspace],
     ]) {
       if (!ID_PATTERN.test(id ?? ""))
-        throw new Error(`invalid ${name} '${id}': use lowercase letters, digits, '_' or '-'`);
+        throw new SettingsError(`invalid ${name} '${id}': use lowercase letters, digits, '_' or '-'`);
     }
     auth = { kind: "none", tenant, workspace };
   }
 
-  const logLevel = (nonEmpty(env.LSPMESH_LOG_LEVEL) ?? "info") as LogLevel;
+  const logLevel = (settingOf(undefined, env, "LSPMESH_LOG_LEVEL") ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
-    throw new Error(`invalid LSPMESH_LOG_LEVEL '${logLevel}': use ${LOG_LEVELS.join(", ")}`);
+    throw new SettingsError(`invalid LSPMESH_LOG_LEVEL '${logLevel}': use ${LOG_LEVELS.join(", ")}`);
   const publicUrl = setting(flags["public-url"], "LSPMESH_PUBLIC_URL");
   if (publicUrl && !/^https?:\/\/[^/]+/.test(publicUrl))
-    throw new Error(`invalid LSPMESH_PUBLIC_URL '${publicUrl}': give the base URL, e.g. https://lspmesh.example.com`);
+    throw new SettingsError(
+      `invalid LSPMESH_PUBLIC_URL '${publicUrl}': give the base URL, e.g. https://lspmesh.example.com`,
+    );
 
   return {
     runners,
     auth,
     host,
-    port: integer(setting(flags.port, "LSPMESH_PORT"), "port (LSPMESH_PORT)", DEFAULTS.port, 0, 65_535),
-    callTimeoutMs: integer(env.LSPMESH_CALL_TIMEOUT_MS, "LSPMESH_CALL_TIMEOUT_MS", DEFAULT_CALL_TIMEOUT, 1, 600_000),
-    allowedHosts: list(env.LSPMESH_ALLOWED_HOSTS),
-    allowedOrigins: list(env.LSPMESH_ALLOWED_ORIGINS),
+    port: integerSetting(setting(flags.port, "LSPMESH_PORT"), "port (LSPMESH_PORT)", DEFAULTS.port, 0, 65_535),
+    callTimeoutMs: integerSetting(
+      env.LSPMESH_CALL_TIMEOUT_MS,
+      "LSPMESH_CALL_TIMEOUT_MS",
+      DEFAULT_CALL_TIMEOUT_MS,
+      1,
+      600_000,
+    ),
+    allowedHosts: listSetting(env.LSPMESH_ALLOWED_HOSTS),
+    allowedOrigins: listSetting(env.LSPMESH_ALLOWED_ORIGINS),
     publicUrl,
     logLevel,
   };
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value?.trim() ? value.trim() : undefined;
-}
-
-function integer(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  const text = nonEmpty(raw);
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`invalid ${name} '${text}': give a whole number from ${min} to ${max}`);
-  }
-  return value;
-}
-
-function list(raw: string | undefined): string[] | undefined {
-  const items = (raw ?? "")
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item !== "");
-  return items.length > 0 ? items : undefined;
 }

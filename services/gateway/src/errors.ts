@@ -1,29 +1,9 @@
-// The gateway's one error family. Every failure a caller sees carries a stable code from
-// DESIGN.md 3.3 and a message that names the fix; nothing else (no stack, no internal path).
+// The gateway's one error family. Every failure a caller sees carries a stable code (the
+// contract's ERROR_CODES, docs/tools.md) and a message that names the fix; nothing else (no stack, no internal path).
 
-/** Stable error codes of the MCP tools contract (DESIGN.md 3.3). */
-export const ERROR_CODES = [
-  "INVALID_ARGUMENT",
-  "OUTSIDE_WORKSPACE",
-  "NOT_FOUND",
-  "NO_LANGUAGE_SERVER",
-  "SYMBOL_NOT_FOUND",
-  "SERVER_STARTING",
-  "SERVER_FAILED",
-  "TIMEOUT",
-  "FORBIDDEN",
-  "RATE_LIMITED",
-  "UNAVAILABLE",
-  "UNSUPPORTED",
-  // Extension of DESIGN.md 3.3: an edit computed against content that changed since.
-  "STALE_EDIT",
-] as const;
+import type { ErrorCode } from "@lspmesh/proto";
 
-export type ErrorCode = (typeof ERROR_CODES)[number];
-
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
-}
+export { ERROR_CODES, type ErrorCode, isErrorCode } from "@lspmesh/proto";
 
 /** A failure meant for the caller: `message` is shown to the user (or model) as is. */
 export class GatewayError extends Error {

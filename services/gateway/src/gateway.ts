@@ -1,20 +1,18 @@
 // Starts the gateway: MCP over HTTP in front of the runners a RunnerRouter picks.
 import type { AddressInfo } from "node:net";
+import { DEFAULT_CALL_TIMEOUT_MS } from "@lspmesh/proto";
+import { type Logger, silentLogger } from "@lspmesh/service-kit";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { Scope } from "./auth/principal.js";
 import { allowlistsFor } from "./http/allowlists.js";
 import { createHttpServer, MCP_PATH } from "./http/httpServer.js";
 import { TenantLimiter } from "./limits/tenantLimiter.js";
-import { type Logger, silentLogger } from "./logger.js";
 import { createGatewayMcpServer, GATEWAY_TOOLS } from "./mcp/createMcpServer.js";
 import type { ToolDeps } from "./mcp/toolCall.js";
 import { GatewayMetrics } from "./ops/metrics.js";
 import type { RunnerRouter } from "./routing/runnerRouter.js";
 import type { WorkspaceResolver } from "./workspaces.js";
-
-/** Deadline of one runner call when not configured, in ms. */
-export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
 export interface GatewayOptions {
   /** Address to bind, e.g. 127.0.0.1 (loopback: only localhost Host/Origin headers are accepted). */

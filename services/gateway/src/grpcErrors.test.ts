@@ -1,6 +1,7 @@
-import { GrpcStatus, Metadata, type ServiceError } from "@lspmesh/proto";
+import { GrpcStatus, Metadata, type ServiceError } from "@lspmesh/grpc";
+import { ERROR_CODE_TRAILER } from "@lspmesh/proto";
 import { describe, expect, test } from "vitest";
-import { ERROR_CODE_TRAILER, isServiceError, toolErrorFromGrpc } from "./grpcErrors.js";
+import { isServiceError, toolErrorFromGrpc } from "./grpcErrors.js";
 
 function serviceError(code: GrpcStatus, details: string, trailer?: string): ServiceError {
   const metadata = new Metadata();
@@ -17,7 +18,7 @@ describe("toolErrorFromGrpc", () => {
     [GrpcStatus.PERMISSION_DENIED, "FORBIDDEN"],
     [GrpcStatus.RESOURCE_EXHAUSTED, "RATE_LIMITED"],
     [GrpcStatus.UNIMPLEMENTED, "UNSUPPORTED"],
-    [GrpcStatus.FAILED_PRECONDITION, "SERVER_STARTING"],
+    [GrpcStatus.FAILED_PRECONDITION, "NO_LANGUAGE_SERVER"],
     [GrpcStatus.INTERNAL, "UNAVAILABLE"],
     [GrpcStatus.UNKNOWN, "UNAVAILABLE"],
     [GrpcStatus.CANCELLED, "UNAVAILABLE"],
@@ -88,7 +89,7 @@ describe("toolErrorFromGrpc", () => {
 
   test("an empty runner message gets wording that names the fix", () => {
     const error = toolErrorFromGrpc(serviceError(GrpcStatus.FAILED_PRECONDITION, ""));
-    expect(error).toMatchObject({ code: "SERVER_STARTING", message: expect.stringMatching(/try again/) });
+    expect(error).toMatchObject({ code: "NO_LANGUAGE_SERVER", message: expect.stringMatching(/no language server/) });
   });
 });
 

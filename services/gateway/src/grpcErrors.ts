@@ -1,9 +1,7 @@
 // Translates a failed runner call (a grpc-js ServiceError) into the gateway's error family.
-import { GrpcStatus, Metadata, type ServiceError } from "@lspmesh/proto";
-import { type ErrorCode, GatewayError, isErrorCode } from "./errors.js";
-
-/** Trailer in which the runner sends the stable lspmesh error code (runner.proto header). */
-export const ERROR_CODE_TRAILER = "lspmesh-error-code";
+import { GrpcStatus, Metadata, type ServiceError } from "@lspmesh/grpc";
+import { ERROR_CODE_TRAILER, type ErrorCode, isErrorCode, RUNNER_ONLY_ERROR_CODES } from "@lspmesh/proto";
+import { GatewayError } from "./errors.js";
 
 /** Longest runner message passed on to the caller, in characters. */
 const MAX_MESSAGE_LENGTH = 1000;
@@ -15,15 +13,9 @@ const RUNNER_AUTHORED = new Map<GrpcStatus, ErrorCode>([
   [GrpcStatus.PERMISSION_DENIED, "FORBIDDEN"],
   [GrpcStatus.RESOURCE_EXHAUSTED, "RATE_LIMITED"],
   [GrpcStatus.UNIMPLEMENTED, "UNSUPPORTED"],
-  [GrpcStatus.FAILED_PRECONDITION, "SERVER_STARTING"],
+  [GrpcStatus.FAILED_PRECONDITION, "NO_LANGUAGE_SERVER"],
   [GrpcStatus.ABORTED, "STALE_EDIT"],
 ]);
-
-/** Runner codes that are not tool codes, and the tool code each becomes (the message stays the runner's). */
-const RUNNER_ONLY_CODES: Record<string, ErrorCode> = {
-  // The file exceeds the runner's size limit: a property of the argument, not of the load.
-  FILE_TOO_LARGE: "INVALID_ARGUMENT",
-};
 
 /** The gateway's own wording, for statuses grpc-js produces itself and for empty runner messages. */
 const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
@@ -57,7 +49,8 @@ export function isServiceError(error: unknown): error is ServiceError {
  */
 export function toolErrorFromGrpc(error: ServiceError): GatewayError {
   const raw = error.metadata?.get(ERROR_CODE_TRAILER)[0];
-  const trailer = typeof raw === "string" ? (RUNNER_ONLY_CODES[raw] ?? raw) : raw;
+  const trailer =
+    typeof raw === "string" ? (RUNNER_ONLY_ERROR_CODES[raw as keyof typeof RUNNER_ONLY_ERROR_CODES] ?? raw) : raw;
   if (isErrorCode(trailer)) return new GatewayError(trailer, runnerMessage(error.details) ?? DEFAULT_MESSAGES[trailer]);
 
   const code = RUNNER_AUTHORED.get(error.code);

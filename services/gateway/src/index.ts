@@ -1,4 +1,6 @@
 // Public API of @lspmesh/gateway.
+
+export { createJsonLogger, type LogFields, type Logger, type LogLevel, silentLogger } from "@lspmesh/service-kit";
 export { ApiKeyStore, sha256Hex } from "./auth/apiKeys.js";
 export {
   type Authenticator,
@@ -7,23 +9,23 @@ export {
 } from "./auth/authenticator.js";
 export { JwtVerifier } from "./auth/jwtVerifier.js";
 export { type Principal, SCOPES, type Scope } from "./auth/principal.js";
+export { GATEWAY_USAGE, type GatewayConfig, gatewayConfig } from "./config.js";
 export { ERROR_CODES, type ErrorCode, GatewayError } from "./errors.js";
 export {
-  DEFAULT_CALL_TIMEOUT_MS,
   type GatewayOptions,
   type RunningGateway,
   requiredScope,
   startGateway,
 } from "./gateway.js";
-export { ERROR_CODE_TRAILER, toolErrorFromGrpc } from "./grpcErrors.js";
+export { toolErrorFromGrpc } from "./grpcErrors.js";
 export { DEFAULT_LIMITS, TenantLimiter, type TenantLimits } from "./limits/tenantLimiter.js";
-export { createJsonLogger, type LogFields, type Logger, type LogLevel, silentLogger } from "./logger.js";
+export { type LocalGatewayOptions, type LocalStdioGateway, serveLocalStdio, startLocalGateway } from "./local.js";
+export { main } from "./main.js";
 export { createGatewayMcpServer, GATEWAY_TOOLS, SERVER_INFO } from "./mcp/createMcpServer.js";
 export type { GatewayTool } from "./mcp/defineTool.js";
-export { ERROR_META_KEY, REQUEST_ID_METADATA, type ToolDeps } from "./mcp/toolCall.js";
+export { ERROR_META_KEY, type ToolDeps } from "./mcp/toolCall.js";
 export { GatewayMetrics } from "./ops/metrics.js";
 export { hrwWeight, type RouteKey, rankByHrw } from "./routing/hrw.js";
-export { languageOfFile } from "./routing/languages.js";
 export { openNatsRunnerRegistry } from "./routing/natsRegistry.js";
 export {
   RegistryRunnerDirectory,
@@ -31,12 +33,17 @@ export {
   type RunnerEntry,
   StaticRunnerDirectory,
 } from "./routing/runnerDirectory.js";
-export { HrwRunnerRouter, type RunnerClient, type RunnerHandle, type RunnerRouter } from "./routing/runnerRouter.js";
+export {
+  extensionOf,
+  HrwRunnerRouter,
+  type RunnerClient,
+  type RunnerHandle,
+  type RunnerRouter,
+} from "./routing/runnerRouter.js";
 export { StaticRunnerRouter } from "./routing/staticRouter.js";
 export { parseTenantsFile, readTenantsFile, type TenantsFile, TenantWorkspaceResolver } from "./tenancy/tenants.js";
 export {
   type Caller,
-  ID_PATTERN,
   StaticWorkspaceResolver,
   type WorkspaceResolver,
   type WorkspaceTarget,

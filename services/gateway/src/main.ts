@@ -1,13 +1,20 @@
 // Composition root for running the gateway on its own: the only place that reads the
 // environment and the command line.
 import { pathToFileURL } from "node:url";
+import {
+  closeOnSignals,
+  createJsonLogger,
+  type Environment,
+  errorMessage,
+  type Logger,
+  SettingsError,
+} from "@lspmesh/service-kit";
 import { ApiKeyStore } from "./auth/apiKeys.js";
 import { type Authenticator, BearerAuthenticator, NoTokenAuthenticator } from "./auth/authenticator.js";
 import { JwtVerifier } from "./auth/jwtVerifier.js";
-import { type GatewayConfig, gatewayConfig, USAGE } from "./config.js";
+import { GATEWAY_USAGE, type GatewayConfig, gatewayConfig } from "./config.js";
 import { startGateway } from "./gateway.js";
 import { TenantLimiter } from "./limits/tenantLimiter.js";
-import { createJsonLogger, type Logger } from "./logger.js";
 import { reloadOnChange } from "./ops/reloadingFile.js";
 import { openNatsRunnerRegistry } from "./routing/natsRegistry.js";
 import { StaticRunnerDirectory } from "./routing/runnerDirectory.js";
@@ -81,17 +88,19 @@ async function runnerRouter(config: GatewayConfig, logger: Logger): Promise<HrwR
 }
 
 /** Runs the gateway until SIGINT/SIGTERM. `lspmesh gateway` calls it with its own arguments. */
-export async function main(argv: string[], env: Record<string, string | undefined>): Promise<void> {
+export async function main(argv: readonly string[], env: Environment): Promise<void> {
   let config: GatewayConfig;
   let setup: ReturnType<typeof tenancy>;
   try {
     config = gatewayConfig(argv, env);
     setup = tenancy(config);
   } catch (error) {
-    process.stderr.write(`lspmesh gateway: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+    // Bad settings, or a tenants/keys file that cannot be read: one line and the usage, exit 2.
+    const settings = error instanceof SettingsError;
+    process.stderr.write(`lspmesh gateway: ${errorMessage(error)}\n${settings ? `\n${GATEWAY_USAGE}\n` : ""}`);
     process.exit(2);
   }
-  const logger = createJsonLogger({ level: config.logLevel });
+  const logger = createJsonLogger({ service: "gateway", level: config.logLevel });
   const stopWatching = setup.watch?.(logger) ?? (() => {});
   const router = await runnerRouter(config, logger);
   const gateway = await startGateway({
@@ -103,7 +112,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     limiter: setup.limiter,
     logger,
     // Audit lines are written whatever LSPMESH_LOG_LEVEL says.
-    auditLogger: createJsonLogger({ level: "debug" }),
+    auditLogger: createJsonLogger({ service: "gateway", level: "debug" }),
     callTimeoutMs: config.callTimeoutMs,
     allowedHosts: config.allowedHosts,
     allowedOrigins: config.allowedOrigins,
@@ -120,25 +129,19 @@ export async function main(argv: string[], env: Record<string, string | undefine
     auth: config.auth.kind,
   });
 
-  const stop = (signal: NodeJS.Signals) => {
-    logger.info("shutting down", { signal });
-    stopWatching();
-    gateway.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error("shutdown failed", { error: String(error) });
-        process.exit(1);
-      },
-    );
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  closeOnSignals(
+    async () => {
+      stopWatching();
+      await gateway.close();
+    },
+    { log: (message, fields) => logger.info(message, fields) },
+  );
 }
 
 // Run directly (node dist/main.js): the process arguments and environment.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main(process.argv.slice(2), process.env).catch((error: unknown) => {
-    process.stderr.write(`lspmesh gateway: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`lspmesh gateway: ${errorMessage(error)}\n`);
     process.exit(1);
   });
 }

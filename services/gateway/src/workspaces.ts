@@ -1,10 +1,9 @@
 // Which (tenant, workspace) a tool call addresses, and which workspaces a caller may see. Behind
 // an interface so single-machine mode and token-based tenancy share the tools unchanged.
+
+import { ID_PATTERN } from "@lspmesh/proto";
 import type { Principal } from "./auth/principal.js";
 import { GatewayError } from "./errors.js";
-
-/** Tenant and workspace ids (DESIGN.md 3.1): safe as a path segment and a NATS token. */
-export const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 export interface WorkspaceTarget {
   readonly tenant: string;

@@ -3,7 +3,8 @@
 // runner here is a real gRPC server whose hover never answers: the only way to watch the cancel
 // arrive on the runner side.
 import * as grpc from "@grpc/grpc-js";
-import { addService, Runner, type ServiceImplementation } from "@lspmesh/proto";
+import { addService, type ServiceImplementation } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

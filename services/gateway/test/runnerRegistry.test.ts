@@ -1,7 +1,7 @@
 // The registry reader against a real nats-server: entries written to the KV bucket the way
 // runners heartbeat them (RunnerRegistryEntry), liveness judged by updatedAt.
 import { encodeJson, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
-import { type NatsServer, startNatsServer } from "@lspmesh/events/testing";
+import { type NatsServer, startNatsServer } from "@lspmesh/test-kit";
 import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";

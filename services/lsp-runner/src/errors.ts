@@ -1,20 +1,9 @@
 // The runner's one error family. Messages are shown to end users: they name the fix and never
 // carry stack traces or paths outside the caller's workspace.
 
-export type RunnerErrorCode =
-  | "INVALID_ARGUMENT"
-  | "OUTSIDE_WORKSPACE"
-  | "NOT_FOUND"
-  | "NO_LANGUAGE_SERVER"
-  | "SYMBOL_NOT_FOUND"
-  | "SERVER_STARTING"
-  | "SERVER_FAILED"
-  | "TIMEOUT"
-  | "UNSUPPORTED"
-  | "FILE_TOO_LARGE"
-  /** A file changed after the edit was computed for it (version or content hash differ). */
-  | "STALE_EDIT"
-  | "UNAVAILABLE";
+import type { RunnerErrorCode } from "@lspmesh/proto";
+
+export type { RunnerErrorCode } from "@lspmesh/proto";
 
 export class RunnerError extends Error {
   constructor(

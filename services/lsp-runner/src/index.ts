@@ -1,16 +1,10 @@
-export type * from "./engine/answers.js";
-export { QueryEngine } from "./engine/queryEngine.js";
+// The runner's public face: what applications (the lspmesh CLI), benchmarks and other packages may
+// use. Everything else is internal; tests inside this package import src/ directly.
+export { DEFAULT_DRAIN_MS, RUNNER_USAGE, type RunnerConfig, runnerConfig, type WorkspacesSetting } from "./config.js";
+export { type EmbeddedEngine, type EmbeddedEngineOptions, openEmbeddedEngine } from "./embeddedEngine.js";
+export type { Diagnostic, DiagnosticsAnswer, FileDiagnostics } from "./engine/answers.js";
 export { RunnerError, type RunnerErrorCode } from "./errors.js";
-export type { Closeable, RunnerEventBus } from "./events/eventBus.js";
-export { InProcessEventBus } from "./events/inProcessEventBus.js";
-export { NatsEventBus, type NatsEventBusOptions } from "./events/natsEventBus.js";
-export { builtinLanguages, defaultLanguages, typescriptLanguage } from "./lsp/builtinLanguages.js";
-export { LanguageConfigError, loadLanguageRegistry, loadLanguages } from "./lsp/languageConfig.js";
-export { type LanguageDefinition, LanguageRegistry, type LanguageServerConfig } from "./lsp/languageRegistry.js";
-export { LIVENESS_PROBE_METHOD } from "./lsp/languageSession.js";
-export { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/sessionManager.js";
-export { DEFAULT_SESSION_POLICY, type SessionPolicy, type SessionPolicyOverrides } from "./lsp/sessionPolicy.js";
-export { type RunnerServer, type RunnerServerOptions, startRunnerServer } from "./runnerServer.js";
-export { parseWarmUpList, type WarmUpEntry } from "./sessionWarmUp.js";
+export { LanguageConfigError } from "./lsp/languageConfig.js";
+export { main } from "./main.js";
+export { type RunnerHooks, type RunnerSettings, type RunningRunner, startRunner } from "./startRunner.js";
 export { listSourceFiles } from "./workspace/sourceFiles.js";
-export { SingleWorkspaceLocator, VolumeWorkspaceLocator, type WorkspaceLocator } from "./workspace/workspaceLocator.js";

@@ -2,7 +2,8 @@
 // registry) and the gRPC server with the standard health service.
 import { hostname } from "node:os";
 import * as grpc from "@grpc/grpc-js";
-import { addService, Runner } from "@lspmesh/proto";
+import { addService } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
 import { HealthImplementation } from "grpc-health-check";
 import { QueryEngine } from "./engine/queryEngine.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
@@ -100,18 +101,22 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const server = new grpc.Server({ "grpc.max_receive_message_length": 16 * 1024 * 1024 });
   const health = new HealthImplementation({ "": "SERVING", "lspmesh.v1.Runner": "SERVING" });
   health.addToServer(server);
-  addService(server, Runner, runnerService(engine), (method, error) =>
+  // Gateways route a file only to runners that can start its server, by these extensions.
+  const served = languages.installed().map((language) => ({
+    id: language.id,
+    extensions: Object.keys(language.extensions).map((extension) => extension.toLowerCase()),
+  }));
+  addService(server, Runner, runnerService(engine, { runnerId: id, languages: served }), (method, error) =>
     log({ level: "error", msg: "unexpected error", method, error: String((error as Error)?.stack ?? error) }),
   );
   let advertised = "";
-  // Gateways route a language only to runners that can start its server.
-  const servedLanguages = languages.installed().map((language) => language.id);
   const registration = new RunnerRegistration(
     bus,
     () => ({
       id,
       address: advertised,
-      languages: servedLanguages,
+      languages: served.map((language) => language.id),
+      extensions: Object.fromEntries(served.map((language) => [language.id, language.extensions])),
       pool: options.pool ?? "default",
       ...(options.tenants ? { tenants: [...options.tenants] } : {}),
       load: events.sessionCount,

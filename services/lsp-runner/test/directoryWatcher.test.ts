@@ -3,9 +3,9 @@
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "@lspmesh/test-kit";
 import { afterEach, beforeEach, expect, test } from "vitest";
 import { DirectoryWatcher, type WatchedChange } from "../src/workspace/directoryWatcher.js";
-import { waitFor } from "./waitFor.js";
 
 let root: string;
 let watcher: DirectoryWatcher | undefined;

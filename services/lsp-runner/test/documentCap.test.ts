@@ -1,11 +1,11 @@
 // Open documents are capped per session: past the cap the least recently used one is closed
 // (didClose), and it is opened again when needed. Real typescript-language-server.
 import { pathToFileURL } from "node:url";
+import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
-import { SessionManager, typescriptLanguage } from "../src/index.js";
 import type { LanguageSession } from "../src/lsp/languageSession.js";
 import { WorkspacePaths } from "../src/workspace/workspacePaths.js";
+import { SessionManager, typescriptLanguage } from "./runnerInternals.js";
 
 let fixture: FixtureWorkspace;
 let sessions: SessionManager;

@@ -4,11 +4,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeJson, encodeJson, type FileEventsReply, fileEventsSubject } from "@lspmesh/events";
-import { type NatsServer, startNatsServer } from "@lspmesh/events/testing";
-import { createClient, Runner, type ServiceClient } from "@lspmesh/proto";
+import { createClient, type ServiceClient } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { type FixtureWorkspace, fixtureWorkspace, type NatsServer, startNatsServer, waitFor } from "@lspmesh/test-kit";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
 import {
   LanguageRegistry,
   NatsEventBus,
@@ -16,8 +16,7 @@ import {
   SingleWorkspaceLocator,
   startRunnerServer,
   typescriptLanguage,
-} from "../src/index.js";
-import { waitFor } from "./waitFor.js";
+} from "./runnerInternals.js";
 
 const ws = { tenant: "local", workspace: "default" };
 const symbol = (file: string, name: string, lineHint = 0) => ({

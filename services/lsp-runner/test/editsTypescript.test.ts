@@ -4,7 +4,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FileOperation_Kind, GrpcStatus } from "@lspmesh/proto";
+import { GrpcStatus } from "@lspmesh/grpc";
+import { FileOperation_Kind } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { at, type FixtureRunner, failure, span, startFixtureRunner, symbol } from "./operationsHelpers.js";
 

@@ -1,9 +1,15 @@
 // Shared by the per-language integration tests: a runner on a temporary copy of a fixture
 // workspace with a gRPC client, request builders, and whether a server binary really runs.
 import { spawnSync } from "node:child_process";
-import { createClient, Runner, type ServiceClient, type ServiceError } from "@lspmesh/proto";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
-import { type LanguageRegistry, type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
+import { createClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
+import {
+  type LanguageRegistry,
+  type RunnerServer,
+  SingleWorkspaceLocator,
+  startRunnerServer,
+} from "./runnerInternals.js";
 
 export const ws = { tenant: "local", workspace: "default" };
 

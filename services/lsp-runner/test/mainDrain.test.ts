@@ -15,15 +15,15 @@ import {
   type StatusMessage,
   statusWildcard,
 } from "@lspmesh/events";
-import { type NatsServer, startNatsServer } from "@lspmesh/events/testing";
-import { createClient, Runner } from "@lspmesh/proto";
+import { createClient } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { fixturePath, type NatsServer, startNatsServer, waitFor } from "@lspmesh/test-kit";
 import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { waitFor } from "./waitFor.js";
 
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-const FIXTURE = fileURLToPath(new URL("../../../test/fixtures/typescript-basic", import.meta.url));
+const FIXTURE = fixturePath("typescript-basic");
 const RUNNER_ID = "drain-test";
 
 let nats: NatsServer;

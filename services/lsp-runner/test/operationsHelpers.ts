@@ -2,9 +2,15 @@
 // short forms of answers.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createClient, Runner, type ServiceClient, type ServiceError } from "@lspmesh/proto";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
-import { type LanguageRegistry, type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
+import { createClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
+import {
+  type LanguageRegistry,
+  type RunnerServer,
+  SingleWorkspaceLocator,
+  startRunnerServer,
+} from "./runnerInternals.js";
 
 export const at = (file: string, line: number, column: number) => ({
   file,

@@ -2,10 +2,11 @@
 // built-in language. Written for pyright's own capabilities: it completes, helps with signatures,
 // renames (with prepareRename) and answers call hierarchies; it has no formatting, inlay hints,
 // type hierarchy or workspace/willRenameFiles, which must come back UNSUPPORTED.
-import { GrpcStatus, HierarchyRequest_Direction } from "@lspmesh/proto";
+import { GrpcStatus } from "@lspmesh/grpc";
+import { HierarchyRequest_Direction } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { LanguageRegistry } from "../src/index.js";
 import { at, editLines, type FixtureRunner, failure, span, startFixtureRunner, symbol } from "./operationsHelpers.js";
+import { LanguageRegistry } from "./runnerInternals.js";
 
 const languages = new LanguageRegistry();
 const ws = { tenant: "local", workspace: "default" };

@@ -1,6 +1,7 @@
 // Completion, signature help, inlay hints, hierarchies and edit previews through the runner's gRPC
 // service against a real typescript-language-server. Nothing here writes to the workspace.
-import { GrpcStatus, HierarchyRequest_Direction } from "@lspmesh/proto";
+import { GrpcStatus } from "@lspmesh/grpc";
+import { HierarchyRequest_Direction } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { at, editLines, type FixtureRunner, failure, span, startFixtureRunner, symbol } from "./operationsHelpers.js";
 

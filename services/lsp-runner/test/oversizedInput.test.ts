@@ -2,10 +2,11 @@
 // typescript-language-server: refused or handled with a clear error, and the runner keeps serving.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createClient, GrpcStatus, Runner, type ServiceClient, type ServiceError } from "@lspmesh/proto";
+import { createClient, GrpcStatus, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
-import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
+import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "./runnerInternals.js";
 
 const ws = { tenant: "local", workspace: "default" };
 /** Largest LSP message accepted from the server in this test, bytes (the default is 64 MiB). */

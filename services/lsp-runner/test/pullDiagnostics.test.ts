@@ -5,7 +5,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient, Runner, type ServiceClient } from "@lspmesh/proto";
+import { createClient, type ServiceClient } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
   InProcessEventBus,
@@ -14,8 +16,7 @@ import {
   type RunnerServer,
   SingleWorkspaceLocator,
   startRunnerServer,
-} from "../src/index.js";
-import { waitFor } from "./waitFor.js";
+} from "./runnerInternals.js";
 
 const require = createRequire(import.meta.url);
 const pyright: LanguageServerConfig = {

@@ -4,10 +4,11 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GrpcStatus, ServerState } from "@lspmesh/proto";
+import { GrpcStatus } from "@lspmesh/grpc";
+import { ServerState } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { LanguageConfigError, loadLanguageRegistry } from "../src/index.js";
 import { at, type FixtureRunner, failureOf, places, startFixtureRunner, symbol, ws } from "./languageTesting.js";
+import { LanguageConfigError, loadLanguageRegistry } from "./runnerInternals.js";
 
 let configDir: string;
 

@@ -2,7 +2,8 @@
 // python-basic fixture, answers and positions exact.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { GrpcStatus, ServerState } from "@lspmesh/proto";
+import { GrpcStatus } from "@lspmesh/grpc";
+import { ServerState } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { at, type FixtureRunner, failureOf, places, startFixtureRunner, symbol, ws } from "./languageTesting.js";
 

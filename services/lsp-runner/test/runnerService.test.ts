@@ -14,16 +14,15 @@ import {
   type StatusMessage,
   statusWildcard,
 } from "@lspmesh/events";
-import { type NatsServer, startNatsServer } from "@lspmesh/events/testing";
-import { createClient, Runner, type ServiceClient } from "@lspmesh/proto";
+import { createClient, type ServiceClient } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { type FixtureWorkspace, fixtureWorkspace, type NatsServer, startNatsServer, waitFor } from "@lspmesh/test-kit";
 import { type JetStreamManager, jetstreamManager } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
-import { NatsEventBus, type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
 import { storedDiagnostics } from "./natsTesting.js";
-import { waitFor } from "./waitFor.js";
+import { NatsEventBus, type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "./runnerInternals.js";
 
 const ws = { tenant: "local", workspace: "default" };
 const RUNNER_ID = "runner-service-test";

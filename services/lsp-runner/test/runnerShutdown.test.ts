@@ -8,12 +8,13 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
-import { createClient, Runner, type ServiceClient, type ServiceError } from "@lspmesh/proto";
+import { createClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
 import { service as healthService } from "grpc-health-check";
 import { afterEach, expect, test } from "vitest";
 import { Message } from "vscode-jsonrpc";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
-import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
+import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "./runnerInternals.js";
 import { eventually, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
 
 const ws = { tenant: "local", workspace: "default" };

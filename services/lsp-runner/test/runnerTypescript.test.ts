@@ -1,10 +1,11 @@
 // The runner's gRPC service against a real typescript-language-server on a fixture workspace.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createClient, GrpcStatus, Runner, ServerState, type ServiceClient, type ServiceError } from "@lspmesh/proto";
+import { createClient, GrpcStatus, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
+import { Runner, ServerState } from "@lspmesh/proto";
+import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
-import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
+import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "./runnerInternals.js";
 
 const ws = { tenant: "local", workspace: "default" };
 let fixture: FixtureWorkspace;

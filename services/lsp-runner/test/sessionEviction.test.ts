@@ -5,9 +5,15 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient, Runner, type ServiceClient } from "@lspmesh/proto";
+import { createClient, type ServiceClient } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type LifecycleEvent, type RunnerServer, startRunnerServer, VolumeWorkspaceLocator } from "../src/index.js";
+import {
+  type LifecycleEvent,
+  type RunnerServer,
+  startRunnerServer,
+  VolumeWorkspaceLocator,
+} from "./runnerInternals.js";
 import { eventually, groupsGone, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
 
 const WORKSPACES = 50;

@@ -4,10 +4,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createClient, GrpcStatus, Runner, ServerState, type ServiceClient, type ServiceError } from "@lspmesh/proto";
+import { createClient, GrpcStatus, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
+import { Runner, ServerState } from "@lspmesh/proto";
+import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { Message, type NotificationMessage, type RequestMessage } from "vscode-jsonrpc";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
 import {
   LanguageRegistry,
   type LanguageServerConfig,
@@ -17,7 +18,7 @@ import {
   SingleWorkspaceLocator,
   startRunnerServer,
   typescriptLanguage,
-} from "../src/index.js";
+} from "./runnerInternals.js";
 import { groupsGone, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
 
 const ws = { tenant: "local", workspace: "default" };

@@ -1,9 +1,10 @@
 // The warm-up list: sessions started with the runner, before any request, against a real
 // typescript-language-server; entries that cannot be started are logged and skipped.
-import { createClient, Runner, ServerState } from "@lspmesh/proto";
+import { createClient } from "@lspmesh/grpc";
+import { Runner, ServerState } from "@lspmesh/proto";
+import { fixtureWorkspace } from "@lspmesh/test-kit";
 import { expect, test } from "vitest";
-import { fixtureWorkspace } from "../../../test/fixtures/fixtureWorkspace.js";
-import { SingleWorkspaceLocator, startRunnerServer } from "../src/index.js";
+import { SingleWorkspaceLocator, startRunnerServer } from "./runnerInternals.js";
 
 test("listed sessions start before their first request; unknown entries are logged, not fatal", async () => {
   using fixture = fixtureWorkspace("typescript-basic");

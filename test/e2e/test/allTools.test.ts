@@ -1,12 +1,12 @@
-// Every tool of DESIGN.md 3.3, called through `lspmesh serve` by both SDK generations: the 1.x
+// Every tool of docs/tools.md, called through `lspmesh serve` by both SDK generations: the 1.x
 // SDK (2025-11-25) and the 2.x client pinned to 2026-07-28. Both validate structuredContent
 // against each tool's outputSchema, so a passing call is also a schema check.
+
+import { type FixtureWorkspace, fixtureWorkspace, type ServeProcess, startServe } from "@lspmesh/test-kit";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../fixtures/fixtureWorkspace.js";
-import { type ServeProcess, startServe } from "../src/serveProcess.js";
 
 type ToolResult = {
   isError?: boolean;
@@ -14,7 +14,7 @@ type ToolResult = {
   structuredContent?: Record<string, unknown>;
 };
 
-/** What each tool is called with on test/fixtures/typescript-basic. */
+/** What each tool is called with on test/kit/fixtures/typescript-basic. */
 export const TOOL_CALLS: Record<string, Record<string, unknown>> = {
   find_definition: { file: "src/main.ts", symbol: "makeGreeting", line: 4 },
   find_type_definition: { file: "src/main.ts", symbol: "greeter", line: 3 },

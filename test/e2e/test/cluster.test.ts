@@ -8,21 +8,22 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { type NatsServer, startNatsServer } from "@lspmesh/events/testing";
 import { rankByHrw, sha256Hex } from "@lspmesh/gateway";
+import {
+  eventually,
+  fixturePath,
+  type GatewayProcess,
+  type NatsServer,
+  type RunnerProcess,
+  startGatewayProcess,
+  startNatsServer,
+  startRunnerProcess,
+  TestRegistration,
+} from "@lspmesh/test-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  eventually,
-  type GatewayProcess,
-  type RunnerProcess,
-  startGatewayProcess,
-  startRunner,
-  TestRegistration,
-} from "../src/cluster.js";
 
 type ToolResult = {
   isError?: boolean;
@@ -30,7 +31,7 @@ type ToolResult = {
   structuredContent?: Record<string, unknown>;
 };
 
-const FIXTURE = fileURLToPath(new URL("../../fixtures/typescript-basic", import.meta.url));
+const FIXTURE = fixturePath("typescript-basic");
 const ACME = ["web", "api", "lib", "tools"];
 const GLOBEX = ["shop", "admin"];
 const TOKENS = { acme: "acme-token-0123456789", globex: "globex-token-0123456789" };
@@ -127,7 +128,7 @@ beforeAll(async () => {
   nats = await startNatsServer();
   registration = await TestRegistration.open(nats.url);
   const ids = runnerIds();
-  const started = await Promise.all(ids.map((id) => startRunner(workspaces, nats.url, id)));
+  const started = await Promise.all(ids.map((id) => startRunnerProcess(workspaces, nats.url, id)));
   for (const [index, runner] of started.entries())
     runners.set(await registration.register(ids[index]!, runner), runner);
   gateways = await Promise.all(

@@ -9,10 +9,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type FixtureWorkspace, fixtureWorkspace, type ServeProcess, startServe } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../fixtures/fixtureWorkspace.js";
 import { node22 } from "../src/node22.js";
-import { type ServeProcess, startServe } from "../src/serveProcess.js";
 
 const SUITE = createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/dist/index.js");
 
@@ -84,7 +83,7 @@ NOT_APPLICABLE["logging-set-level"] = notOffered(
   "MCP logging (logs are JSON lines on stderr; logging is deprecated in 2026-07-28)",
 );
 NOT_APPLICABLE["tools-call-with-logging"] = NOT_APPLICABLE["logging-set-level"];
-NOT_APPLICABLE["caching"] = notOffered("prompts or resources, whose list caching hints this checks");
+NOT_APPLICABLE.caching = notOffered("prompts or resources, whose list caching hints this checks");
 NOT_APPLICABLE["input-required-result-non-tool-request"] = notOffered(
   "prompts or resources to exercise input-required results on",
 );

@@ -1,13 +1,12 @@
 // `lspmesh mcp` as a desktop agent starts it: a child process speaking MCP on stdin/stdout.
 // Embedded (runner in the process) and proxying to a gateway (here a `lspmesh serve`).
 import { fileURLToPath } from "node:url";
+import { descendantPids, type FixtureWorkspace, fixtureWorkspace, isRunning, startServe } from "@lspmesh/test-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../fixtures/fixtureWorkspace.js";
-import { descendantPids, isRunning, startServe } from "../src/serveProcess.js";
 
-const CLI = fileURLToPath(new URL("../../../packages/cli/bin/lspmesh.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../../../apps/cli/bin/lspmesh.js", import.meta.url));
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
 

@@ -2,11 +2,17 @@
 // runner → a real typescript-language-server, on a fixture workspace.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import {
+  descendantPids,
+  type FixtureWorkspace,
+  fixtureWorkspace,
+  isRunning,
+  type ServeProcess,
+  startServe,
+} from "@lspmesh/test-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../fixtures/fixtureWorkspace.js";
-import { descendantPids, isRunning, type ServeProcess, startServe } from "../src/serveProcess.js";
 
 type ToolResult = {
   isError?: boolean;

@@ -5,13 +5,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type FixtureWorkspace, fixtureWorkspace, startServe } from "@lspmesh/test-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { type FixtureWorkspace, fixtureWorkspace } from "../../fixtures/fixtureWorkspace.js";
-import { startServe } from "../src/serveProcess.js";
 
-const CLI = fileURLToPath(new URL("../../../packages/cli/bin/lspmesh.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../../../apps/cli/bin/lspmesh.js", import.meta.url));
 
 let configDir: string;
 let fixture: FixtureWorkspace;

@@ -2,7 +2,7 @@
 // holds a usable token: `printf %s "$TOKEN" | sha256sum` gives the hash to put in it.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { ID_PATTERN } from "../workspaces.js";
+import { ID_PATTERN } from "@lspmesh/proto";
 import { knownScopes, type Principal, SCOPES } from "./principal.js";
 
 export interface ApiKeyRecord {

@@ -1,8 +1,9 @@
 // JWT bearer tokens verified against a JWKS (signature, exp/nbf, issuer, audience) with `jose`.
 // Claims: tenant (LSPMESH_JWT_TENANT_CLAIM, default "tenant"), scope (space-separated, RFC 9068)
 // or scp (list), and an optional "workspaces" list.
+
+import { ID_PATTERN } from "@lspmesh/proto";
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from "jose";
-import { ID_PATTERN } from "../workspaces.js";
 import { knownScopes, type Principal } from "./principal.js";
 
 export interface JwtVerifierOptions {

@@ -1,12 +1,12 @@
 // The gateway's HTTP surface: MCP (Streamable HTTP) at /mcp behind Host/Origin checks and bearer
 // authentication; RFC 9728 protected-resource metadata; /healthz, /readyz and /metrics; 404 elsewhere.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Logger } from "@lspmesh/service-kit";
 import { hostHeaderValidation, originValidation, toNodeHandler } from "@modelcontextprotocol/node";
 import type { McpHttpHandler } from "@modelcontextprotocol/server";
 import type { Authenticator } from "../auth/authenticator.js";
 import { authInfoFor, hasScope, type Principal, SCOPES, type Scope } from "../auth/principal.js";
 import type { TenantLimiter } from "../limits/tenantLimiter.js";
-import type { Logger } from "../logger.js";
 import type { GatewayMetrics } from "../ops/metrics.js";
 import type { Allowlists } from "./allowlists.js";
 import { InFlightRequests } from "./inFlightRequests.js";

@@ -23,7 +23,7 @@ import { workspaceSymbolsTool } from "./tools/workspaceSymbols.js";
 
 export const SERVER_INFO = { name: "lspmesh", version: "0.1.0" } as const;
 
-/** Every tool the gateway serves, in the order tools/list shows them (DESIGN.md 3.3). */
+/** Every tool the gateway serves, in the order tools/list shows them (docs/tools.md). */
 export const GATEWAY_TOOLS: readonly GatewayTool[] = [
   findDefinitionTool,
   findTypeDefinitionTool,
@@ -56,7 +56,7 @@ const INSTRUCTIONS = [
   "Every answer carries the language server's state. When partial is true the server was not ready: an empty answer then means 'not known yet', not 'none', so retry shortly.",
   "Edits are previews unless you pass apply: true (or apply_title for code actions); writing needs the lsp:write scope.",
   "workspace_status without a workspace lists your workspaces. Use batch to ask up to 20 read questions at once.",
-  "Errors start with a stable code (for example NOT_FOUND, SERVER_STARTING, INVALID_ARGUMENT, RATE_LIMITED) followed by what to do about it.",
+  "Errors start with a stable code (for example NOT_FOUND, INVALID_ARGUMENT, NO_LANGUAGE_SERVER, RATE_LIMITED) followed by what to do about it.",
 ].join("\n");
 
 export function createGatewayMcpServer(deps: ToolDeps): McpServer {

@@ -1,14 +1,14 @@
-import { GrpcStatus, Metadata } from "@lspmesh/proto";
+import { GrpcStatus, Metadata } from "@lspmesh/grpc";
+import { ERROR_CODE_TRAILER, REQUEST_ID_METADATA } from "@lspmesh/proto";
+import type { Logger } from "@lspmesh/service-kit";
 import type { ServerContext } from "@modelcontextprotocol/server";
 import { describe, expect, test, vi } from "vitest";
 import { authInfoFor, type Principal } from "../auth/principal.js";
 import { GatewayError } from "../errors.js";
-import { ERROR_CODE_TRAILER } from "../grpcErrors.js";
 import { TenantLimiter } from "../limits/tenantLimiter.js";
-import type { Logger } from "../logger.js";
 import type { RunnerClient, RunnerHandle, RunnerRouter } from "../routing/runnerRouter.js";
 import { StaticWorkspaceResolver } from "../workspaces.js";
-import { ERROR_META_KEY, REQUEST_ID_METADATA, runTool, type ToolDeps } from "./toolCall.js";
+import { ERROR_META_KEY, runTool, type ToolDeps } from "./toolCall.js";
 
 const reader: Principal = { tenant: "local", subject: "test", scopes: ["lsp:read"] };
 const writer: Principal = { ...reader, scopes: ["lsp:read", "lsp:write"] };
@@ -21,6 +21,7 @@ function setup(options: { signal?: AbortSignal; principal?: Principal; limiter?:
   const runners = [handle("a"), handle("b"), handle("c")];
   const router = {
     candidates: vi.fn(() => runners),
+    languageOf: vi.fn(() => "typescript"),
     languagesFor: vi.fn(() => ["typescript"]),
     reportUnavailable: vi.fn(),
     reportAnswered: vi.fn(),

@@ -3,20 +3,18 @@
 // reads on the next runner), progress notifications, one log line and metrics, audit lines for
 // writes, and errors turned into tool errors.
 import { randomUUID } from "node:crypto";
-import { type CallOptions, GrpcStatus, Metadata } from "@lspmesh/proto";
+import { type CallOptions, GrpcStatus, Metadata } from "@lspmesh/grpc";
+import { ERROR_CODE_TRAILER, REQUEST_ID_METADATA } from "@lspmesh/proto";
+import type { LogFields, Logger } from "@lspmesh/service-kit";
 import type { CallToolResult, ServerContext } from "@modelcontextprotocol/server";
 import { hasScope, type Principal, principalFrom } from "../auth/principal.js";
 import { GatewayError } from "../errors.js";
-import { ERROR_CODE_TRAILER, isServiceError, toolErrorFromGrpc } from "../grpcErrors.js";
+import { isServiceError, toolErrorFromGrpc } from "../grpcErrors.js";
 import type { TenantLimiter } from "../limits/tenantLimiter.js";
-import type { LogFields, Logger } from "../logger.js";
 import type { GatewayMetrics } from "../ops/metrics.js";
 import type { RunnerClient, RunnerRouter } from "../routing/runnerRouter.js";
 import type { Caller, WorkspaceResolver, WorkspaceTarget } from "../workspaces.js";
 import { pollRunnerProgress } from "./progress.js";
-
-/** gRPC metadata key carrying the per-call request id to the runner (and its logs). */
-export const REQUEST_ID_METADATA = "x-request-id";
 
 /** `_meta` key of a tool error result: `{ code, message, requestId, retryAfterMs? }` for programs to read. */
 export const ERROR_META_KEY = "lspmesh/error";
@@ -70,6 +68,8 @@ export interface ToolCall {
   visibleWorkspaces(): Promise<WorkspaceTarget[]>;
   /** Languages of a workspace for workspace-wide calls: configured ones, else those the runners serve. */
   languagesOf(target: WorkspaceTarget): string[];
+  /** The language a file is routed by (see RunnerRouter.languageOf); throws NO_LANGUAGE_SERVER. */
+  languageOf(target: WorkspaceTarget, file: string): string;
   /**
    * One runner call for (workspace, language): to the HRW-first runner, retried once on the next
    * one when the first is unreachable and the call is not a write.
@@ -141,6 +141,7 @@ export async function runTool(
       const served = deps.router.languagesFor(target.tenant);
       return served.length > 0 ? served : [""];
     },
+    languageOf: (target, file) => deps.router.languageOf(target.tenant, file),
     async send(target, language, rpc, options = {}) {
       const candidates = deps.router.candidates({ ...target, language });
       const retry = !options.write && !runOptions.write && options.failover !== false;

@@ -1,5 +1,5 @@
 // Rendezvous (highest-random-weight) hashing: every gateway replica ranks the same runners in the
-// same order for a key, from nothing but the key and the runner ids (DESIGN.md 2). Adding a
+// same order for a key, from nothing but the key and the runner ids. Adding a
 // runner moves about 1/N of the keys to it; removing one moves only the keys it owned.
 import { createHash } from "node:crypto";
 

@@ -1,7 +1,7 @@
 // Which runners exist and which are alive. Two sources: a static list (single machine, simple
-// deployments) and the NATS KV registry `lspmesh-runners` that runners heartbeat into (DESIGN.md 2).
+// deployments) and the NATS KV registry `lspmesh-runners` that runners heartbeat into.
 import { isLive, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
-import { ID_PATTERN } from "../workspaces.js";
+import { ID_PATTERN } from "@lspmesh/proto";
 
 /** Language wildcard of a static runner: it is asked about every language. */
 export const ANY_LANGUAGE = "*";
@@ -13,6 +13,11 @@ export interface RunnerEntry {
   readonly address: string;
   /** Language ids it serves; ["*"] = any. */
   readonly languages: readonly string[];
+  /**
+   * File extensions (with the dot, lower case) of each language it serves, as its languages file
+   * defines them; undefined when it did not say (a static runner): it decides for itself.
+   */
+  readonly extensions?: Readonly<Record<string, readonly string[]>> | undefined;
   /** Tenants it admits; undefined = any (shared pool). */
   readonly tenants?: readonly string[] | undefined;
   readonly load: number;
@@ -61,6 +66,13 @@ export function registryEntryFrom(key: string, value: unknown): { entry?: Runner
     return { problem: "languages is not a list of strings" };
   if (typeof entry.updatedAt !== "number" || typeof entry.heartbeatMs !== "number" || entry.heartbeatMs <= 0)
     return { problem: "updatedAt/heartbeatMs missing" };
+  if (
+    entry.extensions !== undefined &&
+    (typeof entry.extensions !== "object" ||
+      entry.extensions === null ||
+      !Object.values(entry.extensions).every((list) => Array.isArray(list) && list.every((e) => typeof e === "string")))
+  )
+    return { problem: "extensions is not a map of language to a list of extensions" };
   if (entry.tenants !== undefined && (!Array.isArray(entry.tenants) || !entry.tenants.every((t) => ID_PATTERN.test(t))))
     return { problem: "tenants is not a list of tenant ids" };
   return {
@@ -73,6 +85,7 @@ export function entryFromRegistry(entry: RunnerRegistryEntry): RunnerEntry {
     id: entry.id,
     address: entry.address,
     languages: entry.languages,
+    extensions: entry.extensions,
     tenants: entry.tenants,
     load: typeof entry.load === "number" ? entry.load : 0,
   };

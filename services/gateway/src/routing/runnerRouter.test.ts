@@ -98,4 +98,47 @@ describe("HRW runner router", () => {
       await router.close();
     }
   });
+
+  test("a file is routed by the extensions runners advertise, languages-file languages included", async () => {
+    const ts = { ...runner("r1", ["typescript-native"]), extensions: { "typescript-native": [".ts", ".tsx"] } };
+    const lua = { ...runner("r2", ["lua"], ["acme"]), extensions: { lua: [".lua"] } };
+    const router = new HrwRunnerRouter(directory([ts, lua]));
+    try {
+      expect(router.languageOf("acme", "src/App.TSX")).toBe("typescript-native");
+      expect(router.languageOf("acme", "init.lua")).toBe("lua");
+      expect(router.candidates({ ...key, language: router.languageOf("acme", "a.ts") }).map((h) => h.id)).toEqual([
+        "r1",
+      ]);
+      // Another tenant does not see the lua pool that only admits acme.
+      expect(() => router.languageOf("globex", "init.lua")).toThrow(
+        expect.objectContaining({ code: "NO_LANGUAGE_SERVER", message: expect.stringContaining('".lua" files') }),
+      );
+      expect(() => router.languageOf("acme", "README")).toThrow(
+        /files without an extension like README.*served: \.lua, \.ts, \.tsx/,
+      );
+    } finally {
+      await router.close();
+    }
+  });
+
+  test("a runner that did not advertise extensions (a static one) decides for itself", async () => {
+    const router = new HrwRunnerRouter(directory([runner("r1", ["*"])]));
+    try {
+      expect(router.languageOf("acme", "notes.xyz")).toBe("");
+      expect(router.candidates({ ...key, language: "" }).map((h) => h.id)).toEqual(["r1"]);
+    } finally {
+      await router.close();
+    }
+  });
+
+  test("two pools claiming one extension: every gateway picks the same, the first by id", async () => {
+    const a = { ...runner("r1", ["typescript"]), extensions: { typescript: [".ts"] } };
+    const b = { ...runner("r2", ["typescript-native"]), extensions: { "typescript-native": [".ts"] } };
+    const router = new HrwRunnerRouter(directory([b, a]));
+    try {
+      expect(router.languageOf("acme", "a.ts")).toBe("typescript");
+    } finally {
+      await router.close();
+    }
+  });
 });

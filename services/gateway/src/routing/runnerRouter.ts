@@ -1,7 +1,8 @@
 // Picks runners for a route key: HRW order over the live runners that serve the language and
 // admit the tenant, with runners that just failed at the transport level set aside for a while.
 // Holds one gRPC channel (with keepalive) per runner address.
-import { createClient, Runner, type ServiceClient } from "@lspmesh/proto";
+import { createClient, type ServiceClient } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
 import { GatewayError } from "../errors.js";
 import { type RouteKey, rankByHrw } from "./hrw.js";
 import { ANY_LANGUAGE, type RunnerDirectory, type RunnerEntry } from "./runnerDirectory.js";
@@ -18,6 +19,12 @@ export interface RunnerHandle {
 export interface RunnerRouter {
   /** Runners for this key, best first. Throws UNAVAILABLE / NO_LANGUAGE_SERVER when there is none. */
   candidates(key: RouteKey): RunnerHandle[];
+  /**
+   * The language a file is routed by, from the extensions the live runners admitting this tenant
+   * advertise; "" when only a runner that decides for itself (a static one) could serve it. Throws
+   * NO_LANGUAGE_SERVER when no runner serves the file's extension.
+   */
+  languageOf(tenant: string, file: string): string;
   /** Languages the live runners admitting this tenant serve (no wildcard); for workspace-wide calls. */
   languagesFor(tenant: string): string[];
   /** A runner failed at the transport level: rank it last for a while. */
@@ -86,6 +93,35 @@ export class HrwRunnerRouter implements RunnerRouter {
     return [...healthy, ...suspect].map((entry) => this.handle(entry));
   }
 
+  languageOf(tenant: string, file: string): string {
+    const extension = extensionOf(file);
+    const claims = new Set<string>();
+    const served = new Set<string>();
+    let selfDeciding = false;
+    for (const entry of this.directory.live(this.now())) {
+      if (entry.tenants && !entry.tenants.includes(tenant)) continue;
+      if (!entry.extensions || entry.languages.includes(ANY_LANGUAGE)) {
+        selfDeciding = true;
+        continue;
+      }
+      for (const [language, extensions] of Object.entries(entry.extensions)) {
+        for (const known of extensions) served.add(known);
+        if (extension && extensions.includes(extension)) claims.add(language);
+      }
+    }
+    // Two pools claiming one extension (say typescript and typescript-native): the first by id, so
+    // every gateway replica routes the file the same way.
+    const [language] = [...claims].sort();
+    if (language) return language;
+    if (selfDeciding) return "";
+    const what = extension ? `"${extension}" files` : `files without an extension like ${file}`;
+    const known = [...served].sort().join(", ");
+    throw new GatewayError(
+      "NO_LANGUAGE_SERVER",
+      `no language server here serves ${what}${known ? ` (served: ${known})` : ""}; an operator can add one in the runners' languages file`,
+    );
+  }
+
   languagesFor(tenant: string): string[] {
     const languages = new Set<string>();
     for (const entry of this.directory.live(this.now())) {
@@ -152,6 +188,13 @@ export class HrwRunnerRouter implements RunnerRouter {
       }
     }
   }
+}
+
+/** ".ts" for src/a.TS; "" when the file name has no extension (dotfiles included). */
+export function extensionOf(file: string): string {
+  const name = file.slice(file.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  return dot <= 0 ? "" : name.slice(dot).toLowerCase();
 }
 
 function servesLanguage(entry: RunnerEntry, language: string): boolean {

@@ -2,12 +2,12 @@
 // cannot see the workspace volume, so this file is the one source of "which workspaces exist"
 // (docs/gateway.md). A token's workspace list can only narrow it.
 import { readFileSync } from "node:fs";
+import { ID_PATTERN } from "@lspmesh/proto";
 import { hasScope } from "../auth/principal.js";
 import { GatewayError } from "../errors.js";
 import type { TenantLimits } from "../limits/tenantLimiter.js";
 import {
   type Caller,
-  ID_PATTERN,
   unknownWorkspace,
   type WorkspaceResolver,
   type WorkspaceTarget,

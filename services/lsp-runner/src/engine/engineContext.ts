@@ -1,7 +1,7 @@
 // What every engine query needs: the workspace and file, the session and synced document, the
 // resolved position, queries that wait out indexing, and the conversion of server answers.
 import { fileURLToPath } from "node:url";
-import type { Location as LspLocation, ServerCapabilities } from "vscode-languageserver-protocol";
+import type { Location as LspLocation, RequestType, ServerCapabilities } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
 import type { LanguageRegistry, LanguageServerConfig } from "../lsp/languageRegistry.js";
 import type { LanguageSession } from "../lsp/languageSession.js";
@@ -46,7 +46,20 @@ export class EngineContext {
    * Asks once the server is idle; an answer given while it was still indexing (tsserver answers
    * from a half-loaded project) is asked again once indexing ends, within READY_WAIT_MS.
    */
-  async query<R>(session: LanguageSession, method: string, params: unknown, signal?: AbortSignal): Promise<R> {
+  async query<P, R>(
+    session: LanguageSession,
+    type: RequestType<P, R, unknown>,
+    params: P,
+    signal?: AbortSignal,
+  ): Promise<R>;
+  async query<R>(session: LanguageSession, method: string, params: unknown, signal?: AbortSignal): Promise<R>;
+  async query<R>(
+    session: LanguageSession,
+    type: RequestType<unknown, R, unknown> | string,
+    params: unknown,
+    signal?: AbortSignal,
+  ): Promise<R> {
+    const method = typeof type === "string" ? type : type.method;
     await session.waitUntilIdle(READY_WAIT_MS, signal);
     const answer = await session.request<R>(method, params, signal);
     if (session.state !== "indexing") return answer;

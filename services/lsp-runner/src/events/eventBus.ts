@@ -1,4 +1,4 @@
-// What the runner needs from its event backbone (DESIGN.md 2, 3.4): NATS in a cluster, an
+// What the runner needs from its event backbone (docs/events.md): NATS in a cluster, an
 // in-process bus in single-machine mode. Everything above this interface is transport-neutral.
 import type { DiagnosticsMessage, FileEventsReply, RunnerRegistryEntry, StatusMessage } from "@lspmesh/events";
 

@@ -1,4 +1,4 @@
-// The event bus of single-machine mode (DESIGN.md 2): the same interface as NATS, in memory.
+// The event bus of single-machine mode (docs/architecture.md): the same interface as NATS, in memory.
 // Keeps the latest diagnostics per file and the registry like the stream and KV bucket would,
 // and lets in-process consumers and writers take part.
 import {

@@ -1,4 +1,4 @@
-// The runner's event bus on NATS (DESIGN.md 2, 3.4): diagnostics to the JetStream stream
+// The runner's event bus on NATS (docs/events.md): diagnostics to the JetStream stream
 // LSPMESH_DIAG (latest per file), status on core subjects, file-change announcements from
 // writers, and the runner registry in KV. Diagnostics go through a bounded outbox that keeps the
 // newest message per file while NATS is away and delivers them, in order per file, when it is back.

@@ -1,4 +1,4 @@
-// Keeps this runner's entry in the registry (KV `lspmesh-runners`, DESIGN.md 2): written at
+// Keeps this runner's entry in the registry (KV `lspmesh-runners`, docs/events.md): written at
 // start, refreshed every heartbeat with a new updatedAt and load, removed on clean shutdown.
 // Gateways judge liveness by updatedAt (isLive), never by KV expiry.
 import type { RunnerRegistryEntry } from "@lspmesh/events";

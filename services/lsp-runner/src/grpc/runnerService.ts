@@ -1,6 +1,7 @@
 // Thin gRPC handlers: proto request → engine call → proto answer. Errors cross the boundary
 // through grpcErrorFromRunner only.
-import { HierarchyRequest_Direction, type Runner, type ServiceImplementation } from "@lspmesh/proto";
+import type { ServiceImplementation } from "@lspmesh/grpc";
+import { HierarchyRequest_Direction, type Runner } from "@lspmesh/proto";
 import type { HierarchyAnswer } from "../engine/answers.js";
 import type { QueryEngine } from "../engine/queryEngine.js";
 import { invalidArgument } from "../errors.js";
@@ -33,7 +34,16 @@ function hierarchyAnswer(answer: HierarchyAnswer) {
   return { status: answerStatus(answer.status), root: answer.root ? hierarchyNode(answer.root) : undefined };
 }
 
-export function runnerService(engine: QueryEngine): ServiceImplementation<typeof Runner.method> {
+/** What Describe answers: this runner's id and the languages (with extensions) it serves. */
+export interface RunnerDescriptionFields {
+  readonly runnerId: string;
+  readonly languages: ReadonlyArray<{ readonly id: string; readonly extensions: readonly string[] }>;
+}
+
+export function runnerService(
+  engine: QueryEngine,
+  description: RunnerDescriptionFields,
+): ServiceImplementation<typeof Runner.method> {
   const guarded =
     <Args extends unknown[], R>(handler: (...args: Args) => Promise<R>) =>
     (...args: Args) =>
@@ -56,6 +66,10 @@ export function runnerService(engine: QueryEngine): ServiceImplementation<typeof
     );
 
   return {
+    describe: async () => ({
+      runnerId: description.runnerId,
+      languages: description.languages.map((language) => ({ ...language, extensions: [...language.extensions] })),
+    }),
     findDefinition: locations("definition"),
     findTypeDefinition: locations("typeDefinition"),
     findImplementations: locations("implementation"),

@@ -5,7 +5,7 @@
 // Defaults are the settings that keep servers from running workspace code (docs/languages.md).
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { LanguageDefinition, LanguageServerConfig } from "./languageRegistry.js";
+import type { LanguageDefinition, LanguageServerConfig } from "./languageServerConfig.js";
 
 const require = createRequire(import.meta.url);
 

@@ -9,8 +9,10 @@ import {
   CancellationTokenSource,
   type FileEvent,
   type InitializeResult,
+  type NotificationType,
   type PublishDiagnosticsParams,
   type Registration,
+  type RequestType,
   type ServerCapabilities,
   type Unregistration,
 } from "vscode-languageserver-protocol";
@@ -18,7 +20,7 @@ import { RunnerError } from "../errors.js";
 import type { ResolvedFile } from "../workspace/workspacePaths.js";
 import { CapabilityRegistrations } from "./capabilityRegistrations.js";
 import { CLIENT_CAPABILITIES } from "./clientCapabilities.js";
-import { DiagnosticsStore } from "./diagnosticsStore.js";
+import { DiagnosticsStore, type StoredDiagnostics } from "./diagnosticsStore.js";
 import type { LanguageServerConfig } from "./languageRegistry.js";
 import { LanguageServerProcess } from "./languageServerProcess.js";
 import type { FramingProblem } from "./messageSizeGuard.js";
@@ -27,9 +29,21 @@ import { OpenDocuments } from "./openDocuments.js";
 import type { PositionEncoding } from "./positionEncoding.js";
 import type { ChildLimits } from "./serverLaunch.js";
 import { assertServerInstalled } from "./serverStartFailure.js";
-import type { SessionEvent, SessionEventListener } from "./sessionEvents.js";
 import { ProgressTracker, type ServerStateName, sessionState } from "./sessionState.js";
 import { decodeDocument } from "./textDocument.js";
+
+/** What a language session tells its owner, so that other layers (status and diagnostics
+ * publishing, workspace watching) can follow it without the session knowing about them. */
+export type SessionEvent =
+  /** The state changed (the first one, "starting", is told when the session is created). */
+  | { type: "state"; session: LanguageSession; state: ServerStateName }
+  /** New diagnostics were recorded for an open document (pushed or pulled). */
+  | { type: "diagnostics"; session: LanguageSession; uri: string; stored: StoredDiagnostics }
+  /** The session was closed; its server is stopped. Told once. */
+  | { type: "closed"; session: LanguageSession };
+
+/** Receives session events; must not throw (errors are swallowed to protect the session). */
+export type SessionEventListener = (event: SessionEvent) => void;
 
 /** Files larger than this (bytes) are refused rather than sent to a server (default 4 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -407,14 +421,20 @@ export class LanguageSession {
     return result;
   }
 
-  /** Sends a notification (workspace/didChangeWatchedFiles, workspace/didRenameFiles, …). */
-  async notify(method: string, params: unknown): Promise<void> {
+  /** Sends a notification (`DidChangeWatchedFilesNotification.type`, …). */
+  async notify<P>(type: NotificationType<P> | string, params: P): Promise<void> {
     if (!this.process.isRunning) return;
-    await this.process.connection.sendNotification(method, params);
+    await this.process.connection.sendNotification(typeof type === "string" ? type : type.method, params);
   }
 
-  /** Sends a request with the language's timeout; a timeout or abort cancels it ($/cancelRequest). */
-  request<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
+  /**
+   * Sends a request (`DefinitionRequest.type`, …) with the language's timeout; a timeout or abort
+   * cancels it ($/cancelRequest). The string form is for methods the protocol package lacks.
+   */
+  request<P, R>(type: RequestType<P, R, unknown>, params: P, signal?: AbortSignal): Promise<R>;
+  request<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R>;
+  request<R>(type: RequestType<unknown, R, unknown> | string, params: unknown, signal?: AbortSignal): Promise<R> {
+    const method = typeof type === "string" ? type : type.method;
     return this.send<R>(method, params, this.language.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, signal);
   }
 

@@ -5,9 +5,8 @@
 import type { Message } from "vscode-jsonrpc/node.js";
 import { RunnerError } from "../errors.js";
 import type { LanguageServerConfig } from "./languageRegistry.js";
-import type { LanguageSession } from "./languageSession.js";
+import type { LanguageSession, SessionEvent } from "./languageSession.js";
 import { groupResidentBytes } from "./processGroups.js";
-import type { SessionEvent } from "./sessionEvents.js";
 import { type SessionPolicy, type SessionPolicyOverrides, sessionPolicy } from "./sessionPolicy.js";
 import { type LifecycleEvent, type SessionKey, SessionSlot, type SlotStatus, type StopReason } from "./sessionSlot.js";
 

@@ -7,9 +7,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Message } from "vscode-jsonrpc/node.js";
 import { RunnerError } from "../errors.js";
 import type { LanguageServerConfig } from "./languageRegistry.js";
+import type { SessionEvent } from "./languageSession.js";
 import { LanguageSession, type SessionFailure } from "./languageSession.js";
 import { RestartBudget } from "./restartBudget.js";
-import type { SessionEvent } from "./sessionEvents.js";
 import type { SessionPolicy } from "./sessionPolicy.js";
 import type { ServerStateName } from "./sessionState.js";
 

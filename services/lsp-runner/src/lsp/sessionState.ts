@@ -1,5 +1,7 @@
-/** Lifecycle of one language server as callers see it (DESIGN.md 3.3 `workspace_status`). */
-export type ServerStateName = "starting" | "indexing" | "ready" | "degraded" | "failed";
+/** Lifecycle of one language server as callers see it (`workspace_status`). */
+import type { ServerStateName } from "@lspmesh/proto";
+
+export type { ServerStateName } from "@lspmesh/proto";
 
 export interface SessionFacts {
   /** The server failed (exited, stopped answering, broke the protocol) or is past its restart budget. */

@@ -1,4 +1,4 @@
-// Finds an identifier by name on a hinted line or the nearest lines around it (DESIGN.md 3.2).
+// Finds an identifier by name on a hinted line or the nearest lines around it (a symbol position with a line hint).
 import { RunnerError } from "../errors.js";
 import { codePointLength, type Position } from "./positionEncoding.js";
 

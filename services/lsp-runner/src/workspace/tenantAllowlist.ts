@@ -1,7 +1,7 @@
 import { unknownWorkspace, type WorkspaceLocator } from "./workspaceLocator.js";
 
 /**
- * A runner dedicated to some tenants (registry tenant allowlist, DESIGN.md 4): other tenants'
+ * A runner dedicated to some tenants (registry tenant allowlist, docs/security.md): other tenants'
  * workspaces are answered exactly like missing ones.
  */
 export class TenantAllowlistLocator implements WorkspaceLocator {

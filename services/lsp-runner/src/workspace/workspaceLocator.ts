@@ -14,7 +14,7 @@ export function unknownWorkspace(workspace: string): RunnerError {
   return new RunnerError("NOT_FOUND", `unknown workspace '${workspace}': check the workspace id`);
 }
 
-/** `<root>/<tenant>/<workspace>` (DESIGN.md 3.1), for runners serving a mounted volume. */
+/** `<root>/<tenant>/<workspace>` (docs/architecture.md, Identities), for runners serving a mounted volume. */
 export class VolumeWorkspaceLocator implements WorkspaceLocator {
   constructor(private readonly root: string) {}
 

@@ -2,8 +2,9 @@
 // syncs the language servers. Always a write.
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
-import { languageOfFile } from "../../routing/languages.js";
+import type { WorkspaceTarget } from "../../workspaces.js";
 import { defineTool, writingAnnotations } from "../defineTool.js";
+import type { ToolCall } from "../toolCall.js";
 import { editAnswer, editAnswerShape, touchedFiles, workspaceEditFrom, workspaceEditInput } from "./edits.js";
 import { workspaceArgument } from "./shared.js";
 
@@ -31,14 +32,13 @@ export const applyWorkspaceEditTool = defineTool({
     if (edit.files.length === 0 && edit.operations.length === 0)
       throw new GatewayError("INVALID_ARGUMENT", "the edit is empty: give edit.files and/or edit.operations");
     const workspace = await call.workspace(args.workspace);
-    const first = args.edit.files[0]?.file ?? args.edit.operations[0]?.file ?? "";
     call.audit({
       workspace: workspace.workspace,
       files: touchedFiles({ ...args.edit, operations: args.edit.operations }).join(","),
     });
     const answer = await call.send(
       workspace,
-      languageOfFile(first),
+      editLanguage(call, workspace, touchedFiles({ ...args.edit, operations: args.edit.operations })),
       (runner, options) => runner.applyWorkspaceEdit({ workspace, edit }, options),
       { write: true },
     );
@@ -47,3 +47,19 @@ export const applyWorkspaceEditTool = defineTool({
     return result;
   },
 });
+
+/**
+ * The runner that applies an edit is the one serving the first touched file with a language server
+ * (it then tells that server); an edit of files no server reads (docs, data) goes to the
+ * workspace's first language.
+ */
+function editLanguage(call: ToolCall, workspace: WorkspaceTarget, files: readonly string[]): string {
+  for (const file of files) {
+    try {
+      return call.languageOf(workspace, file);
+    } catch (error) {
+      if (!(error instanceof GatewayError) || error.code !== "NO_LANGUAGE_SERVER") throw error;
+    }
+  }
+  return call.languagesOf(workspace)[0] ?? "";
+}

@@ -2,7 +2,6 @@
 // each with its edit; optionally applies the one with a given title.
 import type { CodeActionsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer, writingAnnotations } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
 import { editFrom, editPreview, touchedFiles, workspaceEditOutput } from "./edits.js";
@@ -93,7 +92,7 @@ export const codeActionsTool = defineTool({
     const workspace = await call.workspace(args.workspace);
     const answer = await call.send(
       workspace,
-      languageOfFile(args.file),
+      call.languageOf(workspace, args.file),
       (runner, options) =>
         runner.codeActions(
           { workspace, file: args.file, range, kinds: args.kinds ?? [], applyTitle: args.apply_title ?? "" },

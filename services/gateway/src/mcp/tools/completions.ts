@@ -1,7 +1,6 @@
 // completions: what the language server would offer to type at a position.
 import type { CompletionAnswer } from "@lspmesh/proto";
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
 import {
@@ -69,7 +68,7 @@ export const completionsTool = defineTool({
   async run(args, call) {
     const at = positionFrom(args);
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, languageOfFile(at.file), (runner, options) =>
+    const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
       runner.completions({ workspace, at, limit: args.limit }, options),
     );
     return completionsAnswer(answer, at);

@@ -2,7 +2,7 @@
 // for diagnostics that belong to the files' current content.
 import { type Diagnostic, type DiagnosticsAnswer, type FileDiagnostics, Severity } from "@lspmesh/proto";
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
+import { GatewayError } from "../../errors.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, isNotReady, lines, statusHeader } from "../text.js";
 import { toGatewayError } from "../toolCall.js";
@@ -200,9 +200,18 @@ export const diagnosticsTool = defineTool({
       return mergedDiagnosticsAnswer(answers, files, missing);
     }
     // Files go to the runner of their own language, one call per language, in parallel.
+    // A file no runner serves is reported as missing, like a failed group (alone, it is the error).
     const byLanguage = new Map<string, string[]>();
-    for (const file of files)
-      byLanguage.set(languageOfFile(file), [...(byLanguage.get(languageOfFile(file)) ?? []), file]);
+    const unserved: Array<{ languages: string[]; error: GatewayError }> = [];
+    for (const file of files) {
+      try {
+        const language = call.languageOf(workspace, file);
+        byLanguage.set(language, [...(byLanguage.get(language) ?? []), file]);
+      } catch (error) {
+        if (!(error instanceof GatewayError) || files.length === 1) throw error;
+        unserved.push({ languages: [file], error });
+      }
+    }
     const parts = await Promise.all(
       [...byLanguage].map(async ([language, group]) => {
         try {
@@ -220,7 +229,7 @@ export const diagnosticsTool = defineTool({
         }
       }),
     );
-    const { answers, missing } = collectParts(parts);
+    const { answers, missing } = collectParts([...parts, ...unserved]);
     return mergedDiagnosticsAnswer(answers, files, missing);
   },
 });

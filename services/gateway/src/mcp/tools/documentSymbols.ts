@@ -1,7 +1,6 @@
 // document_symbols: the outline of one file, nested, with kinds and ranges.
 import type { DocumentSymbol, DocumentSymbolsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
 import {
@@ -100,7 +99,7 @@ export const documentSymbolsTool = defineTool({
   output,
   async run(args, call) {
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, languageOfFile(args.file), (runner, options) =>
+    const answer = await call.send(workspace, call.languageOf(workspace, args.file), (runner, options) =>
       runner.documentSymbols({ workspace, file: args.file }, options),
     );
     return documentSymbolsAnswer(answer, args.file);

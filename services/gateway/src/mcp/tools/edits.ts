@@ -1,8 +1,8 @@
 // Workspace edits (rename, format, code actions, file moves): output schema, conversion from the
 // runner's WorkspaceEdit, a readable preview, and the input schema of apply_workspace_edit.
-import { type CallOptions, type EditAnswer, FileOperation_Kind, type WorkspaceEdit } from "@lspmesh/proto";
+import type { CallOptions } from "@lspmesh/grpc";
+import { type EditAnswer, FileOperation_Kind, type WorkspaceEdit } from "@lspmesh/proto";
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import type { RunnerClient } from "../../routing/runnerRouter.js";
 import type { WorkspaceTarget } from "../../workspaces.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
@@ -118,7 +118,7 @@ export async function sendEdit(
   rpc: (runner: RunnerClient, options: CallOptions) => Promise<EditAnswer>,
   wording: (answer: EditAnswer) => { what: string; nothing: string },
 ) {
-  const answer = await call.send(workspace, languageOfFile(file), rpc, { write: apply });
+  const answer = await call.send(workspace, call.languageOf(workspace, file), rpc, { write: apply });
   const { what, nothing } = wording(answer);
   const result = editAnswer(answer, what, nothing);
   call.audit({

@@ -1,9 +1,9 @@
 // find_definition, find_type_definition, find_implementations: places the identifier at a
 // position leads to, each with its code line. One factory; the three differ in RPC and wording.
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { CallOptions, LocationsAnswer, PositionRequestSchema } from "@lspmesh/proto";
+import type { CallOptions } from "@lspmesh/grpc";
+import type { LocationsAnswer, PositionRequestSchema } from "@lspmesh/proto";
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import type { RunnerClient } from "../../routing/runnerRouter.js";
 import { defineTool, type GatewayTool, type ToolAnswer } from "../defineTool.js";
 import { counted, describeTarget, emptyAnswerText, lines, locationText, statusHeader } from "../text.js";
@@ -66,7 +66,7 @@ function locationsTool(spec: {
     async run(args, call) {
       const at = positionFrom(args);
       const workspace = await call.workspace(args.workspace);
-      const answer = await call.send(workspace, languageOfFile(at.file), (runner, options) =>
+      const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
         spec.rpc(runner)({ workspace, at }, options),
       );
       return locationsAnswer(answer, at, spec.noun);

@@ -1,7 +1,6 @@
 // find_references: every place that refers to the symbol at a position.
 import type { ReferencesAnswer } from "@lspmesh/proto";
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, describeTarget, emptyAnswerText, lines, locationText, statusHeader } from "../text.js";
 import {
@@ -67,7 +66,7 @@ export const findReferencesTool = defineTool({
   async run(args, call) {
     const at = positionFrom(args);
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, languageOfFile(at.file), (runner, options) =>
+    const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
       runner.findReferences(
         { workspace, at, includeDeclaration: args.include_declaration, limit: args.limit },
         options,

@@ -2,7 +2,6 @@
 // callers/callees or subtypes/supertypes.
 import { type HierarchyAnswer, type HierarchyNode, HierarchyRequest_Direction } from "@lspmesh/proto";
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type GatewayTool, type ToolAnswer } from "../defineTool.js";
 import { describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
 import {
@@ -130,7 +129,7 @@ function hierarchyTool(spec: {
       const workspace = await call.workspace(args.workspace);
       const direction =
         args.direction === incoming ? HierarchyRequest_Direction.INCOMING : HierarchyRequest_Direction.OUTGOING;
-      const answer = await call.send(workspace, languageOfFile(at.file), (runner, options) =>
+      const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
         runner[spec.call]({ workspace, at, direction, depth: args.depth }, options),
       );
       return hierarchyAnswer(answer, at, args.direction, spec.relation);

@@ -1,7 +1,6 @@
 // hover: the type and documentation of the identifier at a position, as markdown.
 import type { HoverAnswer } from "@lspmesh/proto";
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
 import {
@@ -47,7 +46,7 @@ export const hoverTool = defineTool({
   async run(args, call) {
     const at = positionFrom(args);
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, languageOfFile(at.file), (runner, options) =>
+    const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
       runner.hover({ workspace, at }, options),
     );
     return hoverAnswer(answer, at);

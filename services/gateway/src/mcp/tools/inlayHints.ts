@@ -2,7 +2,6 @@
 import type { InlayHintsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
-import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
 import { answerStatusShape, fileArgument, oneBased, statusFrom, workspaceArgument } from "./shared.js";
@@ -65,7 +64,7 @@ export const inlayHintsTool = defineTool({
         ? { start: { line: args.line, column: 1 }, end: { line: endLine + 1, column: 1 } }
         : undefined;
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, languageOfFile(args.file), (runner, options) =>
+    const answer = await call.send(workspace, call.languageOf(workspace, args.file), (runner, options) =>
       runner.inlayHints({ workspace, file: args.file, range }, options),
     );
     const where = range ? `${args.file}:${args.line}-${endLine}` : args.file;

@@ -1,6 +1,14 @@
 // Pieces every tool shares: argument schemas (workspace, file, position), the answer-status and
 // location output schemas, and their conversion from runner answers.
-import { type AnswerStatus, type Location, type Range, ServerState, SymbolKind } from "@lspmesh/proto";
+import {
+  type AnswerStatus,
+  type Location,
+  type Range,
+  SERVER_STATES,
+  ServerState,
+  type ServerStateName,
+  SymbolKind,
+} from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 
@@ -48,7 +56,7 @@ export function limitArgument(fallback: number, max: number, what: string) {
     .describe(`Most ${what} to return (default ${fallback}, at most ${max}).`);
 }
 
-/** A position as in DESIGN.md 3.2: line + column, or symbol with an optional line hint. */
+/** A position as docs/tools.md defines it: line + column, or symbol with an optional line hint. */
 export const positionArguments = {
   workspace: workspaceArgument,
   file: fileArgument,
@@ -109,9 +117,6 @@ export function positionFrom(args: PositionArguments): PositionAt {
 
 // ---------------------------------------------------------------------------------------------
 // Output: answer status
-
-export const SERVER_STATES = ["starting", "indexing", "ready", "degraded", "failed"] as const;
-export type ServerStateName = (typeof SERVER_STATES)[number];
 
 const positionOutput = z.object({ line: z.number().int(), column: z.number().int() });
 

@@ -1,7 +1,6 @@
 // signature_help: the signature(s) of the call at a position and which parameter is active.
 import type { SignatureHelpAnswer } from "@lspmesh/proto";
 import { z } from "zod";
-import { languageOfFile } from "../../routing/languages.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
 import { answerStatusShape, type PositionAt, positionArguments, positionFrom, statusFrom } from "./shared.js";
@@ -52,7 +51,7 @@ export const signatureHelpTool = defineTool({
   async run(args, call) {
     const at = positionFrom(args);
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, languageOfFile(at.file), (runner, options) =>
+    const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
       runner.signatureHelp({ workspace, at }, options),
     );
     return signatureHelpAnswer(answer, at);

@@ -1,11 +1,12 @@
 // workspace_status: per language, the language server's state, progress, version and last error.
 // Without a workspace it lists the caller's workspaces (and, when there is exactly one, its status).
 import type { WorkspaceStatusAnswer } from "@lspmesh/proto";
+import { SERVER_STATES } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, lines } from "../text.js";
 import { toGatewayError } from "../toolCall.js";
-import { collectParts, SERVER_STATES, stateName, workspaceArgument } from "./shared.js";
+import { collectParts, stateName, workspaceArgument } from "./shared.js";
 
 const input = z.object({
   workspace: workspaceArgument.describe("Workspace id; omit to list the workspaces you may use."),

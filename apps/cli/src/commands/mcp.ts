@@ -1,0 +1,126 @@
+// `lspmesh mcp`: MCP over stdio for desktop agents. Embedded (a runner in this process serving a
+// folder, like `serve`) or proxying to a gateway over HTTP with a bearer token from the
+// environment. stdout carries the protocol only; diagnostics go to stderr.
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { serveLocalStdio } from "@lspmesh/gateway";
+import { startRunner } from "@lspmesh/lsp-runner";
+import { DEFAULT_WORKSPACE, ID_PATTERN, ID_RULE, LOCAL_TENANT } from "@lspmesh/proto";
+import { createJsonLogger, parseFlags } from "@lspmesh/service-kit";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Server } from "@modelcontextprotocol/server";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { UsageError } from "../usage.js";
+
+const HELP = `usage: lspmesh mcp [dir] [--workspace ${DEFAULT_WORKSPACE}]                embedded: serve dir over stdio
+       lspmesh mcp --gateway URL [--token-env LSPMESH_TOKEN]     proxy: forward to a gateway
+
+Embedded mode runs a language-server runner in this process (no network, no token), like serve.
+Proxy mode forwards every tool to the gateway at URL (e.g. https://lspmesh.example.com/mcp) with
+Authorization: Bearer <the value of the --token-env variable, LSPMESH_TOKEN by default>.
+The protocol runs on stdin/stdout; logs go to stderr. Closing stdin stops it.`;
+
+/** Deadline of one forwarded call, in ms, reset by progress (the gateway applies its own runner deadlines). */
+const PROXY_TIMEOUT_MS = 120_000;
+
+export async function runMcpCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseFlags({
+    args,
+    allowPositionals: true,
+    options: {
+      gateway: { type: "string" },
+      "token-env": { type: "string" },
+      workspace: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.error(HELP);
+    return;
+  }
+  if (values.gateway) {
+    if (positionals.length > 0)
+      throw new UsageError("give either a folder (embedded) or --gateway URL (proxy), not both");
+    await runProxy(values.gateway, values["token-env"] ?? "LSPMESH_TOKEN");
+    return;
+  }
+  if (positionals.length > 1) throw new UsageError(`mcp takes one folder, got ${positionals.length}`);
+  await runEmbedded(positionals[0] ?? ".", values.workspace ?? DEFAULT_WORKSPACE);
+}
+
+/** Runs `close` once when stdin ends or on SIGINT/SIGTERM, then exits 0; returns that shutdown. */
+function stopWhenDone(close: () => Promise<void>): () => void {
+  let closing: Promise<void> | undefined;
+  const shutdown = () => {
+    closing ??= close()
+      .catch(() => {})
+      .then(() => process.exit(0));
+  };
+  process.stdin.once("end", shutdown);
+  process.stdin.once("close", shutdown);
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
+  return shutdown;
+}
+
+async function runEmbedded(folder: string, workspace: string): Promise<void> {
+  const dir = resolve(folder);
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new UsageError(`'${folder}' is not a folder`);
+  if (!ID_PATTERN.test(workspace)) throw new UsageError(`invalid workspace id '${workspace}': ${ID_RULE}`);
+  const logger = createJsonLogger({
+    service: "mcp",
+    level: process.env.LSPMESH_LOG_LEVEL === "debug" ? "debug" : "warn",
+  });
+  const runner = await startRunner({ listen: "127.0.0.1:0", workspaces: { dir, tenant: LOCAL_TENANT, workspace } });
+  const stdio = serveLocalStdio({ runnerAddress: runner.address, workspace, logger });
+  stopWhenDone(async () => {
+    await stdio.close();
+    await runner.close();
+  });
+  process.stderr.write(`lspmesh mcp: serving ${dir} as workspace '${workspace}' over stdio\n`);
+}
+
+async function runProxy(gateway: string, tokenEnv: string): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(gateway);
+  } catch {
+    throw new UsageError(`invalid --gateway '${gateway}': give the MCP URL, e.g. https://lspmesh.example.com/mcp`);
+  }
+  const token = process.env[tokenEnv]?.trim();
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const upstream = new Client({ name: "lspmesh-mcp-proxy", version: "0.1.0" });
+  try {
+    await upstream.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+  } catch (error) {
+    const hint = token ? "" : ` (no token: set ${tokenEnv})`;
+    throw new UsageError(`cannot reach the gateway at ${url.href}${hint}: ${(error as Error).message}`);
+  }
+  const remote = upstream.getServerVersion();
+  const server = new Server(
+    { name: "lspmesh", version: remote?.version ?? "0.1.0" },
+    { capabilities: { tools: {} }, instructions: upstream.getInstructions() },
+  );
+  server.setRequestHandler("tools/list", (request) => upstream.listTools(request.params));
+  server.setRequestHandler("tools/call", (request, ctx) => {
+    const progressToken = request.params._meta?.progressToken;
+    return upstream.callTool(request.params, {
+      signal: ctx.mcpReq.signal,
+      timeout: PROXY_TIMEOUT_MS,
+      resetTimeoutOnProgress: true,
+      // The gateway's progress goes back to the desktop agent under the agent's own token.
+      onprogress:
+        progressToken === undefined
+          ? undefined
+          : (progress) => {
+              void ctx.mcpReq.notify({ method: "notifications/progress", params: { ...progress, progressToken } });
+            },
+    });
+  });
+  server.onclose = stopWhenDone(async () => {
+    await Promise.allSettled([server.close(), upstream.close()]);
+  });
+  await server.connect(new StdioServerTransport());
+  process.stderr.write(`lspmesh mcp: forwarding stdio to ${url.href}\n`);
+}

@@ -1,0 +1,81 @@
+// `lspmesh serve [dir]`: single-machine mode. One process runs a runner on a loopback port and
+// the gateway in front of it, serving `dir` as tenant "local", workspace "default".
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { startLocalGateway } from "@lspmesh/gateway";
+import { LanguageConfigError, startRunner } from "@lspmesh/lsp-runner";
+import { DEFAULT_GATEWAY_PORT, DEFAULT_WORKSPACE, ID_PATTERN, ID_RULE, LOCAL_TENANT } from "@lspmesh/proto";
+import { closeOnSignals, createJsonLogger, parseFlags } from "@lspmesh/service-kit";
+import { ConfigFileError, parsePort, UsageError } from "../usage.js";
+
+const HELP = `usage: lspmesh serve [dir] [--port ${DEFAULT_GATEWAY_PORT}] [--host 127.0.0.1] [--workspace ${DEFAULT_WORKSPACE}] [--languages FILE]
+
+Serves dir (default: the current folder) over MCP at http://HOST:PORT/mcp.
+--languages FILE overrides or adds language servers (JSON; see docs/languages.md).
+No token is needed on loopback. Stop with Ctrl-C: every language server is stopped with it.`;
+
+function isLoopbackAddress(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
+export async function runServeCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseFlags({
+    args,
+    allowPositionals: true,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      workspace: { type: "string" },
+      languages: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  if (positionals.length > 1) throw new UsageError(`serve takes one folder, got ${positionals.length}`);
+  const dir = resolve(positionals[0] ?? ".");
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new UsageError(`'${positionals[0] ?? "."}' is not a folder`);
+  const port = parsePort(values.port, DEFAULT_GATEWAY_PORT);
+  const host = values.host ?? "127.0.0.1";
+  if (!isLoopbackAddress(host)) {
+    throw new UsageError(
+      `serve runs without tokens, so it binds to loopback only (not '${host}'); use \`lspmesh gateway\` with API keys or JWTs to serve a network`,
+    );
+  }
+  const workspace = values.workspace ?? DEFAULT_WORKSPACE;
+  if (!ID_PATTERN.test(workspace)) throw new UsageError(`invalid workspace id '${workspace}': ${ID_RULE}`);
+
+  const logger = createJsonLogger({
+    service: "serve",
+    level: process.env.LSPMESH_LOG_LEVEL === "debug" ? "debug" : "warn",
+  });
+  const runner = await startRunner(
+    { listen: "127.0.0.1:0", workspaces: { dir, tenant: LOCAL_TENANT, workspace }, languagesFile: values.languages },
+    {
+      log: ({ level, msg, ...fields }) =>
+        logger[level === "error" || level === "warn" ? level : "debug"](String(msg), fields),
+    },
+  ).catch((error: unknown) => {
+    throw error instanceof LanguageConfigError ? new ConfigFileError(error.message) : error;
+  });
+  const gateway = await startLocalGateway({ host, port, runnerAddress: runner.address, workspace, logger }).catch(
+    async (error: NodeJS.ErrnoException) => {
+      await runner.close();
+      if (error.code === "EADDRINUSE")
+        throw new UsageError(`port ${port} on ${host} is in use: pick another with --port`);
+      throw error;
+    },
+  );
+  closeOnSignals(
+    async () => {
+      await gateway.close();
+      await runner.close();
+    },
+    { log: (message) => process.stderr.write(`lspmesh: ${message}\n`) },
+  );
+  process.stdout.write(`lspmesh: serving ${dir} as workspace '${workspace}' at ${gateway.url}\n`);
+}

@@ -1,0 +1,2 @@
+export { Metadata, type ServiceError, status as GrpcStatus } from "@grpc/grpc-js";
+export * from "./grpcAdapter.js";

@@ -1,0 +1,3 @@
+export * from "./logger.js";
+export * from "./settings.js";
+export * from "./shutdown.js";

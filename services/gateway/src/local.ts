@@ -1,0 +1,68 @@
+// Single-machine mode (`lspmesh serve`, `lspmesh mcp DIR`): one runner on this machine serving one
+// folder as tenant LOCAL_TENANT, and one local caller who may read and write. No tokens: HTTP binds
+// loopback only; stdio has no network at all.
+import { DEFAULT_CALL_TIMEOUT_MS, LOCAL_TENANT } from "@lspmesh/proto";
+import { type Logger, silentLogger } from "@lspmesh/service-kit";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { NoTokenAuthenticator } from "./auth/authenticator.js";
+import type { Principal } from "./auth/principal.js";
+import { type RunningGateway, startGateway } from "./gateway.js";
+import { createGatewayMcpServer } from "./mcp/createMcpServer.js";
+import { StaticRunnerRouter } from "./routing/staticRouter.js";
+import { StaticWorkspaceResolver } from "./workspaces.js";
+
+/** The one local caller: the user who started the process. */
+const LOCAL_PRINCIPAL: Principal = { tenant: LOCAL_TENANT, subject: "local", scopes: ["lsp:read", "lsp:write"] };
+
+export interface LocalGatewayOptions {
+  /** host:port of the runner serving the folder. */
+  runnerAddress: string;
+  /** Workspace id the folder is served as. */
+  workspace: string;
+  logger?: Logger;
+}
+
+/** MCP over HTTP on a loopback address (the caller checks it is one), without tokens. */
+export function startLocalGateway(
+  options: LocalGatewayOptions & { host: string; port: number },
+): Promise<RunningGateway> {
+  return startGateway({
+    host: options.host,
+    port: options.port,
+    router: new StaticRunnerRouter(options.runnerAddress),
+    workspaces: new StaticWorkspaceResolver({ tenant: LOCAL_TENANT, workspace: options.workspace }),
+    authenticator: new NoTokenAuthenticator(LOCAL_PRINCIPAL),
+    logger: options.logger,
+  });
+}
+
+export interface LocalStdioGateway {
+  /** Stops serving stdin/stdout and closes the runner connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** MCP over this process's stdin/stdout; stdout then carries the protocol only. */
+export function serveLocalStdio(options: LocalGatewayOptions): LocalStdioGateway {
+  const logger = options.logger ?? silentLogger;
+  const router = new StaticRunnerRouter(options.runnerAddress);
+  const deps = {
+    router,
+    workspaces: new StaticWorkspaceResolver({ tenant: LOCAL_TENANT, workspace: options.workspace }),
+    logger,
+    callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
+    defaultPrincipal: LOCAL_PRINCIPAL,
+  };
+  const handle = serveStdio(() => createGatewayMcpServer(deps), {
+    onerror: (error) => logger.warn("stdio error", { error: error.message }),
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    close() {
+      closing ??= (async () => {
+        await handle.close().catch(() => {});
+        await router.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// The runner's settings from its command line and LSPMESH_* environment: a pure function, so
+// `lspmesh runner`, `node dist/main.js` and tests read them the same way. Flags win over variables.
+import { DEFAULT_RUNNER_PORT, ID_PATTERN, ID_RULE } from "@lspmesh/proto";
+import {
+  type Environment,
+  integerSetting,
+  LOG_LEVELS,
+  type LogLevel,
+  listSetting,
+  parseFlags,
+  SettingsError,
+  setting,
+} from "@lspmesh/service-kit";
+import { parseWarmUpList, type WarmUpEntry } from "./sessionWarmUp.js";
+
+/** Where the runner finds workspaces: a volume of `<tenant>/<workspace>` folders, or one folder. */
+export type WorkspacesSetting =
+  | { readonly root: string }
+  | { readonly dir: string; readonly tenant: string; readonly workspace: string };
+
+export interface RunnerConfig {
+  /** host:port for gRPC; port 0 picks a free one. */
+  listen: string;
+  workspaces: WorkspacesSetting;
+  /** JSON file overriding or adding language servers (docs/languages.md); unset = built-ins only. */
+  languagesFile?: string;
+  /** Largest file sent to a language server, in bytes (default 4 MiB, in the session manager). */
+  maxFileBytes?: number;
+  /** NATS server(s), comma-separated; unset = in-process events, no registry. */
+  natsUrl?: string;
+  /** Registry key (default `<hostname>-<pid>`). */
+  runnerId?: string;
+  /** host:port gateways dial (default: the bound address; the host name for wildcard binds). */
+  advertiseAddress?: string;
+  /** Runner pool in the registry (default "default"). */
+  pool?: string;
+  /** Tenant allowlist of a dedicated pool; unset = any tenant. */
+  tenants?: string[];
+  /** Registry heartbeat, ms (default 5 000). */
+  heartbeatMs?: number;
+  /** inotify watching (off on network volumes, where writers announce changes on NATS). */
+  watchWorkspaces: boolean;
+  /** Time in-flight requests get on SIGTERM, ms. */
+  drainMs: number;
+  /** Resident memory all language servers may use together, bytes; unset = 75 % of the container limit. */
+  serverMemoryBytes?: number;
+  /** A session unused this long is stopped, ms (0 = never; unset = the policy default, 30 min). */
+  idleTimeoutMs?: number;
+  /** Sessions started at once instead of on first use. */
+  warmUp: WarmUpEntry[];
+  logLevel: LogLevel;
+}
+
+/** Default drain time on SIGTERM, ms. */
+export const DEFAULT_DRAIN_MS = 20_000;
+
+export const RUNNER_USAGE = `usage: lspmesh runner [--listen HOST:PORT] [--workspaces-root DIR] [--languages FILE] [--nats URL]
+
+Flags override the environment:
+  --listen HOST:PORT       LSPMESH_LISTEN (0.0.0.0:${DEFAULT_RUNNER_PORT})
+  --workspaces-root DIR    LSPMESH_WORKSPACES_ROOT (/workspaces): holds <tenant>/<workspace> folders
+  --languages FILE         LSPMESH_LANGUAGES_FILE: JSON overriding or adding language servers (docs/languages.md)
+  --nats URL               LSPMESH_NATS_URL: NATS server(s); unset = no registry, no published diagnostics
+Environment only:
+  LSPMESH_MAX_FILE_BYTES (4 MiB)  LSPMESH_RUNNER_ID (<hostname>-<pid>)  LSPMESH_ADVERTISE_ADDRESS
+  LSPMESH_POOL (default)  LSPMESH_TENANTS (any)  LSPMESH_HEARTBEAT_MS (5000)  LSPMESH_WATCH (1; 0 = off)
+  LSPMESH_DRAIN_MS (${DEFAULT_DRAIN_MS})  LSPMESH_SERVER_MEMORY_MB (75 % of the container limit)
+  LSPMESH_IDLE_TIMEOUT_S (1800; 0 = never)  LSPMESH_WARMUP (tenant/workspace/language,…)  LSPMESH_LOG_LEVEL (info)
+See docs/operations.md.`;
+
+/** Throws a SettingsError whose message names the setting and the fix. */
+export function runnerConfig(argv: readonly string[], env: Environment): RunnerConfig {
+  const { values: flags, positionals } = parseFlags({
+    args: [...argv],
+    options: {
+      listen: { type: "string" },
+      "workspaces-root": { type: "string" },
+      languages: { type: "string" },
+      nats: { type: "string" },
+    },
+    allowPositionals: true,
+  });
+  if (positionals.length > 0) throw new SettingsError(`unexpected argument '${positionals[0]}'`);
+
+  const listen = setting(flags.listen, env, "LSPMESH_LISTEN") ?? `0.0.0.0:${DEFAULT_RUNNER_PORT}`;
+  if (!/^[^\s]*:\d{1,5}$/.test(listen)) throw new SettingsError(`invalid listen address '${listen}': use host:port`);
+
+  const tenants = listSetting(env.LSPMESH_TENANTS);
+  for (const tenant of tenants ?? []) {
+    if (!ID_PATTERN.test(tenant)) throw new SettingsError(`invalid tenant '${tenant}' in LSPMESH_TENANTS: ${ID_RULE}`);
+  }
+  let warmUp: WarmUpEntry[];
+  try {
+    warmUp = parseWarmUpList(env.LSPMESH_WARMUP ?? "");
+  } catch (error) {
+    throw new SettingsError(`invalid LSPMESH_WARMUP: ${(error as Error).message}`);
+  }
+  const logLevel = (setting(undefined, env, "LSPMESH_LOG_LEVEL") ?? "info") as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new SettingsError(`invalid LSPMESH_LOG_LEVEL '${logLevel}': use ${LOG_LEVELS.join(", ")}`);
+  }
+  const memoryMb = integerSetting(env.LSPMESH_SERVER_MEMORY_MB, "LSPMESH_SERVER_MEMORY_MB", undefined, 0, 1 << 30);
+  const idleSeconds = integerSetting(env.LSPMESH_IDLE_TIMEOUT_S, "LSPMESH_IDLE_TIMEOUT_S", undefined, 0, 1 << 30);
+
+  return {
+    listen,
+    workspaces: { root: setting(flags["workspaces-root"], env, "LSPMESH_WORKSPACES_ROOT") ?? "/workspaces" },
+    languagesFile: setting(flags.languages, env, "LSPMESH_LANGUAGES_FILE"),
+    maxFileBytes: integerSetting(env.LSPMESH_MAX_FILE_BYTES, "LSPMESH_MAX_FILE_BYTES", undefined, 0, 2 ** 40),
+    natsUrl: setting(flags.nats, env, "LSPMESH_NATS_URL"),
+    runnerId: setting(undefined, env, "LSPMESH_RUNNER_ID"),
+    advertiseAddress: setting(undefined, env, "LSPMESH_ADVERTISE_ADDRESS"),
+    pool: setting(undefined, env, "LSPMESH_POOL"),
+    tenants,
+    heartbeatMs: integerSetting(env.LSPMESH_HEARTBEAT_MS, "LSPMESH_HEARTBEAT_MS", undefined, 1, 3_600_000),
+    // Only "0" turns watching off.
+    watchWorkspaces: setting(undefined, env, "LSPMESH_WATCH") !== "0",
+    drainMs: integerSetting(env.LSPMESH_DRAIN_MS, "LSPMESH_DRAIN_MS", DEFAULT_DRAIN_MS, 0, 3_600_000),
+    serverMemoryBytes: memoryMb === undefined ? undefined : memoryMb * 1024 * 1024,
+    idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
+    warmUp,
+    logLevel,
+  };
+}

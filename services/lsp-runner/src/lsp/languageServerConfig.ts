@@ -1,0 +1,30 @@
+// How one language server is configured: what the built-in defaults and the operator's languages
+// file describe, and what a session starts.
+export interface LanguageServerConfig {
+  /** Stable id used in session keys and answers, e.g. "typescript". */
+  readonly id: string;
+  /** File extension (with dot, lower case) → LSP languageId sent in didOpen. */
+  readonly extensions: Readonly<Record<string, string>>;
+  /** A bare name looked up on PATH, or an absolute path. */
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly initializationOptions?: unknown;
+  /** Served to `workspace/configuration` by section name (dotted sections are looked up by path). */
+  readonly settings?: Readonly<Record<string, unknown>>;
+  /** Added to the child's safelisted environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Per-request timeout in ms (default 30 000). */
+  readonly requestTimeoutMs?: number;
+  /** Time allowed for `initialize` in ms (default 60 000). */
+  readonly startTimeoutMs?: number;
+  /** Quiet time in ms after the last pushed diagnostics before they count as settled (default 300). */
+  readonly diagnosticsSettleMs?: number;
+  /** How to install the server, shown when its command cannot be started. */
+  readonly install?: string;
+}
+
+/** A language as configured: built in or from the languages file, enabled or not. */
+export interface LanguageDefinition extends LanguageServerConfig {
+  /** Disabled languages are known (and can be enabled by the languages file) but serve nothing. */
+  readonly enabled: boolean;
+}

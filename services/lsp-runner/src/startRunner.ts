@@ -1,0 +1,58 @@
+// The runner's public way in: a RunnerConfig (from runnerConfig(), or built by a command such as
+// `lspmesh serve`) becomes a running runner. Workspace locator and languages are built here, so
+// callers never reach into the runner's internals.
+
+import type { RunnerConfig } from "./config.js";
+import type { RunnerEventBus } from "./events/eventBus.js";
+import { loadLanguageRegistry } from "./lsp/languageConfig.js";
+import { containerMemoryBudget } from "./lsp/memoryBudget.js";
+import { type RunnerServer, startRunnerServer } from "./runnerServer.js";
+import { SingleWorkspaceLocator, VolumeWorkspaceLocator } from "./workspace/workspaceLocator.js";
+
+/** What a runner needs beyond its settings. */
+export interface RunnerHooks {
+  /** One structured log entry ({ level, msg, …fields }); default: discarded. */
+  log?: (entry: Record<string, unknown>) => void;
+  /** The event backbone (NATS in a cluster); the caller closes it after the runner. Default: in-process. */
+  events?: RunnerEventBus;
+}
+
+export type RunnerSettings = Partial<Omit<RunnerConfig, "listen" | "workspaces">> &
+  Pick<RunnerConfig, "listen" | "workspaces">;
+
+export type RunningRunner = Pick<RunnerServer, "address" | "id" | "warmedUp" | "close">;
+
+/** Throws LanguageConfigError for a bad languages file (callers report it as a usage error). */
+export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks = {}): Promise<RunningRunner> {
+  const languages = await loadLanguageRegistry(settings.languagesFile);
+  hooks.log?.({
+    level: "info",
+    msg: "languages",
+    file: settings.languagesFile,
+    enabled: languages.languages.map((language) => language.id),
+    installed: languages.installed().map((language) => language.id),
+  });
+  const workspaces = settings.workspaces;
+  return startRunnerServer({
+    listen: settings.listen,
+    locator:
+      "root" in workspaces
+        ? new VolumeWorkspaceLocator(workspaces.root)
+        : new SingleWorkspaceLocator(workspaces.dir, workspaces.tenant, workspaces.workspace),
+    languages,
+    maxFileBytes: settings.maxFileBytes,
+    sessionPolicy: {
+      memoryBudgetBytes: settings.serverMemoryBytes ?? (await containerMemoryBudget()),
+      idleTimeoutMs: settings.idleTimeoutMs,
+    },
+    warmUp: settings.warmUp,
+    events: hooks.events,
+    runnerId: settings.runnerId,
+    advertiseAddress: settings.advertiseAddress,
+    pool: settings.pool,
+    tenants: settings.tenants?.length ? settings.tenants : undefined,
+    heartbeatMs: settings.heartbeatMs,
+    watchWorkspaces: settings.watchWorkspaces,
+    log: hooks.log,
+  });
+}

@@ -1,0 +1,257 @@
+// A cluster on loopback for multi-process tests: `lspmesh runner` and `lspmesh gateway` child
+// processes, the way an operator runs them, and the runner registry in NATS KV.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { encodeJson, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
+import { createClient } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { type KV, Kvm } from "@nats-io/kv";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { descendantPids, isRunning } from "./serveProcess.js";
+
+const CLI = fileURLToPath(new URL("../../../apps/cli/bin/lspmesh.js", import.meta.url));
+/** Registry heartbeat of the runners, in ms: an entry is stale after 3 of them. */
+export const HEARTBEAT_MS = 2000;
+
+/** How long a child may take to log that it listens, in ms. */
+const START_TIMEOUT_MS = 30_000;
+
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  stderr(): string;
+  /** SIGTERM (graceful) or SIGKILL; waits for the exit. Idempotent. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Spawns `lspmesh <args>` and waits for the JSON log line with `msg` on stderr; returns that line. */
+async function spawnService(
+  args: string[],
+  env: Record<string, string>,
+  msg: string,
+): Promise<{ service: ServiceProcess; line: Record<string, unknown> }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  let stderr = "";
+  const exited = once(child, "exit");
+  const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`lspmesh ${args[0]} did not start: ${stderr}`)), START_TIMEOUT_MS);
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      for (const text of stderr.split("\n")) {
+        if (!text.includes(`"${msg}"`)) continue;
+        clearTimeout(timer);
+        resolve(JSON.parse(text) as Record<string, unknown>);
+      }
+    });
+    void exited.then(([code]) => reject(new Error(`lspmesh ${args[0]} exited with ${code}: ${stderr}`)));
+  });
+  let stopping: Promise<void> | undefined;
+  const service: ServiceProcess = {
+    child,
+    pid: child.pid!,
+    stderr: () => stderr,
+    stop(signal = "SIGTERM") {
+      stopping ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        await exited;
+      })();
+      return stopping;
+    },
+  };
+  return { service, line };
+}
+
+export interface RunnerProcess extends ServiceProcess {
+  readonly address: string;
+  /** SIGKILL, then SIGKILL to the language servers it leaves orphaned (they are ours to clean). */
+  kill(): Promise<void>;
+  /** Language sessions the runner holds for a workspace (asked over gRPC, starts nothing). */
+  sessions(tenant: string, workspace: string): Promise<string[]>;
+}
+
+export async function startRunnerProcess(workspacesRoot: string, natsUrl: string, id: string): Promise<RunnerProcess> {
+  // Port, id and advertised address are fixed up front so that a runner registering itself
+  // writes exactly the entry the test would write for it (TestRegistration then leaves it alone).
+  const port = await freePort();
+  // A TypeScript pool (deployments run one runner pool per language): the other built-in languages off.
+  const languagesFile = join(workspacesRoot, "..", "typescript-pool.languages.json");
+  writeFileSync(
+    languagesFile,
+    JSON.stringify({
+      languages: Object.fromEntries(["python", "go", "cpp", "rust"].map((id) => [id, { enabled: false }])),
+    }),
+  );
+  const { service } = await spawnService(
+    ["runner", "--listen", `127.0.0.1:${port}`, "--workspaces-root", workspacesRoot],
+    {
+      LSPMESH_NATS_URL: natsUrl,
+      LSPMESH_RUNNER_ID: id,
+      LSPMESH_ADVERTISE_ADDRESS: `127.0.0.1:${port}`,
+      LSPMESH_HEARTBEAT_MS: String(HEARTBEAT_MS),
+      LSPMESH_POOL: "typescript",
+      LSPMESH_LANGUAGES_FILE: languagesFile,
+    },
+    "runner listening",
+  );
+  const address = `127.0.0.1:${port}`;
+  const client = createClient(Runner, address);
+  let leftovers: number[] = [];
+  return {
+    ...service,
+    address,
+    async kill() {
+      leftovers = descendantPids(service.pid);
+      client.close();
+      await service.stop("SIGKILL");
+      for (const pid of leftovers.filter(isRunning)) process.kill(pid, "SIGKILL");
+    },
+    async stop(signal) {
+      client.close();
+      await service.stop(signal);
+    },
+    async sessions(tenant, workspace) {
+      const answer = await client.workspaceStatus({ workspace: { tenant, workspace } }, { timeoutMs: 5000 });
+      return answer.languages.map((language) => language.language);
+    },
+  };
+}
+
+export interface GatewayProcess extends ServiceProcess {
+  readonly url: URL;
+  metrics(): Promise<string>;
+}
+
+export async function startGatewayProcess(options: {
+  natsUrl: string;
+  apiKeysFile: string;
+  tenantsFile: string;
+  jwt?: { jwksUrl: string; issuer: string; audience: string };
+}): Promise<GatewayProcess> {
+  const jwt = options.jwt
+    ? ["--jwks-url", options.jwt.jwksUrl, "--jwt-issuer", options.jwt.issuer, "--jwt-audience", options.jwt.audience]
+    : [];
+  const { service, line } = await spawnService(
+    [
+      "gateway",
+      "--nats",
+      options.natsUrl,
+      "--api-keys",
+      options.apiKeysFile,
+      "--tenants",
+      options.tenantsFile,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      ...jwt,
+    ],
+    { LSPMESH_LOG_LEVEL: "info" },
+    "gateway listening",
+  );
+  const url = new URL(String(line.url));
+  return { ...service, url, metrics: async () => (await fetch(new URL("/metrics", url))).text() };
+}
+
+/**
+ * Registers runners in the KV bucket `lspmesh-runners` with heartbeats, on behalf of runners that
+ * do not register themselves yet. A runner that already has an entry with its address is left
+ * alone (self-registration), so the tests switch over by themselves once runners register.
+ */
+export class TestRegistration {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly kv: KV,
+    readonly heartbeatMs: number,
+  ) {}
+
+  static async open(natsUrl: string, heartbeatMs = HEARTBEAT_MS): Promise<TestRegistration> {
+    const nc = await connect({ servers: natsUrl });
+    const kv = await new Kvm(nc).create(RUNNER_REGISTRY_BUCKET, { history: 1 });
+    return new TestRegistration(nc, kv, heartbeatMs);
+  }
+
+  /** The id the runner is registered under: its own (self-registered) or `id`, registered here. */
+  async register(id: string, runner: RunnerProcess, languages = ["typescript"]): Promise<string> {
+    // A self-registering runner writes its entry right after it listens.
+    for (let i = 0; i < 5; i++) {
+      const own = await this.entryFor(runner.address);
+      if (own) return own.id;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const beat = () =>
+      void this.kv
+        .put(
+          id,
+          encodeJson({
+            v: 1,
+            id,
+            address: runner.address,
+            languages,
+            pool: "typescript",
+            load: 0,
+            updatedAt: Date.now(),
+            heartbeatMs: this.heartbeatMs,
+          } satisfies RunnerRegistryEntry),
+        )
+        .catch(() => {});
+    beat();
+    this.timers.set(id, setInterval(beat, this.heartbeatMs / 2));
+    return id;
+  }
+
+  /** Stops heartbeating `id`: the entry goes stale after 3 heartbeats, as a dead runner's does. */
+  stopHeartbeat(id: string): void {
+    clearInterval(this.timers.get(id));
+    this.timers.delete(id);
+  }
+
+  private async entryFor(address: string): Promise<RunnerRegistryEntry | undefined> {
+    for (const key of await collect(await this.kv.keys())) {
+      const value = (await this.kv.get(key))?.json<RunnerRegistryEntry>();
+      if (value?.address === address) return value;
+    }
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers.values()) clearInterval(timer);
+    this.timers.clear();
+    await this.nc.close();
+  }
+}
+
+async function collect(keys: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const key of keys) out.push(key);
+  return out;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, "close");
+  return port;
+}
+
+/** Polls `check` every 200 ms until it holds, up to `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

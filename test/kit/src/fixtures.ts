@@ -1,0 +1,29 @@
+// A temporary copy of a fixture workspace (tests may edit it), next to an "outside" folder that a
+// symlink inside the workspace points at.
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const FIXTURES = fileURLToPath(new URL("../fixtures/", import.meta.url));
+
+export interface FixtureWorkspace extends Disposable {
+  readonly dir: string;
+  readonly outside: string;
+}
+
+export function fixtureWorkspace(name: string): FixtureWorkspace {
+  const base = mkdtempSync(join(tmpdir(), "lspmesh-e2e-"));
+  const dir = join(base, "workspace");
+  const outside = join(base, "outside");
+  cpSync(join(FIXTURES, name), dir, { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, "secret.ts"), "export const secret = 42;\n");
+  symlinkSync(join(outside, "secret.ts"), join(dir, "src/leak.ts"));
+  return { dir, outside, [Symbol.dispose]: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+/** The committed (read-only) copy of a fixture workspace, e.g. fixturePath("typescript-basic"). */
+export function fixturePath(name: string): string {
+  return join(FIXTURES, name);
+}

@@ -1,0 +1,8 @@
+// Helpers for tests of every package: fixture workspaces, a real nats-server on a free port,
+// `lspmesh serve` and whole clusters as child processes, and waiting for asynchronous state.
+
+export * from "./cluster.js";
+export * from "./fixtures.js";
+export * from "./natsServer.js";
+export * from "./serveProcess.js";
+export * from "./waitFor.js";
