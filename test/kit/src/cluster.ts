@@ -76,17 +76,31 @@ export interface RunnerProcess extends ServiceProcess {
   sessions(tenant: string, workspace: string): Promise<string[]>;
 }
 
-export async function startRunnerProcess(workspacesRoot: string, natsUrl: string, id: string): Promise<RunnerProcess> {
+export interface RunnerProcessOptions {
+  /** The runner's languages file content; default: a TypeScript pool (other built-ins off). */
+  languages?: { languages: Record<string, unknown> };
+  /** LSPMESH_POOL (default "typescript"). */
+  pool?: string;
+}
+
+export async function startRunnerProcess(
+  workspacesRoot: string,
+  natsUrl: string,
+  id: string,
+  options: RunnerProcessOptions = {},
+): Promise<RunnerProcess> {
   // Port, id and advertised address are fixed up front so that a runner registering itself
   // writes exactly the entry the test would write for it (TestRegistration then leaves it alone).
   const port = await freePort();
-  // A TypeScript pool (deployments run one runner pool per language): the other built-in languages off.
-  const languagesFile = join(workspacesRoot, "..", "typescript-pool.languages.json");
+  // A TypeScript pool by default (deployments run one runner pool per language).
+  const languagesFile = join(workspacesRoot, "..", `${id}.languages.json`);
   writeFileSync(
     languagesFile,
-    JSON.stringify({
-      languages: Object.fromEntries(["python", "go", "cpp", "rust"].map((id) => [id, { enabled: false }])),
-    }),
+    JSON.stringify(
+      options.languages ?? {
+        languages: Object.fromEntries(["python", "go", "cpp", "rust"].map((id) => [id, { enabled: false }])),
+      },
+    ),
   );
   const { service } = await spawnService(
     ["runner", "--listen", `127.0.0.1:${port}`, "--workspaces-root", workspacesRoot],
@@ -95,7 +109,7 @@ export async function startRunnerProcess(workspacesRoot: string, natsUrl: string
       LSPMESH_RUNNER_ID: id,
       LSPMESH_ADVERTISE_ADDRESS: `127.0.0.1:${port}`,
       LSPMESH_HEARTBEAT_MS: String(HEARTBEAT_MS),
-      LSPMESH_POOL: "typescript",
+      LSPMESH_POOL: options.pool ?? "typescript",
       LSPMESH_LANGUAGES_FILE: languagesFile,
     },
     "runner listening",
