@@ -4,8 +4,8 @@
 import { DEFAULT_WORKSPACE, LOCAL_TENANT } from "@lspmesh/proto";
 import type { DiagnosticsAnswer } from "./engine/answers.js";
 import { QueryEngine } from "./engine/queryEngine.js";
-import { loadLanguageRegistry } from "./lsp/languageConfig.js";
-import { SessionManager } from "./lsp/sessionManager.js";
+import { loadLanguageRegistry } from "./lsp/languages/languageConfig.js";
+import { SessionManager } from "./lsp/pool/sessionManager.js";
 import { SingleWorkspaceLocator } from "./workspace/workspaceLocator.js";
 
 export interface EmbeddedEngineOptions {

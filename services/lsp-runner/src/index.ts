@@ -4,7 +4,7 @@ export { DEFAULT_DRAIN_MS, RUNNER_USAGE, type RunnerConfig, runnerConfig, type W
 export { type EmbeddedEngine, type EmbeddedEngineOptions, openEmbeddedEngine } from "./embeddedEngine.js";
 export type { Diagnostic, DiagnosticsAnswer, FileDiagnostics } from "./engine/answers.js";
 export { RunnerError, type RunnerErrorCode } from "./errors.js";
-export { LanguageConfigError } from "./lsp/languageConfig.js";
+export { LanguageConfigError } from "./lsp/languages/languageConfig.js";
 export { main } from "./main.js";
 export { type RunnerHooks, type RunnerSettings, type RunningRunner, startRunner } from "./startRunner.js";
 export { listSourceFiles } from "./workspace/sourceFiles.js";

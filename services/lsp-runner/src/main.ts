@@ -6,7 +6,7 @@ import { closeOnSignals, createJsonLogger, type Environment, errorMessage, Setti
 import { RUNNER_USAGE, type RunnerConfig, runnerConfig } from "./config.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { NatsEventBus } from "./events/natsEventBus.js";
-import { LanguageConfigError } from "./lsp/languageConfig.js";
+import { LanguageConfigError } from "./lsp/languages/languageConfig.js";
 import { startRunner } from "./startRunner.js";
 
 /** Runs the runner until SIGINT/SIGTERM. Bad settings exit 2 with one line and the usage. */

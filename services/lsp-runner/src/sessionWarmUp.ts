@@ -1,7 +1,7 @@
 // The optional warm-up list: sessions started when the runner starts, before their first request,
 // so the first caller does not wait for the server to start and load the project.
-import type { LanguageRegistry, LanguageServerConfig } from "./lsp/languageRegistry.js";
-import type { SessionKey, SessionManager } from "./lsp/sessionManager.js";
+import type { LanguageRegistry, LanguageServerConfig } from "./lsp/languages/languageRegistry.js";
+import type { SessionKey, SessionManager } from "./lsp/pool/sessionManager.js";
 import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
 import { WorkspacePaths } from "./workspace/workspacePaths.js";
 

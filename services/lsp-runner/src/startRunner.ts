@@ -4,8 +4,8 @@
 
 import type { RunnerConfig } from "./config.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
-import { loadLanguageRegistry } from "./lsp/languageConfig.js";
-import { containerMemoryBudget } from "./lsp/memoryBudget.js";
+import { loadLanguageRegistry } from "./lsp/languages/languageConfig.js";
+import { containerMemoryBudget } from "./lsp/pool/memoryBudget.js";
 import { type RunnerServer, startRunnerServer } from "./runnerServer.js";
 import { SingleWorkspaceLocator, VolumeWorkspaceLocator } from "./workspace/workspaceLocator.js";
 

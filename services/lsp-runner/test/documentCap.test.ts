@@ -3,7 +3,7 @@
 import { pathToFileURL } from "node:url";
 import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { LanguageSession } from "../src/lsp/languageSession.js";
+import type { LanguageSession } from "../src/lsp/session/languageSession.js";
 import { WorkspacePaths } from "../src/workspace/workspacePaths.js";
 import { SessionManager, typescriptLanguage } from "./runnerInternals.js";
 

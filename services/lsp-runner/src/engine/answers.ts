@@ -1,7 +1,7 @@
 // What the engine answers: lspmesh positions (1-based line, code-point column) and
 // workspace-relative paths. Transport-neutral: the gRPC layer maps these onto proto messages.
-import type { Position, Range } from "../lsp/positionEncoding.js";
-import type { ServerStateName } from "../lsp/sessionState.js";
+import type { Position, Range } from "../lsp/session/positionEncoding.js";
+import type { ServerStateName } from "../lsp/session/sessionState.js";
 
 export type { Position, Range, ServerStateName };
 

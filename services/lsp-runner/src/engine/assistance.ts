@@ -7,7 +7,7 @@ import type {
   MarkupContent,
   SignatureHelp,
 } from "vscode-languageserver-protocol";
-import { fromLspRange, toLspRange, unitsToCodePoints } from "../lsp/positionEncoding.js";
+import { fromLspRange, toLspRange, unitsToCodePoints } from "../lsp/session/positionEncoding.js";
 import type {
   CompletionAnswer,
   CompletionItem,

@@ -3,9 +3,9 @@
 // otherwise waited for as the server pushes them.
 import { extname } from "node:path";
 import type { Diagnostic as LspDiagnostic } from "vscode-languageserver-protocol";
-import type { StoredDiagnostics } from "../lsp/diagnosticsStore.js";
-import { fromLspRange, type PositionEncoding } from "../lsp/positionEncoding.js";
-import { pullDiagnostics } from "../lsp/pullDiagnostics.js";
+import type { StoredDiagnostics } from "../lsp/session/diagnosticsStore.js";
+import { fromLspRange, type PositionEncoding } from "../lsp/session/positionEncoding.js";
+import { pullDiagnostics } from "../lsp/session/pullDiagnostics.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
 import type { Diagnostic, DiagnosticsAnswer, FileDiagnostics, WorkspaceRef } from "./answers.js";
 import type { DocumentContext, EngineContext } from "./engineContext.js";

@@ -11,8 +11,8 @@ import type {
   PrepareRenameResult,
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
-import { lookupSetting } from "../lsp/languageSession.js";
-import { fromLspRange, toLspRange } from "../lsp/positionEncoding.js";
+import { lookupSetting } from "../lsp/session/languageSession.js";
+import { fromLspRange, toLspRange } from "../lsp/session/positionEncoding.js";
 import type {
   CodeAction,
   CodeActionsAnswer,

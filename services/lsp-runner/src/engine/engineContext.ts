@@ -3,12 +3,18 @@
 import { fileURLToPath } from "node:url";
 import type { Location as LspLocation, RequestType, ServerCapabilities } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
-import type { LanguageRegistry, LanguageServerConfig } from "../lsp/languageRegistry.js";
-import type { LanguageSession } from "../lsp/languageSession.js";
-import type { OpenDocument } from "../lsp/openDocument.js";
-import { codePointLength, fromLspRange, type Position, type Range, toLspPosition } from "../lsp/positionEncoding.js";
-import type { SessionManager } from "../lsp/sessionManager.js";
-import { locateSymbol } from "../lsp/symbolLocator.js";
+import type { OpenDocument } from "../lsp/documents/openDocument.js";
+import { locateSymbol } from "../lsp/documents/symbolLocator.js";
+import type { LanguageRegistry, LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
+import type { SessionManager } from "../lsp/pool/sessionManager.js";
+import type { LanguageSession } from "../lsp/session/languageSession.js";
+import {
+  codePointLength,
+  fromLspRange,
+  type Position,
+  type Range,
+  toLspPosition,
+} from "../lsp/session/positionEncoding.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
 import type { WorkspaceLocator } from "../workspace/workspaceLocator.js";
 import { type ResolvedFile, WorkspacePaths } from "../workspace/workspacePaths.js";

@@ -2,8 +2,8 @@
 // server never opened convert exactly too.
 import { readFile, stat } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
-import type { LanguageSession } from "../lsp/languageSession.js";
-import { decodeDocument, sha256, splitLines } from "../lsp/textDocument.js";
+import { decodeDocument, sha256, splitLines } from "../lsp/documents/textDocument.js";
+import type { LanguageSession } from "../lsp/session/languageSession.js";
 
 /** Files larger than this are not read for position conversion (default 8 MiB). */
 const MAX_READ_BYTES = 8 * 1024 * 1024;

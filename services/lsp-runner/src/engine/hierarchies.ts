@@ -9,7 +9,7 @@ import type {
   TypeHierarchyItem,
 } from "vscode-languageserver-protocol";
 import { invalidArgument } from "../errors.js";
-import { fromLspRange } from "../lsp/positionEncoding.js";
+import { fromLspRange } from "../lsp/session/positionEncoding.js";
 import type { HierarchyAnswer, HierarchyNode, PositionTarget, Range, WorkspaceRef } from "./answers.js";
 import { type DocumentContext, type EngineContext, requireCapability } from "./engineContext.js";
 import { FileLines } from "./fileLines.js";

@@ -10,8 +10,8 @@ import type {
   ServerCapabilities,
   SymbolInformation,
 } from "vscode-languageserver-protocol";
-import type { LanguageServerConfig } from "../lsp/languageRegistry.js";
-import { fromLspRange } from "../lsp/positionEncoding.js";
+import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
+import { fromLspRange } from "../lsp/session/positionEncoding.js";
 import type { WorkspacePaths } from "../workspace/workspacePaths.js";
 import type {
   DocumentSymbol,

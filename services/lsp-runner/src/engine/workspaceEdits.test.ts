@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { LanguageSession } from "../lsp/languageSession.js";
-import { OpenDocument } from "../lsp/openDocument.js";
+import { OpenDocument } from "../lsp/documents/openDocument.js";
+import type { LanguageSession } from "../lsp/session/languageSession.js";
 import { WorkspacePaths } from "../workspace/workspacePaths.js";
 import { fromLspWorkspaceEdit } from "./workspaceEdits.js";
 

@@ -11,9 +11,9 @@ import type {
   TextDocumentEdit,
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
-import type { LanguageSession } from "../lsp/languageSession.js";
-import { fromLspRange } from "../lsp/positionEncoding.js";
-import { splitLines } from "../lsp/textDocument.js";
+import { splitLines } from "../lsp/documents/textDocument.js";
+import type { LanguageSession } from "../lsp/session/languageSession.js";
+import { fromLspRange } from "../lsp/session/positionEncoding.js";
 import type { WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { FileEdit, FileOperation, WorkspaceEdit } from "./answers.js";
 import { FileLines } from "./fileLines.js";

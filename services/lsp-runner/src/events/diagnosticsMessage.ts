@@ -3,8 +3,8 @@ import { relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DiagnosticsMessage } from "@lspmesh/events";
 import { convertDiagnostic } from "../engine/diagnosticsQueries.js";
-import type { StoredDiagnostics } from "../lsp/diagnosticsStore.js";
-import type { LanguageSession } from "../lsp/languageSession.js";
+import type { StoredDiagnostics } from "../lsp/session/diagnosticsStore.js";
+import type { LanguageSession } from "../lsp/session/languageSession.js";
 import { isInside } from "../workspace/workspacePaths.js";
 
 /** Diagnostics per message, at most (default 1 000); the rest are counted in `omitted`. */

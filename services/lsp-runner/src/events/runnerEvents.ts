@@ -4,7 +4,7 @@
 import type { StatusMessage } from "@lspmesh/events";
 import type { WorkspaceRef } from "../engine/answers.js";
 import type { PendingFileChanges } from "../engine/engineContext.js";
-import type { LanguageSession, SessionEvent } from "../lsp/languageSession.js";
+import type { LanguageSession, SessionEvent } from "../lsp/session/languageSession.js";
 import { diagnosticsMessage, type SessionOrigin } from "./diagnosticsMessage.js";
 import type { Closeable, RunnerEventBus } from "./eventBus.js";
 import { WorkspaceWatch } from "./workspaceWatch.js";

@@ -2,7 +2,7 @@
 // or working inside a directory — never by name, since other runners' servers share the machine.
 import { readdir, readlink } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { processesInGroups } from "../../src/lsp/processGroups.js";
+import { processesInGroups } from "../../src/lsp/process/processGroups.js";
 
 /** Pids of processes whose working directory is `dir` or inside it. */
 export async function processesWorkingIn(dir: string): Promise<number[]> {

@@ -1,6 +1,6 @@
 // Finds an identifier by name on a hinted line or the nearest lines around it (a symbol position with a line hint).
-import { RunnerError } from "../errors.js";
-import { codePointLength, type Position } from "./positionEncoding.js";
+import { RunnerError } from "../../errors.js";
+import { codePointLength, type Position } from "../session/positionEncoding.js";
 
 export interface SymbolQuery {
   name: string;

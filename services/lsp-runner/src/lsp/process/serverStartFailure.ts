@@ -2,9 +2,9 @@
 // that cannot be spawned (not installed, not executable) is NO_LANGUAGE_SERVER: retrying will not
 // help, installing or configuring will. A server that exits during start is SERVER_FAILED.
 import { basename } from "node:path";
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../../errors.js";
+import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import { commandProblem } from "./commandLookup.js";
-import type { LanguageServerConfig } from "./languageRegistry.js";
 
 const CONFIGURE =
   'or set its "command" in the languages file (LSPMESH_LANGUAGES_FILE, or lspmesh serve --languages FILE; see docs/languages.md)';

@@ -1,9 +1,10 @@
 // How the runner keeps its language servers healthy and within bounds; every knob with its default.
-import { DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, DEFAULT_PROBE_TIMEOUT_MS } from "./languageSession.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "./messageSizeGuard.js";
-import { DEFAULT_MAX_OPEN_DOCUMENTS } from "./openDocuments.js";
+
+import { DEFAULT_MAX_OPEN_DOCUMENTS } from "../documents/openDocuments.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../process/messageSizeGuard.js";
+import { type ChildLimits, DEFAULT_CHILD_LIMITS } from "../process/serverLaunch.js";
+import { DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, DEFAULT_PROBE_TIMEOUT_MS } from "../session/languageSession.js";
 import { DEFAULT_RESTART_BUDGET, type RestartBudgetOptions } from "./restartBudget.js";
-import { type ChildLimits, DEFAULT_CHILD_LIMITS } from "./serverLaunch.js";
 
 export interface SessionPolicy {
   /** Liveness probe timeout after a request timed out, ms (default 5 000). */

@@ -7,10 +7,10 @@ import {
   LSPErrorCodes,
   ResponseError,
 } from "vscode-languageserver-protocol";
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../../errors.js";
+import type { OpenDocument } from "../documents/openDocument.js";
 import type { StoredDiagnostics } from "./diagnosticsStore.js";
 import type { LanguageSession } from "./languageSession.js";
-import type { OpenDocument } from "./openDocument.js";
 
 /** Pause before asking again when the server cancelled a pull to retrigger it (ms, default 100). */
 const RETRIGGER_DELAY_MS = 100;

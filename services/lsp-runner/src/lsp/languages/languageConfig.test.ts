@@ -246,7 +246,7 @@ describe("merging with the built-ins", () => {
 });
 
 test("every complete example in docs/languages.md is a valid languages file", () => {
-  const doc = readFileSync(new URL("../../../../docs/languages.md", import.meta.url), "utf8");
+  const doc = readFileSync(new URL("../../../../../docs/languages.md", import.meta.url), "utf8");
   const examples = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((e) => !e.includes("<id>"));
   expect(examples.length).toBeGreaterThanOrEqual(4);
   for (const example of examples) expect(() => merge(example, "/etc/lspmesh")).not.toThrow();

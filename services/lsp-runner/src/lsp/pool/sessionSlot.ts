@@ -5,13 +5,13 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Message } from "vscode-jsonrpc/node.js";
-import { RunnerError } from "../errors.js";
-import type { LanguageServerConfig } from "./languageRegistry.js";
-import type { SessionEvent } from "./languageSession.js";
-import { LanguageSession, type SessionFailure } from "./languageSession.js";
+import { RunnerError } from "../../errors.js";
+import type { LanguageServerConfig } from "../languages/languageRegistry.js";
+import type { SessionEvent } from "../session/languageSession.js";
+import { LanguageSession, type SessionFailure } from "../session/languageSession.js";
+import type { ServerStateName } from "../session/sessionState.js";
 import { RestartBudget } from "./restartBudget.js";
 import type { SessionPolicy } from "./sessionPolicy.js";
-import type { ServerStateName } from "./sessionState.js";
 
 /** Longest restart backoff a request waits out before it is answered UNAVAILABLE instead, ms (5 000). */
 const MAX_RESTART_WAIT_MS = 5_000;

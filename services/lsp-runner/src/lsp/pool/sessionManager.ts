@@ -3,10 +3,10 @@
 // the least recently used, and guarantees that closing the manager leaves no language-server
 // process behind.
 import type { Message } from "vscode-jsonrpc/node.js";
-import { RunnerError } from "../errors.js";
-import type { LanguageServerConfig } from "./languageRegistry.js";
-import type { LanguageSession, SessionEvent } from "./languageSession.js";
-import { groupResidentBytes } from "./processGroups.js";
+import { RunnerError } from "../../errors.js";
+import type { LanguageServerConfig } from "../languages/languageRegistry.js";
+import { groupResidentBytes } from "../process/processGroups.js";
+import type { LanguageSession, SessionEvent } from "../session/languageSession.js";
 import { type SessionPolicy, type SessionPolicyOverrides, sessionPolicy } from "./sessionPolicy.js";
 import { type LifecycleEvent, type SessionKey, SessionSlot, type SlotStatus, type StopReason } from "./sessionSlot.js";
 

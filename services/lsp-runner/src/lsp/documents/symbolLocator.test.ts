@@ -1,9 +1,9 @@
 import { expect, test } from "vitest";
-import { RunnerError } from "../errors.js";
+import { RunnerError } from "../../errors.js";
 import { findOnLine, locateSymbol } from "./symbolLocator.js";
 
 const LINES = [
-  "import { greet } from './greet';", // 1
+  "import { greet } from '../greet';", // 1
   "const greeting = greet('a') + greet('b');", // 2
   "", // 3
   'const 挨拶 = "🎉"; greet(挨拶);', // 4

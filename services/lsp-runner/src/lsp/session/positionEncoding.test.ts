@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { splitLines, stripBom } from "../documents/textDocument.js";
 import {
   codePointLength,
   codePointsToUnits,
@@ -7,7 +8,6 @@ import {
   toLspPosition,
   unitsToCodePoints,
 } from "./positionEncoding.js";
-import { splitLines, stripBom } from "./textDocument.js";
 
 const ENCODINGS: PositionEncoding[] = ["utf-8", "utf-16", "utf-32"];
 const LINES = [

@@ -16,21 +16,21 @@ import {
   type ServerCapabilities,
   type Unregistration,
 } from "vscode-languageserver-protocol";
-import { RunnerError } from "../errors.js";
-import type { ResolvedFile } from "../workspace/workspacePaths.js";
+import { RunnerError } from "../../errors.js";
+import type { ResolvedFile } from "../../workspace/workspacePaths.js";
+import type { OpenDocument } from "../documents/openDocument.js";
+import { OpenDocuments } from "../documents/openDocuments.js";
+import { decodeDocument } from "../documents/textDocument.js";
+import type { LanguageServerConfig } from "../languages/languageRegistry.js";
+import { LanguageServerProcess } from "../process/languageServerProcess.js";
+import type { FramingProblem } from "../process/messageSizeGuard.js";
+import type { ChildLimits } from "../process/serverLaunch.js";
+import { assertServerInstalled } from "../process/serverStartFailure.js";
 import { CapabilityRegistrations } from "./capabilityRegistrations.js";
 import { CLIENT_CAPABILITIES } from "./clientCapabilities.js";
 import { DiagnosticsStore, type StoredDiagnostics } from "./diagnosticsStore.js";
-import type { LanguageServerConfig } from "./languageRegistry.js";
-import { LanguageServerProcess } from "./languageServerProcess.js";
-import type { FramingProblem } from "./messageSizeGuard.js";
-import type { OpenDocument } from "./openDocument.js";
-import { OpenDocuments } from "./openDocuments.js";
 import type { PositionEncoding } from "./positionEncoding.js";
-import type { ChildLimits } from "./serverLaunch.js";
-import { assertServerInstalled } from "./serverStartFailure.js";
 import { ProgressTracker, type ServerStateName, sessionState } from "./sessionState.js";
-import { decodeDocument } from "./textDocument.js";
 
 /** What a language session tells its owner, so that other layers (status and diagnostics
  * publishing, workspace watching) can follow it without the session knowing about them. */

@@ -2,8 +2,8 @@
 // request: the built-in defaults (builtinLanguages.ts) merged with the operator's languages file
 // (languageConfig.ts).
 import { extname } from "node:path";
+import { findExecutable } from "../process/commandLookup.js";
 import { defaultLanguages } from "./builtinLanguages.js";
-import { findExecutable } from "./commandLookup.js";
 import type { LanguageServerConfig } from "./languageServerConfig.js";
 
 export type { LanguageDefinition, LanguageServerConfig } from "./languageServerConfig.js";
