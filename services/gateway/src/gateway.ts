@@ -5,6 +5,7 @@ import { type Logger, silentLogger } from "@lspmesh/service-kit";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { Scope } from "./auth/principal.js";
+import { scopeFor } from "./auth/scopeDecision.js";
 import { allowlistsFor } from "./http/allowlists.js";
 import { createHttpServer, MCP_PATH } from "./http/httpServer.js";
 import { TenantLimiter } from "./limits/tenantLimiter.js";
@@ -61,7 +62,7 @@ export function requiredScope(message: unknown): Scope {
   const tool = GATEWAY_TOOLS.find((candidate) => candidate.name === request.params?.name);
   if (!tool) return "lsp:read";
   try {
-    return tool.writes(request.params?.arguments) ? "lsp:write" : "lsp:read";
+    return scopeFor(tool.writes(request.params?.arguments));
   } catch {
     // Invalid arguments: the tool answers INVALID_ARGUMENT itself.
     return "lsp:read";

@@ -23,7 +23,8 @@ export { type LocalGatewayOptions, type LocalStdioGateway, serveLocalStdio, star
 export { main } from "./main.js";
 export { createGatewayMcpServer, GATEWAY_TOOLS, SERVER_INFO } from "./mcp/createMcpServer.js";
 export type { GatewayTool } from "./mcp/defineTool.js";
-export { ERROR_META_KEY, type ToolDeps } from "./mcp/toolCall.js";
+export type { ToolDeps } from "./mcp/toolCall.js";
+export { ERROR_META_KEY } from "./mcp/toolErrors.js";
 export { GatewayMetrics } from "./ops/metrics.js";
 export { hrwWeight, type RouteKey, rankByHrw } from "./routing/hrw.js";
 export { openNatsRunnerRegistry } from "./routing/natsRegistry.js";

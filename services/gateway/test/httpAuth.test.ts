@@ -138,7 +138,11 @@ describe("authentication", () => {
   test("a token without lsp:read: 403 insufficient_scope", async () => {
     const response = await post(initialize, tokens.writeOnly);
     expect(response.status).toBe(403);
-    expect(response.headers.get("www-authenticate")).toMatch(/error="insufficient_scope", scope="lsp:read"/);
+    const challenge = response.headers.get("www-authenticate") ?? "";
+    expect(challenge).toMatch(/^Bearer error="insufficient_scope", /);
+    expect(challenge).toMatch(
+      /, scope="lsp:read", resource_metadata="http:[^"]+\/\.well-known\/oauth-protected-resource\/mcp"$/,
+    );
   });
 
   test("a write with a read-only token: 403 insufficient_scope asking for lsp:write; a preview is fine", async () => {

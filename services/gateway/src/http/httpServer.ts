@@ -3,9 +3,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Logger } from "@lspmesh/service-kit";
 import { hostHeaderValidation, originValidation, toNodeHandler } from "@modelcontextprotocol/node";
-import type { McpHttpHandler } from "@modelcontextprotocol/server";
+import {
+  bearerAuthChallengeResponse,
+  getOAuthProtectedResourceMetadataUrl,
+  type McpHttpHandler,
+  OAuthError,
+  OAuthErrorCode,
+} from "@modelcontextprotocol/server";
 import type { Authenticator } from "../auth/authenticator.js";
-import { authInfoFor, hasScope, type Principal, SCOPES, type Scope } from "../auth/principal.js";
+import { authInfoFor, type Principal, SCOPES, type Scope } from "../auth/principal.js";
+import { missingScope } from "../auth/scopeDecision.js";
 import type { TenantLimiter } from "../limits/tenantLimiter.js";
 import type { GatewayMetrics } from "../ops/metrics.js";
 import type { Allowlists } from "./allowlists.js";
@@ -54,22 +61,35 @@ export function createHttpServer(options: HttpServerOptions): Server {
 
   const baseUrl = (req: IncomingMessage) =>
     (options.publicUrl ?? `http://${req.headers.host ?? "localhost"}`).replace(/\/+$/, "");
-  const metadataUrl = (req: IncomingMessage) => `${baseUrl(req)}${RESOURCE_METADATA_PATH}${MCP_PATH}`;
+  const metadataUrl = (req: IncomingMessage) =>
+    getOAuthProtectedResourceMetadataUrl(new URL(`${baseUrl(req)}${MCP_PATH}`));
 
-  const challenge = (req: IncomingMessage, params: Record<string, string>) =>
-    [
-      `Bearer resource_metadata="${metadataUrl(req)}"`,
-      ...Object.entries(params).map(([k, v]) => `${k}="${v.replaceAll('"', "'")}"`),
-    ].join(", ");
-
-  const refuse = (res: ServerResponse, status: 401 | 403, header: string, error: string, description: string) => {
+  /** 401 to a request without credentials: RFC 6750 (3.1) wants no error code then, which the SDK's challenge always adds. */
+  const askForToken = (req: IncomingMessage, res: ServerResponse, description: string) => {
     res
-      .writeHead(status, {
+      .writeHead(401, {
         "content-type": "application/json",
-        "www-authenticate": header,
+        "www-authenticate": `Bearer resource_metadata="${metadataUrl(req)}", error_description="${description.replaceAll('"', "'")}"`,
         "cache-control": "no-store",
       })
-      .end(JSON.stringify({ error, error_description: description }));
+      .end(JSON.stringify({ error: "unauthorized", error_description: description }));
+  };
+
+  /** 401 invalid_token or 403 insufficient_scope, with the SDK's RFC 6750 / RFC 9728 challenge. */
+  const refuse = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    code: OAuthErrorCode.InvalidToken | OAuthErrorCode.InsufficientScope,
+    description: string,
+    requiredScopes?: Scope[],
+  ) => {
+    const answer = bearerAuthChallengeResponse(new OAuthError(code, description), {
+      requiredScopes,
+      resourceMetadataUrl: metadataUrl(req),
+    });
+    res
+      .writeHead(answer.status, { ...Object.fromEntries(answer.headers), "cache-control": "no-store" })
+      .end(await answer.text());
   };
 
   async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -77,10 +97,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
     if (!checkHost(req, res) || !checkOrigin(req, res)) return;
     const outcome = await options.authenticator.authenticate(req.headers.authorization);
     if (!outcome.ok) {
-      const params: Record<string, string> = {};
-      if (outcome.error) params.error = outcome.error;
-      params.error_description = outcome.description;
-      refuse(res, 401, challenge(req, params), outcome.error ?? "unauthorized", outcome.description);
+      if (outcome.error) await refuse(req, res, OAuthErrorCode.InvalidToken, outcome.description);
+      else askForToken(req, res, outcome.description);
       return;
     }
     const principal = outcome.principal;
@@ -105,28 +123,14 @@ export function createHttpServer(options: HttpServerOptions): Server {
         return;
       }
       parsed = parseJson(body);
-      const missing = missingScope(principal, parsed);
+      const missing = scopeMissingFor(principal, parsed);
       if (missing) {
-        const scope = missing === "lsp:write" ? "lsp:read lsp:write" : missing;
-        const description = `this token lacks the ${missing} scope`;
-        refuse(
-          res,
-          403,
-          challenge(req, { error: "insufficient_scope", scope, error_description: description }),
-          "insufficient_scope",
-          description,
-        );
+        const scopes: Scope[] = missing === "lsp:write" ? ["lsp:read", "lsp:write"] : [missing];
+        await refuse(req, res, OAuthErrorCode.InsufficientScope, `this token lacks the ${missing} scope`, scopes);
         return;
       }
-    } else if (!hasScope(principal, "lsp:read")) {
-      const description = "this token lacks the lsp:read scope";
-      refuse(
-        res,
-        403,
-        challenge(req, { error: "insufficient_scope", scope: "lsp:read", error_description: description }),
-        "insufficient_scope",
-        description,
-      );
+    } else if (missingScope(principal, "lsp:read")) {
+      await refuse(req, res, OAuthErrorCode.InsufficientScope, "this token lacks the lsp:read scope", ["lsp:read"]);
       return;
     }
     if (parsed !== undefined) {
@@ -148,13 +152,13 @@ export function createHttpServer(options: HttpServerOptions): Server {
     await serveMcp(replay, res);
   }
 
-  function missingScope(principal: Principal, parsed: unknown): Scope | undefined {
+  function scopeMissingFor(principal: Principal, parsed: unknown): Scope | undefined {
     // Malformed JSON: the MCP handler answers it with a JSON-RPC parse error.
-    if (parsed === undefined) return hasScope(principal, "lsp:read") ? undefined : "lsp:read";
+    if (parsed === undefined) return missingScope(principal, "lsp:read");
     const messages = Array.isArray(parsed) ? parsed : [parsed];
     for (const message of messages) {
-      const needed = options.requiredScope(message);
-      if (!hasScope(principal, needed)) return needed;
+      const missing = missingScope(principal, options.requiredScope(message));
+      if (missing) return missing;
     }
     return undefined;
   }
@@ -185,6 +189,9 @@ export function createHttpServer(options: HttpServerOptions): Server {
       (path === RESOURCE_METADATA_PATH || path === `${RESOURCE_METADATA_PATH}${MCP_PATH}`) &&
       options.authenticator.required
     ) {
+      // RFC 9728 metadata, written here: the SDK's builder needs the authorization server's full
+      // RFC 8414 metadata, which a resource server checking JWTs against a JWKS does not have (and an
+      // API-key deployment has no authorization server at all).
       const metadata = {
         resource: `${baseUrl(req)}${MCP_PATH}`,
         ...(options.authorizationServers?.length ? { authorization_servers: options.authorizationServers } : {}),

@@ -2,7 +2,7 @@ import { expect, test } from "vitest";
 import { z } from "zod";
 import { GatewayError } from "../errors.js";
 import { parseArguments } from "./defineTool.js";
-import { positionArguments } from "./tools/shared.js";
+import { positionArguments } from "./toolSupport/shared.js";
 
 const schema = z.object(positionArguments);
 

@@ -2,7 +2,8 @@
 import type { McpServer, StandardSchemaWithJSON, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { GatewayError } from "../errors.js";
-import { runTool, type ToolCall, type ToolDeps } from "./toolCall.js";
+import { runTool } from "./pipeline/runTool.js";
+import type { ToolCall, ToolDeps } from "./toolCall.js";
 
 /** What a tool body returns: readable text, and the structured form matching the output schema. */
 export interface ToolAnswer<Structured> {

@@ -4,7 +4,7 @@
 // RPC would be tighter; see docs/gateway.md "Progress".
 import type { RunnerHandle } from "../routing/runnerRouter.js";
 import type { WorkspaceTarget } from "../workspaces.js";
-import { stateName } from "./tools/shared.js";
+import { stateName } from "./toolSupport/shared.js";
 
 /** Starts polling; returns the stop function (idempotent). The first poll is one interval in. */
 export function pollRunnerProgress(

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { emptyAnswerText, locationText, statusHeader } from "./text.js";
-import type { AnswerStatusOutput } from "./tools/shared.js";
+import type { AnswerStatusOutput } from "./toolSupport/shared.js";
 
 const ready: AnswerStatusOutput = { state: "ready", partial: false, language: "typescript", server: "tsserver" };
 const indexing: AnswerStatusOutput = { ...ready, state: "indexing", partial: true };

@@ -1,7 +1,7 @@
 // Readable text shared by the tools: where a request pointed, locations with snippets, and the
 // wording for answers from a server that is not ready (never a bare "no results" then).
 import type { ServerStateName } from "@lspmesh/proto";
-import type { AnswerStatusOutput, LocationOutput, PositionAt } from "./tools/shared.js";
+import type { AnswerStatusOutput, LocationOutput, PositionAt } from "./toolSupport/shared.js";
 
 const STATE_PHRASES: Record<ServerStateName, string> = {
   starting: "is starting",

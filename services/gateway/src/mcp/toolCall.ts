@@ -1,23 +1,18 @@
-// What every tool call shares: a request id, the verified caller, per-tenant limits, workspace
-// resolution, runner calls (routing, deadline, x-request-id, cancellation, one retry of idempotent
-// reads on the next runner), progress notifications, one log line and metrics, audit lines for
-// writes, and errors turned into tool errors.
-import { randomUUID } from "node:crypto";
-import { type CallOptions, GrpcStatus, Metadata } from "@lspmesh/grpc";
-import { ERROR_CODE_TRAILER, REQUEST_ID_METADATA } from "@lspmesh/proto";
+// The lean per-call object tool bodies use: the caller, workspace resolution, and runner calls
+// (routing, deadline, x-request-id, cancellation, one retry of idempotent reads on the next
+// runner), progress notifications and audit details. The checks around it (caller, scope,
+// limits, outcome, errors) are the pipeline's steps (pipeline/steps.ts).
+import { type CallOptions, Metadata } from "@lspmesh/grpc";
+import { REQUEST_ID_METADATA } from "@lspmesh/proto";
 import type { LogFields, Logger } from "@lspmesh/service-kit";
-import type { CallToolResult, ServerContext } from "@modelcontextprotocol/server";
-import { hasScope, type Principal, principalFrom } from "../auth/principal.js";
+import type { Principal } from "../auth/principal.js";
 import { GatewayError } from "../errors.js";
-import { isServiceError, toolErrorFromGrpc } from "../grpcErrors.js";
 import type { TenantLimiter } from "../limits/tenantLimiter.js";
 import type { GatewayMetrics } from "../ops/metrics.js";
 import type { RunnerClient, RunnerRouter } from "../routing/runnerRouter.js";
 import type { Caller, WorkspaceResolver, WorkspaceTarget } from "../workspaces.js";
 import { pollRunnerProgress } from "./progress.js";
-
-/** `_meta` key of a tool error result: `{ code, message, requestId, retryAfterMs? }` for programs to read. */
-export const ERROR_META_KEY = "lspmesh/error";
+import { internalError, isUnreachable, toGatewayError } from "./toolErrors.js";
 
 /** How often a long runner call polls the workspace status for progress to forward, in ms. */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 1000;
@@ -96,38 +91,28 @@ export interface ToolCall {
   audit(fields: LogFields): void;
 }
 
-export interface ToolRunOptions {
-  /** True when these arguments make the call write files: needs lsp:write, never retried, audited. */
-  write: boolean;
+/** What a call object is made from: who calls, what for, and how to tell the client about progress. */
+export interface ToolCallInput {
+  readonly deps: ToolDeps;
+  readonly tool: string;
+  readonly requestId: string;
+  readonly principal: Principal | undefined;
+  /** The call writes files: runner calls are never retried on another runner. */
+  readonly write: boolean;
+  /** Aborted when the MCP client cancels or disconnects. */
+  readonly signal: AbortSignal;
+  /** Sends one `notifications/progress`; absent when the client asked for none. */
+  readonly notifyProgress?: ((message: string, total?: number) => void) | undefined;
+  /** Where `audit()` details go. */
+  readonly auditFields: LogFields;
 }
 
-export async function runTool(
-  deps: ToolDeps,
-  ctx: ServerContext,
-  tool: string,
-  body: (call: ToolCall) => Promise<CallToolResult>,
-  runOptions: ToolRunOptions = { write: false },
-): Promise<CallToolResult> {
-  const requestId = randomUUID();
-  const started = performance.now();
-  const signal = ctx.mcpReq.signal;
-  const principal = principalFrom(ctx.http?.authInfo) ?? deps.defaultPrincipal;
-  const caller: Caller = { principal };
-  const tenant = principal?.tenant ?? "";
-  const progressToken = ctx.mcpReq._meta?.progressToken;
-  let progressCount = 0;
-  const auditFields: LogFields = {};
-  const notifyProgress = (message: string, total?: number) => {
-    if (progressToken === undefined || signal.aborted) return;
-    progressCount += 1;
-    ctx.mcpReq
-      .notify({
-        method: "notifications/progress",
-        params: { progressToken, progress: progressCount, ...(total ? { total } : {}), message },
-      })
-      .catch(() => {});
-  };
-
+export function createToolCall(input: ToolCallInput): ToolCall {
+  const { deps, tool, requestId, signal, auditFields } = input;
+  const caller: Caller = { principal: input.principal };
+  const notifyProgress = input.notifyProgress ?? (() => {});
+  const forwardsProgress = input.notifyProgress !== undefined;
+  const runOptions = { write: input.write };
   const call: ToolCall = {
     requestId,
     caller,
@@ -147,7 +132,7 @@ export async function runTool(
       const retry = !options.write && !runOptions.write && options.failover !== false;
       const attempts = candidates.slice(0, retry ? 2 : 1);
       const stopProgress =
-        progressToken !== undefined && options.progress !== false
+        forwardsProgress && options.progress !== false
           ? pollRunnerProgress(
               candidates[0]!,
               target,
@@ -216,10 +201,7 @@ export async function runTool(
 
   function unexpected(error: unknown): GatewayError {
     deps.logger.error("runner call failed unexpectedly", { requestId, tool, error: String(error) });
-    return new GatewayError(
-      "UNAVAILABLE",
-      `internal error in the gateway; try again, and report request id ${requestId}`,
-    );
+    return internalError(requestId);
   }
 
   function callOptions(options: SendOptions): CallOptions {
@@ -228,106 +210,5 @@ export async function runTool(
     return { timeoutMs: options.timeoutMs ?? deps.callTimeoutMs + (options.extraMs ?? 0), metadata, signal };
   }
 
-  const finish = (outcome: "ok" | "error", code?: string) => {
-    const durationMs = Math.round(performance.now() - started);
-    deps.metrics?.toolCalls.inc({ tool, tenant, outcome });
-    deps.metrics?.toolDuration.observe({ tool, tenant }, durationMs / 1000);
-    if (code) deps.metrics?.toolErrors.inc({ tool, tenant, code });
-    deps.logger.info("tool call", { requestId, tool, tenant, durationMs, outcome, code });
-    // One audit line per write call, whatever its outcome: who changed (or tried to change) what.
-    if (runOptions.write) {
-      deps.logger.info("audit", {
-        requestId,
-        tool,
-        tenant,
-        subject: principal?.subject,
-        outcome,
-        code,
-        ...auditFields,
-      });
-    }
-  };
-
-  let release: (() => void) | undefined;
-  try {
-    if (!principal) throw new GatewayError("FORBIDDEN", "this call carries no verified caller; send a bearer token");
-    if (runOptions.write && !hasScope(principal, "lsp:write")) {
-      throw new GatewayError(
-        "FORBIDDEN",
-        "this call writes files and the token lacks the lsp:write scope; use a token with lsp:write, or preview with apply: false",
-      );
-    }
-    if (deps.limiter) {
-      const admission = deps.limiter.admit(principal.tenant);
-      if (!admission.ok) {
-        deps.metrics?.rateLimited.inc({ tenant, reason: admission.reason });
-        const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
-        const limit =
-          admission.reason === "rate"
-            ? `${admission.limits.callsPerSecond} calls per second`
-            : `${admission.limits.concurrentCalls} calls at once`;
-        const error = new GatewayError(
-          "RATE_LIMITED",
-          `too many calls: the limit is ${limit}; retry after ${seconds} s`,
-        );
-        finish("error", error.code);
-        return toolErrorResult(error, requestId, { retryAfterMs: admission.retryAfterMs });
-      }
-      release = admission.release;
-    }
-    const result = await body(call);
-    finish("ok");
-    return result;
-  } catch (error) {
-    const toolError = toGatewayError(error);
-    if (toolError) {
-      finish("error", toolError.code);
-      return toolErrorResult(toolError, requestId);
-    }
-    deps.logger.error("tool call failed unexpectedly", {
-      requestId,
-      tool,
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    });
-    finish("error", "UNAVAILABLE");
-    return toolErrorResult(
-      new GatewayError("UNAVAILABLE", `internal error in the gateway; try again, and report request id ${requestId}`),
-      requestId,
-    );
-  } finally {
-    release?.();
-  }
-}
-
-/** A transport failure (runner down or unreachable), not an answer the runner wrote. */
-export function isUnreachable(error: unknown): boolean {
-  return (
-    isServiceError(error) &&
-    error.code === GrpcStatus.UNAVAILABLE &&
-    error.metadata.get(ERROR_CODE_TRAILER).length === 0
-  );
-}
-
-export function toGatewayError(error: unknown): GatewayError | undefined {
-  if (error instanceof GatewayError) return error;
-  if (isServiceError(error)) return toolErrorFromGrpc(error);
-  return undefined;
-}
-
-/**
- * An `isError` tool result. No structuredContent: 1.x SDK clients validate it against the
- * tool's outputSchema even on errors, so the code rides in the text and in `_meta`.
- */
-export function toolErrorResult(
-  error: GatewayError,
-  requestId?: string,
-  extra: Record<string, unknown> = {},
-): CallToolResult {
-  return {
-    isError: true,
-    content: [{ type: "text", text: `${error.code}: ${error.message}` }],
-    _meta: {
-      [ERROR_META_KEY]: { code: error.code, message: error.message, ...(requestId ? { requestId } : {}), ...extra },
-    },
-  };
+  return call;
 }

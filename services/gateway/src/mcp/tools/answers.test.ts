@@ -11,11 +11,11 @@ import {
   SymbolKind,
 } from "@lspmesh/proto";
 import { expect, test } from "vitest";
+import type { PositionAt } from "../toolSupport/shared.js";
 import { codeActionsAnswer } from "./codeActions.js";
 import { completionsAnswer } from "./completions.js";
 import { hierarchyAnswer } from "./hierarchy.js";
 import { inlayHintsAnswer } from "./inlayHints.js";
-import type { PositionAt } from "./shared.js";
 import { signatureHelpAnswer } from "./signatureHelp.js";
 
 const ready = { state: ServerState.READY, language: "typescript", server: "tsserver 5.9" };

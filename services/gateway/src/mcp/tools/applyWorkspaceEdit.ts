@@ -5,8 +5,14 @@ import { GatewayError } from "../../errors.js";
 import type { WorkspaceTarget } from "../../workspaces.js";
 import { defineTool, writingAnnotations } from "../defineTool.js";
 import type { ToolCall } from "../toolCall.js";
-import { editAnswer, editAnswerShape, touchedFiles, workspaceEditFrom, workspaceEditInput } from "./edits.js";
-import { workspaceArgument } from "./shared.js";
+import {
+  editAnswer,
+  editAnswerShape,
+  touchedFiles,
+  workspaceEditFrom,
+  workspaceEditInput,
+} from "../toolSupport/edits.js";
+import { workspaceArgument } from "../toolSupport/shared.js";
 
 const input = z.object({
   workspace: workspaceArgument,

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 import { defineTool, type GatewayTool } from "../defineTool.js";
 import { counted, lines } from "../text.js";
-import { toGatewayError } from "../toolCall.js";
+import { toGatewayError } from "../toolErrors.js";
 
 export const MAX_BATCH = 20;
 

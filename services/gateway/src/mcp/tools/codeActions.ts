@@ -4,8 +4,8 @@ import type { CodeActionsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer, writingAnnotations } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
-import { editFrom, editPreview, touchedFiles, workspaceEditOutput } from "./edits.js";
-import { answerStatusShape, fileArgument, oneBased, statusFrom, workspaceArgument } from "./shared.js";
+import { editFrom, editPreview, touchedFiles, workspaceEditOutput } from "../toolSupport/edits.js";
+import { answerStatusShape, fileArgument, oneBased, statusFrom, workspaceArgument } from "../toolSupport/shared.js";
 
 const input = z.object({
   workspace: workspaceArgument,

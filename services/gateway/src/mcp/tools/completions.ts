@@ -10,7 +10,7 @@ import {
   positionArguments,
   positionFrom,
   statusFrom,
-} from "./shared.js";
+} from "../toolSupport/shared.js";
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, isNotReady, lines, statusHeader } from "../text.js";
-import { toGatewayError } from "../toolCall.js";
+import { toGatewayError } from "../toolErrors.js";
 import {
   answerStatusShape,
   collectParts,
@@ -15,7 +15,7 @@ import {
   rangeShape,
   statusFrom,
   workspaceArgument,
-} from "./shared.js";
+} from "../toolSupport/shared.js";
 
 /** Default and largest wait for fresh diagnostics, in ms. */
 const DEFAULT_WAIT_MS = 3000;

@@ -12,7 +12,7 @@ import {
   statusFrom,
   symbolKindName,
   workspaceArgument,
-} from "./shared.js";
+} from "../toolSupport/shared.js";
 
 const input = z.object({ workspace: workspaceArgument, file: fileArgument });
 

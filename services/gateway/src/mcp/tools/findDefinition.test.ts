@@ -1,8 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { LocationsAnswerSchema, ServerState } from "@lspmesh/proto";
 import { expect, test } from "vitest";
+import type { PositionAt } from "../toolSupport/shared.js";
 import { definitionAnswer } from "./findDefinition.js";
-import type { PositionAt } from "./shared.js";
 
 const byPosition: PositionAt = { file: "src/main.ts", target: { case: "position", value: { line: 4, column: 13 } } };
 const bySymbol: PositionAt = {

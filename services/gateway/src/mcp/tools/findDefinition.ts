@@ -15,7 +15,7 @@ import {
   positionArguments,
   positionFrom,
   statusFrom,
-} from "./shared.js";
+} from "../toolSupport/shared.js";
 
 const input = z.object(positionArguments);
 

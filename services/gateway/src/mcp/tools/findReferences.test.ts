@@ -1,8 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { ReferencesAnswerSchema, ServerState } from "@lspmesh/proto";
 import { expect, test } from "vitest";
+import type { PositionAt } from "../toolSupport/shared.js";
 import { referencesAnswer } from "./findReferences.js";
-import type { PositionAt } from "./shared.js";
 
 const at: PositionAt = { file: "src/a.ts", target: { case: "position", value: { line: 1, column: 17 } } };
 

@@ -12,7 +12,7 @@ import {
   positionArguments,
   positionFrom,
   statusFrom,
-} from "./shared.js";
+} from "../toolSupport/shared.js";
 
 /** References returned when `limit` is not given; keeps answers readable. */
 const DEFAULT_LIMIT = 200;

@@ -1,9 +1,9 @@
 // format_document: the formatting edits the language server proposes for a file; optionally applied.
 import { z } from "zod";
 import { defineTool, writingAnnotations } from "../defineTool.js";
-import { editAnswerShape, sendEdit } from "./edits.js";
+import { editAnswerShape, sendEdit } from "../toolSupport/edits.js";
+import { fileArgument, workspaceArgument } from "../toolSupport/shared.js";
 import { applyArgument } from "./renameSymbol.js";
-import { fileArgument, workspaceArgument } from "./shared.js";
 
 const input = z.object({
   workspace: workspaceArgument,

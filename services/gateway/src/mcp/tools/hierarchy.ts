@@ -16,7 +16,7 @@ import {
   rangeShape,
   statusFrom,
   symbolKindName,
-} from "./shared.js";
+} from "../toolSupport/shared.js";
 
 export interface HierarchyNodeOutput {
   name: string;

@@ -1,8 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { HoverAnswerSchema, ServerState } from "@lspmesh/proto";
 import { expect, test } from "vitest";
+import type { PositionAt } from "../toolSupport/shared.js";
 import { hoverAnswer } from "./hover.js";
-import type { PositionAt } from "./shared.js";
 
 const at: PositionAt = {
   file: "src/日本.ts",

@@ -11,7 +11,7 @@ import {
   rangeFrom,
   rangeShape,
   statusFrom,
-} from "./shared.js";
+} from "../toolSupport/shared.js";
 
 const input = z.object(positionArguments);
 

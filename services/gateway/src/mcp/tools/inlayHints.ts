@@ -4,7 +4,7 @@ import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
-import { answerStatusShape, fileArgument, oneBased, statusFrom, workspaceArgument } from "./shared.js";
+import { answerStatusShape, fileArgument, oneBased, statusFrom, workspaceArgument } from "../toolSupport/shared.js";
 
 const input = z.object({
   workspace: workspaceArgument,

@@ -1,9 +1,9 @@
 // rename_file: move a file and update the imports that refer to it (workspace/willRenameFiles).
 import { z } from "zod";
 import { defineTool, writingAnnotations } from "../defineTool.js";
-import { editAnswerShape, sendEdit } from "./edits.js";
+import { editAnswerShape, sendEdit } from "../toolSupport/edits.js";
+import { fileArgument, workspaceArgument } from "../toolSupport/shared.js";
 import { applyArgument } from "./renameSymbol.js";
-import { fileArgument, workspaceArgument } from "./shared.js";
 
 const input = z.object({
   workspace: workspaceArgument,

@@ -3,8 +3,8 @@
 import { z } from "zod";
 import { defineTool, writingAnnotations } from "../defineTool.js";
 import { describeTarget } from "../text.js";
-import { editAnswerShape, sendEdit } from "./edits.js";
-import { positionArguments, positionFrom, statusFrom } from "./shared.js";
+import { editAnswerShape, sendEdit } from "../toolSupport/edits.js";
+import { positionArguments, positionFrom, statusFrom } from "../toolSupport/shared.js";
 
 export const applyArgument = z
   .boolean({ error: "apply must be true or false" })

@@ -17,8 +17,8 @@ import {
   mergeStatuses,
   statusFrom,
   symbolKindName,
-} from "./shared.js";
-import { rankSymbols } from "./symbolRanking.js";
+} from "../toolSupport/shared.js";
+import { rankSymbols } from "../toolSupport/symbolRanking.js";
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;

@@ -3,7 +3,13 @@ import type { SignatureHelpAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
-import { answerStatusShape, type PositionAt, positionArguments, positionFrom, statusFrom } from "./shared.js";
+import {
+  answerStatusShape,
+  type PositionAt,
+  positionArguments,
+  positionFrom,
+  statusFrom,
+} from "../toolSupport/shared.js";
 
 const input = z.object(positionArguments);
 

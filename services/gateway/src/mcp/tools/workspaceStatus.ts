@@ -5,8 +5,8 @@ import { SERVER_STATES } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, lines } from "../text.js";
-import { toGatewayError } from "../toolCall.js";
-import { collectParts, stateName, workspaceArgument } from "./shared.js";
+import { toGatewayError } from "../toolErrors.js";
+import { collectParts, stateName, workspaceArgument } from "../toolSupport/shared.js";
 
 const input = z.object({
   workspace: workspaceArgument.describe("Workspace id; omit to list the workspaces you may use."),
