@@ -105,7 +105,7 @@ export function addService<M extends UnaryMethods>(
   server: grpc.Server,
   service: GenService<M>,
   implementation: ServiceImplementation<M>,
-  onUnexpectedError: (method: string, error: unknown) => void = () => {},
+  onUnexpectedError: (method: string, error: unknown, context: CallContext) => void = () => {},
 ): void {
   const handlers: grpc.UntypedServiceImplementation = {};
   for (const method of service.methods) {
@@ -127,7 +127,7 @@ export function addService<M extends UnaryMethods>(
       handle(call.request as never, context).then(
         (answer) => callback(null, create(output, answer as never)),
         (error: unknown) => {
-          if (!(error instanceof GrpcStatusError)) onUnexpectedError(method.name, error);
+          if (!(error instanceof GrpcStatusError)) onUnexpectedError(method.name, error, context);
           callback(toServiceError(error) as grpc.ServiceError);
         },
       );

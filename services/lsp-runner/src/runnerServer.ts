@@ -10,6 +10,7 @@ import type { RunnerEventBus } from "./events/eventBus.js";
 import { InProcessEventBus } from "./events/inProcessEventBus.js";
 import { RunnerEvents } from "./events/runnerEvents.js";
 import { DEFAULT_HEARTBEAT_MS, RunnerRegistration } from "./events/runnerRegistration.js";
+import { requestIdOf, withCallLog } from "./grpc/callLog.js";
 import { runnerService } from "./grpc/runnerService.js";
 import { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
 import { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/pool/sessionManager.js";
@@ -106,8 +107,18 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     id: language.id,
     extensions: Object.keys(language.extensions).map((extension) => extension.toLowerCase()),
   }));
-  addService(server, Runner, runnerService(engine, { runnerId: id, languages: served }), (method, error) =>
-    log({ level: "error", msg: "unexpected error", method, error: String((error as Error)?.stack ?? error) }),
+  addService(
+    server,
+    Runner,
+    withCallLog(runnerService(engine, { runnerId: id, languages: served }), log),
+    (method, error, context) =>
+      log({
+        level: "error",
+        msg: "unexpected error",
+        method,
+        requestId: requestIdOf(context),
+        error: String((error as Error)?.stack ?? error),
+      }),
   );
   let advertised = "";
   const registration = new RunnerRegistration(

@@ -1,11 +1,18 @@
 // Editing assistance at a position: completion (+ completionItem/resolve), signature help, and
 // inlay hints for a range.
+
 import type {
   CompletionList,
   CompletionItem as LspCompletionItem,
   InlayHint as LspInlayHint,
   MarkupContent,
   SignatureHelp,
+} from "vscode-languageserver-protocol";
+import {
+  CompletionRequest,
+  CompletionResolveRequest,
+  InlayHintRequest,
+  SignatureHelpRequest,
 } from "vscode-languageserver-protocol";
 import { fromLspRange, toLspRange, unitsToCodePoints } from "../lsp/session/positionEncoding.js";
 import type {
@@ -74,11 +81,11 @@ export class AssistanceQueries {
     signal?: AbortSignal,
   ): Promise<CompletionAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
-    requireCapability(context.session, "completionProvider", "textDocument/completion");
+    requireCapability(context.session, "completionProvider", CompletionRequest.method);
     const resolved = this.engine.resolvePosition(context, at);
-    const result = await this.engine.query<LspCompletionItem[] | CompletionList | null>(
+    const result = await this.engine.query(
       context.session,
-      "textDocument/completion",
+      CompletionRequest.type,
       { ...this.engine.positionParams(context, resolved), context: { triggerKind: 1 } },
       signal,
     );
@@ -96,7 +103,7 @@ export class AssistanceQueries {
     const resolvedItems = await Promise.all(
       chosen
         .slice(0, resolveCount)
-        .map((item) => this.engine.query<LspCompletionItem>(context.session, "completionItem/resolve", item, signal)),
+        .map((item) => this.engine.query(context.session, CompletionResolveRequest.type, item, signal)),
     );
     const items = [
       ...resolvedItems.map((item) => this.convertCompletion(context, item, true)),
@@ -111,11 +118,11 @@ export class AssistanceQueries {
 
   async signatureHelp(ref: WorkspaceRef, at: PositionTarget, signal?: AbortSignal): Promise<SignatureHelpAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
-    requireCapability(context.session, "signatureHelpProvider", "textDocument/signatureHelp");
+    requireCapability(context.session, "signatureHelpProvider", SignatureHelpRequest.method);
     const resolved = this.engine.resolvePosition(context, at);
-    const result = await this.engine.query<SignatureHelp | null>(
+    const result = await this.engine.query(
       context.session,
-      "textDocument/signatureHelp",
+      SignatureHelpRequest.type,
       { ...this.engine.positionParams(context, resolved), context: { triggerKind: 1, isRetrigger: false } },
       signal,
     );
@@ -155,12 +162,12 @@ export class AssistanceQueries {
     signal?: AbortSignal,
   ): Promise<InlayHintsAnswer> {
     const context = await this.engine.openDocument(ref, file);
-    requireCapability(context.session, "inlayHintProvider", "textDocument/inlayHint");
+    requireCapability(context.session, "inlayHintProvider", InlayHintRequest.method);
     const wanted = range?.start ? this.engine.resolveRange(context, range) : this.engine.documentRange(context);
     const { lines } = context.document;
-    const result = await this.engine.query<LspInlayHint[] | null>(
+    const result = await this.engine.query(
       context.session,
-      "textDocument/inlayHint",
+      InlayHintRequest.type,
       { textDocument: { uri: context.document.uri }, range: toLspRange(lines, wanted, context.session.encoding) },
       signal,
     );

@@ -1,11 +1,17 @@
 // Applies an lspmesh WorkspaceEdit to the files on disk, safely: every path stays inside the
 // workspace, every file still has the content (hash) and version the edit was computed against,
 // and the whole file set changes or nothing does. Afterwards the language servers are told.
+
 import { randomBytes } from "node:crypto";
 import { chmod, link, lstat, mkdir, readFile, rename, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { FileChangeType } from "vscode-languageserver-protocol";
+import {
+  DidChangeWatchedFilesNotification,
+  DidDeleteFilesNotification,
+  DidRenameFilesNotification,
+  FileChangeType,
+} from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
 import { decodeDocument, sha256 } from "../lsp/documents/textDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
@@ -229,13 +235,13 @@ export class EditApplier {
           const file = await paths.resolveFile(write.path).catch(() => undefined);
           if (file) await session.syncDocument(file, open.languageId).catch(() => {});
         }
-        await session.notify("workspace/didChangeWatchedFiles", { changes });
+        await session.notify(DidChangeWatchedFilesNotification.type, { changes });
         const fileOperations = session.capabilities.workspace?.fileOperations;
         if (renames.length > 0 && fileOperations?.didRename) {
-          await session.notify("workspace/didRenameFiles", { files: renames });
+          await session.notify(DidRenameFilesNotification.type, { files: renames });
         }
         if (deletes.length > 0 && fileOperations?.didDelete) {
-          await session.notify("workspace/didDeleteFiles", { files: deletes });
+          await session.notify(DidDeleteFilesNotification.type, { files: deletes });
         }
       }),
     );

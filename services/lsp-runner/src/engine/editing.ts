@@ -1,5 +1,6 @@
 // Operations that produce workspace edits: code actions, formatting, symbol rename, file rename.
 // Each previews by default and applies on request through the EditApplier.
+
 import { pathToFileURL } from "node:url";
 import type {
   Command,
@@ -9,6 +10,14 @@ import type {
   TextEdit as LspTextEdit,
   WorkspaceEdit as LspWorkspaceEdit,
   PrepareRenameResult,
+} from "vscode-languageserver-protocol";
+import {
+  CodeActionRequest,
+  CodeActionResolveRequest,
+  DocumentFormattingRequest,
+  PrepareRenameRequest,
+  RenameRequest,
+  WillRenameFilesRequest,
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
 import { lookupSetting } from "../lsp/session/languageSession.js";
@@ -59,7 +68,7 @@ export class EditingQueries {
     signal?: AbortSignal,
   ): Promise<CodeActionsAnswer> {
     const context = await this.engine.openDocument(ref, file);
-    requireCapability(context.session, "codeActionProvider", "textDocument/codeAction");
+    requireCapability(context.session, "codeActionProvider", CodeActionRequest.method);
     const wanted = this.engine.resolveRange(context, range);
     const { session, document } = context;
     const lspRange = toLspRange(document.lines, wanted, session.encoding);
@@ -72,9 +81,9 @@ export class EditingQueries {
         signal,
       )) ?? session.diagnostics.get(document.uri);
     const diagnostics = (stored?.diagnostics ?? []).filter((d: LspDiagnostic) => overlaps(d.range, lspRange));
-    const result = await this.engine.query<Array<LspCodeAction | Command> | null>(
+    const result = await this.engine.query(
       session,
-      "textDocument/codeAction",
+      CodeActionRequest.type,
       {
         textDocument: { uri: document.uri },
         range: lspRange,
@@ -89,9 +98,7 @@ export class EditingQueries {
     const actions: CodeAction[] = [];
     for (let action of result ?? []) {
       if (isCodeAction(action) && !action.edit && action.data !== undefined && canResolve && resolvable-- > 0) {
-        action = await this.engine
-          .query<LspCodeAction>(session, "codeAction/resolve", action, signal)
-          .catch(() => action);
+        action = await this.engine.query(session, CodeActionResolveRequest.type, action, signal).catch(() => action);
       }
       actions.push(await this.convertAction(context, action));
     }
@@ -141,12 +148,12 @@ export class EditingQueries {
     signal?: AbortSignal,
   ): Promise<EditAnswer> {
     const context = await this.engine.openDocument(ref, file);
-    requireCapability(context.session, "documentFormattingProvider", "textDocument/formatting");
+    requireCapability(context.session, "documentFormattingProvider", DocumentFormattingRequest.method);
     const configured = lookupSetting(context.session.language.settings ?? {}, "formattingOptions");
     const formatting = options ?? (isFormatting(configured) ? configured : DEFAULT_FORMATTING);
-    const edits = await this.engine.query<LspTextEdit[] | null>(
+    const edits = await this.engine.query(
       context.session,
-      "textDocument/formatting",
+      DocumentFormattingRequest.type,
       { textDocument: { uri: context.document.uri }, options: formatting },
       signal,
     );
@@ -166,7 +173,7 @@ export class EditingQueries {
   ): Promise<EditAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
     const { session, document } = context;
-    requireCapability(session, "renameProvider", "textDocument/rename");
+    requireCapability(session, "renameProvider", RenameRequest.method);
     const resolved = this.engine.resolvePosition(context, at);
     const params = this.engine.positionParams(context, resolved);
     const where = `${context.file.path}:${resolved.line}:${resolved.column}`;
@@ -174,7 +181,7 @@ export class EditingQueries {
     const provider = session.capabilities.renameProvider;
     if (typeof provider === "object" && provider.prepareProvider) {
       const prepared = await refusedAsInvalid(
-        this.engine.query<PrepareRenameResult | null>(session, "textDocument/prepareRename", params, signal),
+        this.engine.query(session, PrepareRenameRequest.type, params, signal),
         `nothing can be renamed at ${where}`,
       );
       if (!prepared)
@@ -194,7 +201,7 @@ export class EditingQueries {
     if (current === newName)
       throw new RunnerError("INVALID_ARGUMENT", `'${current}' already has that name; give a new one`);
     const result = await refusedAsInvalid(
-      this.engine.query<LspWorkspaceEdit | null>(session, "textDocument/rename", { ...params, newName }, signal),
+      this.engine.query(session, RenameRequest.type, { ...params, newName }, signal),
       `cannot rename at ${where}`,
     );
     const edit = await fromLspWorkspaceEdit(context.paths, session, result);
@@ -219,9 +226,9 @@ export class EditingQueries {
       );
     }
     const target = await context.paths.resolveNewFile(newFile);
-    const result = await this.engine.query<LspWorkspaceEdit | null>(
+    const result = await this.engine.query(
       session,
-      "workspace/willRenameFiles",
+      WillRenameFilesRequest.type,
       {
         files: [{ oldUri: context.document.uri, newUri: pathToFileURL(target.absolute).href }],
       },

@@ -1,5 +1,6 @@
 // Call hierarchy (incoming or outgoing calls, depth 1–3) and type hierarchy (supertypes or
 // subtypes), as trees rooted at the symbol at a position.
+
 import { fileURLToPath } from "node:url";
 import type {
   CallHierarchyIncomingCall,
@@ -7,6 +8,15 @@ import type {
   CallHierarchyOutgoingCall,
   Range as LspRange,
   TypeHierarchyItem,
+} from "vscode-languageserver-protocol";
+import {
+  CallHierarchyIncomingCallsRequest,
+  CallHierarchyOutgoingCallsRequest,
+  CallHierarchyPrepareRequest,
+  type TextDocumentPositionParams,
+  TypeHierarchyPrepareRequest,
+  TypeHierarchySubtypesRequest,
+  TypeHierarchySupertypesRequest,
 } from "vscode-languageserver-protocol";
 import { invalidArgument } from "../errors.js";
 import { fromLspRange } from "../lsp/session/positionEncoding.js";
@@ -109,12 +119,16 @@ export class HierarchyQueries {
   ): Promise<HierarchyAnswer> {
     const levels = checkDepth(depth);
     const context = await this.engine.openDocument(ref, at.file);
-    requireCapability(context.session, "callHierarchyProvider", "call hierarchy (textDocument/prepareCallHierarchy)");
+    requireCapability(
+      context.session,
+      "callHierarchyProvider",
+      `call hierarchy (${CallHierarchyPrepareRequest.method})`,
+    );
     const children = async (item: Item): Promise<Child[]> => {
       if (direction === "incoming") {
-        const calls = await this.engine.query<CallHierarchyIncomingCall[] | null>(
+        const calls = await this.engine.query(
           context.session,
-          "callHierarchy/incomingCalls",
+          CallHierarchyIncomingCallsRequest.type,
           { item },
           signal,
         );
@@ -124,16 +138,11 @@ export class HierarchyQueries {
           callSites: { ranges: call.fromRanges, in: call.from },
         }));
       }
-      const calls = await this.engine.query<CallHierarchyOutgoingCall[] | null>(
-        context.session,
-        "callHierarchy/outgoingCalls",
-        { item },
-        signal,
-      );
+      const calls = await this.engine.query(context.session, CallHierarchyOutgoingCallsRequest.type, { item }, signal);
       // Outgoing call sites lie in the item that makes the calls.
       return (calls ?? []).map((call) => ({ item: call.to, callSites: { ranges: call.fromRanges, in: item } }));
     };
-    return this.walk(context, at, "textDocument/prepareCallHierarchy", children, levels, signal);
+    return this.walk(context, at, CallHierarchyPrepareRequest.type, children, levels, signal);
   }
 
   async typeHierarchy(
@@ -145,31 +154,35 @@ export class HierarchyQueries {
   ): Promise<HierarchyAnswer> {
     const levels = checkDepth(depth);
     const context = await this.engine.openDocument(ref, at.file);
-    requireCapability(context.session, "typeHierarchyProvider", "type hierarchy (textDocument/prepareTypeHierarchy)");
+    requireCapability(
+      context.session,
+      "typeHierarchyProvider",
+      `type hierarchy (${TypeHierarchyPrepareRequest.method})`,
+    );
     const children = async (item: Item): Promise<Child[]> => {
-      const items = await this.engine.query<TypeHierarchyItem[] | null>(
+      const items = await this.engine.query(
         context.session,
-        `typeHierarchy/${direction}`,
+        direction === "supertypes" ? TypeHierarchySupertypesRequest.type : TypeHierarchySubtypesRequest.type,
         { item },
         signal,
       );
       return (items ?? []).map((child) => ({ item: child }));
     };
-    return this.walk(context, at, "textDocument/prepareTypeHierarchy", children, levels, signal);
+    return this.walk(context, at, TypeHierarchyPrepareRequest.type, children, levels, signal);
   }
 
   private async walk(
     context: DocumentContext,
     at: PositionTarget,
-    prepareMethod: string,
+    prepare: typeof CallHierarchyPrepareRequest.type | typeof TypeHierarchyPrepareRequest.type,
     children: (item: Item) => Promise<Child[]>,
     depth: number,
     signal?: AbortSignal,
   ): Promise<HierarchyAnswer> {
     const resolved = this.engine.resolvePosition(context, at);
-    const prepared = await this.engine.query<Item[] | null>(
+    const prepared: Item[] | null = await this.engine.query<TextDocumentPositionParams, Item[] | null>(
       context.session,
-      prepareMethod,
+      prepare,
       this.engine.positionParams(context, resolved),
       signal,
     );

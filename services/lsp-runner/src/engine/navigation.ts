@@ -1,4 +1,5 @@
 // Navigation and information queries: definitions, references, hover, symbols.
+
 import type {
   Hover,
   LocationLink,
@@ -9,6 +10,17 @@ import type {
   MarkupContent,
   ServerCapabilities,
   SymbolInformation,
+} from "vscode-languageserver-protocol";
+import {
+  DefinitionRequest,
+  DocumentSymbolRequest,
+  HoverRequest,
+  ImplementationRequest,
+  ReferencesRequest,
+  type RequestType,
+  type TextDocumentPositionParams,
+  TypeDefinitionRequest,
+  WorkspaceSymbolRequest,
 } from "vscode-languageserver-protocol";
 import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
 import { fromLspRange } from "../lsp/session/positionEncoding.js";
@@ -31,23 +43,27 @@ const DEFAULT_SYMBOL_LIMIT = 100;
 
 export type LocationKind = "definition" | "typeDefinition" | "implementation";
 
-const LOCATION_METHODS: Record<LocationKind, { method: string; capability: keyof ServerCapabilities }> = {
-  definition: { method: "textDocument/definition", capability: "definitionProvider" },
-  typeDefinition: { method: "textDocument/typeDefinition", capability: "typeDefinitionProvider" },
-  implementation: { method: "textDocument/implementation", capability: "implementationProvider" },
-};
+const LOCATION_METHODS = {
+  definition: { type: DefinitionRequest.type, capability: "definitionProvider" },
+  typeDefinition: { type: TypeDefinitionRequest.type, capability: "typeDefinitionProvider" },
+  implementation: { type: ImplementationRequest.type, capability: "implementationProvider" },
+} as const satisfies Record<LocationKind, { type: { method: string }; capability: keyof ServerCapabilities }>;
 
 export class NavigationQueries {
   constructor(private readonly engine: EngineContext) {}
 
   async locations(kind: LocationKind, ref: WorkspaceRef, at: PositionTarget, signal?: AbortSignal) {
-    const { method, capability } = LOCATION_METHODS[kind];
+    const { type, capability } = LOCATION_METHODS[kind];
     const context = await this.engine.openDocument(ref, at.file);
-    requireCapability(context.session, capability, method);
+    requireCapability(context.session, capability, type.method);
     const resolved = this.engine.resolvePosition(context, at);
-    const result = await this.engine.query<LspLocation | LspLocation[] | LocationLink[] | null>(
+    // The three requests answer the same shapes (Location, Location[], LocationLink[] or null).
+    const result = await this.engine.query<
+      TextDocumentPositionParams,
+      LspLocation | LspLocation[] | LocationLink[] | null
+    >(
       context.session,
-      method,
+      type as RequestType<TextDocumentPositionParams, LspLocation | LspLocation[] | LocationLink[] | null, unknown>,
       this.engine.positionParams(context, resolved),
       signal,
     );
@@ -71,11 +87,11 @@ export class NavigationQueries {
     signal?: AbortSignal,
   ): Promise<ReferencesAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
-    requireCapability(context.session, "referencesProvider", "textDocument/references");
+    requireCapability(context.session, "referencesProvider", ReferencesRequest.method);
     const resolved = this.engine.resolvePosition(context, at);
-    const result = await this.engine.query<LspLocation[] | null>(
+    const result = await this.engine.query(
       context.session,
-      "textDocument/references",
+      ReferencesRequest.type,
       { ...this.engine.positionParams(context, resolved), context: { includeDeclaration } },
       signal,
     );
@@ -95,11 +111,11 @@ export class NavigationQueries {
 
   async hover(ref: WorkspaceRef, at: PositionTarget, signal?: AbortSignal): Promise<HoverAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
-    requireCapability(context.session, "hoverProvider", "textDocument/hover");
+    requireCapability(context.session, "hoverProvider", HoverRequest.method);
     const resolved = this.engine.resolvePosition(context, at);
-    const result = await this.engine.query<Hover | null>(
+    const result = await this.engine.query(
       context.session,
-      "textDocument/hover",
+      HoverRequest.type,
       this.engine.positionParams(context, resolved),
       signal,
     );
@@ -119,10 +135,10 @@ export class NavigationQueries {
 
   async documentSymbols(ref: WorkspaceRef, file: string, signal?: AbortSignal): Promise<DocumentSymbolsAnswer> {
     const context = await this.engine.openDocument(ref, file);
-    requireCapability(context.session, "documentSymbolProvider", "textDocument/documentSymbol");
-    const result = await this.engine.query<LspDocumentSymbol[] | SymbolInformation[] | null>(
+    requireCapability(context.session, "documentSymbolProvider", DocumentSymbolRequest.method);
+    const result = await this.engine.query(
       context.session,
-      "textDocument/documentSymbol",
+      DocumentSymbolRequest.type,
       { textDocument: { uri: context.document.uri } },
       signal,
     );
@@ -237,13 +253,8 @@ export class NavigationQueries {
     signal?: AbortSignal,
   ) {
     const context = await this.engine.openDocument(ref, anchor, paths);
-    requireCapability(context.session, "workspaceSymbolProvider", "workspace/symbol");
-    const result = await this.engine.query<Array<SymbolInformation | LspWorkspaceSymbol> | null>(
-      context.session,
-      "workspace/symbol",
-      { query },
-      signal,
-    );
+    requireCapability(context.session, "workspaceSymbolProvider", WorkspaceSymbolRequest.method);
+    const result = await this.engine.query(context.session, WorkspaceSymbolRequest.type, { query }, signal);
     const lines = new FileLines(context.session);
     const symbols: WorkspaceSymbolsAnswer["symbols"] = [];
     let omitted = 0;

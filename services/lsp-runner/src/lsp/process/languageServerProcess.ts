@@ -3,6 +3,7 @@
 // stops whatever it spawned (tsserver, typings installers, build helpers); it is launched with
 // resource limits and a parent-death watchdog (serverLaunch.ts), and the messages it sends are
 // checked for size before they are read (messageSizeGuard.ts).
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import {
@@ -13,6 +14,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from "vscode-jsonrpc/node.js";
+import { ExitNotification, ShutdownRequest } from "vscode-languageserver-protocol";
 import { childEnvironment } from "./childEnvironment.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, type FramingProblem, MessageSizeGuard } from "./messageSizeGuard.js";
 import { processesInGroups } from "./processGroups.js";
@@ -132,8 +134,8 @@ export class LanguageServerProcess {
   private async runShutdownLadder(polite: boolean): Promise<void> {
     if (this.isRunning && polite) {
       const request = (async () => {
-        await this.connection.sendRequest("shutdown");
-        await this.connection.sendNotification("exit");
+        await this.connection.sendRequest(ShutdownRequest.type);
+        await this.connection.sendNotification(ExitNotification.type);
       })().catch(() => {});
       await raceTimeout(request, SHUTDOWN_LADDER_MS.shutdownRequest);
       await raceTimeout(this.exited, SHUTDOWN_LADDER_MS.afterExit);

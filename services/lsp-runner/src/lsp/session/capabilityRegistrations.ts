@@ -8,6 +8,7 @@ import type {
   Registration,
   Unregistration,
 } from "vscode-languageserver-protocol";
+import { DidChangeWatchedFilesNotification } from "vscode-languageserver-protocol";
 import { globToRegExp } from "./globPattern.js";
 
 /** LSP FileChangeType: 1 created, 2 changed, 3 deleted. */
@@ -39,7 +40,7 @@ export class CapabilityRegistrations {
     for (const registration of params.registrations ?? []) {
       this.methods.set(registration.id, registration.method);
       this.registerOptions.set(registration.id, registration.registerOptions);
-      if (registration.method === "workspace/didChangeWatchedFiles") {
+      if (registration.method === DidChangeWatchedFilesNotification.method) {
         const options = registration.registerOptions as DidChangeWatchedFilesRegistrationOptions | undefined;
         this.watchers.set(registration.id, (options?.watchers ?? []).flatMap(compileWatcher));
       }

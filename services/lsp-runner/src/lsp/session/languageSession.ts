@@ -2,19 +2,45 @@
 // keeps documents in sync with the files on disk, and sends requests with timeouts. It notices
 // when its server fails (exits, stops answering, breaks the protocol) and reports it once; starting
 // a replacement is the session manager's job (sessionSlot.ts).
+
 import { readFile } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Message } from "vscode-jsonrpc/node.js";
 import {
+  ApplyWorkspaceEditRequest,
   CancellationTokenSource,
+  CodeLensRefreshRequest,
+  ConfigurationRequest,
+  DiagnosticRefreshRequest,
+  DidChangeConfigurationNotification,
+  DidChangeTextDocumentNotification,
+  DidChangeWatchedFilesNotification,
+  DidCloseTextDocumentNotification,
+  DidOpenTextDocumentNotification,
+  DocumentDiagnosticRequest,
+  ErrorCodes,
   type FileEvent,
+  InitializedNotification,
+  InitializeRequest,
   type InitializeResult,
+  InlayHintRefreshRequest,
+  InlineValueRefreshRequest,
+  LogMessageNotification,
   type NotificationType,
+  PublishDiagnosticsNotification,
   type PublishDiagnosticsParams,
   type Registration,
+  RegistrationRequest,
   type RequestType,
+  ResponseError,
+  SemanticTokensRefreshRequest,
   type ServerCapabilities,
+  ShowDocumentRequest,
+  ShowMessageRequest,
   type Unregistration,
+  UnregistrationRequest,
+  WorkDoneProgressCreateRequest,
+  WorkspaceFoldersRequest,
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../../errors.js";
 import type { ResolvedFile } from "../../workspace/workspacePaths.js";
@@ -237,46 +263,47 @@ export class LanguageSession {
 
   private registerServerRequests(): void {
     const connection = this.process.connection;
-    connection.onRequest("workspace/configuration", (params: { items: Array<{ section?: string }> }) =>
+    connection.onRequest(ConfigurationRequest.type, (params: { items: Array<{ section?: string }> }) =>
       params.items.map((item) => lookupSetting(this.language.settings ?? {}, item.section)),
     );
-    connection.onRequest("workspace/workspaceFolders", () => [{ uri: this.rootUri, name: "workspace" }]);
+    connection.onRequest(WorkspaceFoldersRequest.type, () => [{ uri: this.rootUri, name: "workspace" }]);
     // Registrations, progress tokens and refresh requests need only an acknowledgement.
     // A created progress token counts as work under way until its "end" (the "begin" can come later).
-    connection.onRequest("window/workDoneProgress/create", (params: { token: string | number }) => {
+    connection.onRequest(WorkDoneProgressCreateRequest.type, (params: { token: string | number }) => {
       this.progress.create(params.token);
       this.emitStateChange();
       return null;
     });
-    connection.onRequest("client/registerCapability", (params: { registrations: Registration[] }) => {
+    connection.onRequest(RegistrationRequest.type, (params: { registrations: Registration[] }) => {
       this.registrations.register(params);
       return null;
     });
-    connection.onRequest("client/unregisterCapability", (params: { unregisterations: Unregistration[] }) => {
+    connection.onRequest(UnregistrationRequest.type, (params: { unregisterations: Unregistration[] }) => {
       this.registrations.unregister(params);
       return null;
     });
-    for (const method of [
-      "window/showMessageRequest",
-      "window/showDocument",
-      "workspace/diagnostic/refresh",
-      "workspace/semanticTokens/refresh",
-      "workspace/inlayHint/refresh",
-      "workspace/codeLens/refresh",
-      "workspace/inlineValue/refresh",
+    for (const type of [
+      ShowMessageRequest.type,
+      ShowDocumentRequest.type,
+      DiagnosticRefreshRequest.type,
+      SemanticTokensRefreshRequest.type,
+      InlayHintRefreshRequest.type,
+      CodeLensRefreshRequest.type,
+      InlineValueRefreshRequest.type,
     ]) {
-      connection.onRequest(method, () => null);
+      connection.onRequest(type.method, () => null);
     }
     // Servers never write to the workspace behind the caller's back.
-    connection.onRequest("workspace/applyEdit", () => ({
+    connection.onRequest(ApplyWorkspaceEditRequest.type, () => ({
       applied: false,
       failureReason: "lspmesh applies edits only on request",
     }));
+    // `$/progress` is generic over its value (ProgressType); the tracker reads work-done progress only.
     connection.onNotification("$/progress", (params: { token: string | number; value: { kind?: string } }) => {
       this.progress.update(params.token, params.value);
       this.emitStateChange();
     });
-    connection.onNotification("textDocument/publishDiagnostics", (params: PublishDiagnosticsParams) => {
+    connection.onNotification(PublishDiagnosticsNotification.type, (params: PublishDiagnosticsParams) => {
       // Kept for open documents only: their version and content are known. What a server pushes
       // for a closed document (often an empty list on didClose) says nothing about the file.
       const uri = canonicalUri(params.uri);
@@ -287,14 +314,14 @@ export class LanguageSession {
       this.diagnostics.record(uri, params.diagnostics, version, version === document.version ? document.hash : "");
       this.emitStateChange();
     });
-    connection.onNotification("window/logMessage", (params: { message: string }) =>
+    connection.onNotification(LogMessageNotification.type, (params: { message: string }) =>
       this.options.onLog?.(params.message),
     );
   }
 
   private async initialize(): Promise<void> {
     const result = await this.send<InitializeResult>(
-      "initialize",
+      InitializeRequest.method,
       {
         processId: process.pid, // servers that watch their parent exit when the runner dies
         clientInfo: { name: "lspmesh" },
@@ -314,9 +341,9 @@ export class LanguageSession {
     this.serverName = [result.serverInfo?.name ?? this.language.id, result.serverInfo?.version]
       .filter(Boolean)
       .join(" ");
-    await this.process.connection.sendNotification("initialized", {});
+    await this.process.connection.sendNotification(InitializedNotification.type, {});
     if (this.language.settings) {
-      await this.process.connection.sendNotification("workspace/didChangeConfiguration", {
+      await this.process.connection.sendNotification(DidChangeConfigurationNotification.type, {
         settings: this.language.settings,
       });
     }
@@ -349,19 +376,21 @@ export class LanguageSession {
         const connection = this.process.connection;
         if (!existing) {
           const document = this.documents.open(uri, languageId, text, this.diagnostics.mark());
-          await connection.sendNotification("textDocument/didOpen", {
+          await connection.sendNotification(DidOpenTextDocumentNotification.type, {
             textDocument: { uri, languageId, version: document.version, text },
           });
           for (const closed of this.documents.takeOverflow()) {
             this.diagnostics.delete(closed.uri);
-            await connection.sendNotification("textDocument/didClose", { textDocument: { uri: closed.uri } });
+            await connection.sendNotification(DidCloseTextDocumentNotification.type, {
+              textDocument: { uri: closed.uri },
+            });
           }
           return document;
         }
         if (existing.text !== text) {
           // New content changes what the server knows of the workspace: every file's diagnostics may change.
           existing.replace(text, this.diagnostics.noteChange());
-          await connection.sendNotification("textDocument/didChange", {
+          await connection.sendNotification(DidChangeTextDocumentNotification.type, {
             textDocument: { uri, version: existing.version },
             contentChanges: [{ text }],
           });
@@ -386,7 +415,9 @@ export class LanguageSession {
       if (!this.documents.delete(uri)) return false;
       this.diagnostics.delete(uri);
       if (this.process.isRunning) {
-        await this.process.connection.sendNotification("textDocument/didClose", { textDocument: { uri } });
+        await this.process.connection.sendNotification(DidCloseTextDocumentNotification.type, {
+          textDocument: { uri },
+        });
       }
       return true;
     });
@@ -406,13 +437,13 @@ export class LanguageSession {
     if (registered || wanted.some((event) => extensions.some((extension) => event.uri.endsWith(extension)))) {
       this.diagnostics.noteChange();
     }
-    await this.process.connection.sendNotification("workspace/didChangeWatchedFiles", { changes: wanted });
+    await this.process.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: wanted });
     return wanted.length;
   }
 
   /** Whether diagnostics are pulled (`textDocument/diagnostic`) rather than waited for. */
   get pullsDiagnostics(): boolean {
-    return Boolean(this.capabilities.diagnosticProvider) || this.registrations.has("textDocument/diagnostic");
+    return Boolean(this.capabilities.diagnosticProvider) || this.registrations.has(DocumentDiagnosticRequest.method);
   }
 
   private serialized<T>(run: () => Promise<T>): Promise<T> {
@@ -476,6 +507,11 @@ export class LanguageSession {
       this.heardFrom(method);
       return answer;
     } catch (error) {
+      // The connection broke under the request (a write to a killed server, a disposed connection):
+      // the server is dying, and its exit, told a moment later, is the answer to give.
+      if (!this.failureValue && isConnectionFailure(error)) {
+        await Promise.race([this.failureSignal.catch(() => {}), delay(EXIT_REPORT_WAIT_MS)]);
+      }
       if (this.failureValue) throw this.failureError();
       if (timedOut) {
         if (checkLiveness) this.checkLiveness(method, timeoutMs);
@@ -502,7 +538,7 @@ export class LanguageSession {
   }
 
   private heardFrom(method: string): void {
-    if (method === LIVENESS_PROBE_METHOD || method === "initialize") return;
+    if (method === LIVENESS_PROBE_METHOD || method === InitializeRequest.method) return;
     this.answered = true;
     this.suspect = false;
     this.consecutiveTimeouts = 0;
@@ -654,4 +690,24 @@ export function lookupSetting(settings: Readonly<Record<string, unknown>>, secti
     value = (value as Record<string, unknown>)[part];
   }
   return value ?? null;
+}
+
+/** How long a request whose connection broke waits for the server's exit to be reported, in ms. */
+const EXIT_REPORT_WAIT_MS = 1000;
+
+const CONNECTION_ERROR_CODES = new Set<number>([
+  ErrorCodes.MessageWriteError,
+  ErrorCodes.MessageReadError,
+  ErrorCodes.PendingResponseRejected,
+  ErrorCodes.ConnectionInactive,
+]);
+
+/** An error of the connection itself (vscode-jsonrpc's reserved codes, or not a response at all), not an answer. */
+function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof ResponseError)) return true;
+  return CONNECTION_ERROR_CODES.has(error.code);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

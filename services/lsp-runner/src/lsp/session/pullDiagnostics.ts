@@ -4,6 +4,7 @@
 import {
   type DocumentDiagnosticParams,
   type DocumentDiagnosticReport,
+  DocumentDiagnosticRequest,
   LSPErrorCodes,
   ResponseError,
 } from "vscode-languageserver-protocol";
@@ -26,11 +27,12 @@ export async function pullDiagnostics(
     const previous = session.diagnostics.get(uri);
     const params: DocumentDiagnosticParams = {
       textDocument: { uri },
-      identifier: session.registrations.optionsOf<{ identifier?: string }>("textDocument/diagnostic")?.identifier,
+      identifier: session.registrations.optionsOf<{ identifier?: string }>(DocumentDiagnosticRequest.method)
+        ?.identifier,
       previousResultId: previous?.resultId,
     };
     try {
-      const report = await session.request<DocumentDiagnosticReport>("textDocument/diagnostic", params, signal);
+      const report = await session.request(DocumentDiagnosticRequest.type, params, signal);
       const items = report.kind === "unchanged" ? (previous?.diagnostics ?? []) : report.items;
       return session.diagnostics.record(uri, items, version, hash, report.resultId);
     } catch (error) {
