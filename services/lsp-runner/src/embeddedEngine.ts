@@ -44,7 +44,7 @@ export async function openEmbeddedEngine(options: EmbeddedEngineOptions): Promis
   });
   return {
     supports: (file) => languages.forFile(file) !== undefined,
-    diagnostics: ({ files, waitMs, signal }) => engine.diagnostics.diagnostics(ref, files, waitMs, signal),
+    diagnostics: ({ files, waitMs, signal }) => engine.diagnostics.diagnostics({ ref, files, waitMs, signal }),
     close: () => sessions.close(),
   };
 }

@@ -4,9 +4,7 @@
 import type {
   CompletionList,
   CompletionItem as LspCompletionItem,
-  InlayHint as LspInlayHint,
   MarkupContent,
-  SignatureHelp,
 } from "vscode-languageserver-protocol";
 import {
   CompletionRequest,
@@ -15,16 +13,9 @@ import {
   SignatureHelpRequest,
 } from "vscode-languageserver-protocol";
 import { fromLspRange, toLspRange, unitsToCodePoints } from "../lsp/session/positionEncoding.js";
-import type {
-  CompletionAnswer,
-  CompletionItem,
-  InlayHintsAnswer,
-  PositionTarget,
-  Range,
-  SignatureHelpAnswer,
-  WorkspaceRef,
-} from "./answers.js";
+import type { CompletionAnswer, CompletionItem, InlayHintsAnswer, SignatureHelpAnswer } from "./answers.js";
 import { type DocumentContext, type EngineContext, requireCapability } from "./engineContext.js";
+import type { CompletionQuery, PositionQuery, RangeQuery } from "./queries.js";
 
 /** Completion items returned when the caller gives no limit (default 50), and at most (500). */
 const DEFAULT_COMPLETION_LIMIT = 50;
@@ -73,13 +64,7 @@ export class AssistanceQueries {
    * The server's completions, narrowed as editors do: items whose filter text starts with the
    * word before the position (ignoring case), in the server's sort order.
    */
-  async completion(
-    ref: WorkspaceRef,
-    at: PositionTarget,
-    limit: number,
-    resolve: boolean,
-    signal?: AbortSignal,
-  ): Promise<CompletionAnswer> {
+  async completion({ ref, at, limit, resolve, signal }: CompletionQuery): Promise<CompletionAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
     requireCapability(context.session, "completionProvider", CompletionRequest.method);
     const resolved = this.engine.resolvePosition(context, at);
@@ -116,7 +101,7 @@ export class AssistanceQueries {
     );
   }
 
-  async signatureHelp(ref: WorkspaceRef, at: PositionTarget, signal?: AbortSignal): Promise<SignatureHelpAnswer> {
+  async signatureHelp({ ref, at, signal }: PositionQuery): Promise<SignatureHelpAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
     requireCapability(context.session, "signatureHelpProvider", SignatureHelpRequest.method);
     const resolved = this.engine.resolvePosition(context, at);
@@ -155,12 +140,7 @@ export class AssistanceQueries {
     );
   }
 
-  async inlayHints(
-    ref: WorkspaceRef,
-    file: string,
-    range: { start?: Range["start"]; end?: Range["end"] } | undefined,
-    signal?: AbortSignal,
-  ): Promise<InlayHintsAnswer> {
+  async inlayHints({ ref, file, range, signal }: RangeQuery): Promise<InlayHintsAnswer> {
     const context = await this.engine.openDocument(ref, file);
     requireCapability(context.session, "inlayHintProvider", InlayHintRequest.method);
     const wanted = range?.start ? this.engine.resolveRange(context, range) : this.engine.documentRange(context);

@@ -1,14 +1,16 @@
 // Diagnostics for files or the whole workspace, never older than the files' current content
 // unless the answer says so. Pulled (`textDocument/diagnostic`) from servers that offer it,
 // otherwise waited for as the server pushes them.
+
 import { extname } from "node:path";
 import type { Diagnostic as LspDiagnostic } from "vscode-languageserver-protocol";
 import type { StoredDiagnostics } from "../lsp/session/diagnosticsStore.js";
 import { fromLspRange, type PositionEncoding } from "../lsp/session/positionEncoding.js";
 import { pullDiagnostics } from "../lsp/session/pullDiagnostics.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
-import type { Diagnostic, DiagnosticsAnswer, FileDiagnostics, WorkspaceRef } from "./answers.js";
+import type { Diagnostic, DiagnosticsAnswer, FileDiagnostics } from "./answers.js";
 import type { DocumentContext, EngineContext } from "./engineContext.js";
+import type { DiagnosticsQuery } from "./queries.js";
 
 /** Files opened for a whole-workspace diagnostics request, at most (default 200). */
 const WORKSPACE_DIAGNOSTICS_FILE_LIMIT = 200;
@@ -16,14 +18,7 @@ const WORKSPACE_DIAGNOSTICS_FILE_LIMIT = 200;
 export class DiagnosticsQueries {
   constructor(private readonly engine: EngineContext) {}
 
-  async diagnostics(
-    ref: WorkspaceRef,
-    files: string[],
-    waitMs: number,
-    signal?: AbortSignal,
-    /** Whole-workspace requests: only these languages' files (empty = every configured language). */
-    onlyLanguages: readonly string[] = [],
-  ): Promise<DiagnosticsAnswer> {
+  async diagnostics({ ref, files, waitMs, signal, onlyLanguages = [] }: DiagnosticsQuery): Promise<DiagnosticsAnswer> {
     const paths = await this.engine.workspacePaths(ref);
     let targets = files;
     let listingNote = "";

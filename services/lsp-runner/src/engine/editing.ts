@@ -7,9 +7,6 @@ import type {
   CodeAction as LspCodeAction,
   Diagnostic as LspDiagnostic,
   Range as LspRange,
-  TextEdit as LspTextEdit,
-  WorkspaceEdit as LspWorkspaceEdit,
-  PrepareRenameResult,
 } from "vscode-languageserver-protocol";
 import {
   CodeActionRequest,
@@ -26,7 +23,6 @@ import type {
   CodeAction,
   CodeActionsAnswer,
   EditAnswer,
-  PositionTarget,
   Range,
   RenameTarget,
   WorkspaceEdit,
@@ -35,6 +31,7 @@ import type {
 import type { EditApplier } from "./editApplier.js";
 import { type DocumentContext, type EngineContext, requireCapability, unsupported } from "./engineContext.js";
 import { invalidRenameReason } from "./identifiers.js";
+import type { ApplyEditQuery, CodeActionsQuery, FormatQuery, RenameFileQuery, RenameSymbolQuery } from "./queries.js";
 import { emptyEdit, fromLspWorkspaceEdit, isEmptyEdit } from "./workspaceEdits.js";
 
 /** How long code actions wait for the diagnostics of the file's current content, in ms (default 5 000). */
@@ -43,11 +40,6 @@ const CODE_ACTION_DIAGNOSTICS_WAIT_MS = 5_000;
 const MAX_RESOLVED_ACTIONS = 20;
 /** Formatting options when the caller gives none and the language configures none. */
 const DEFAULT_FORMATTING = { tabSize: 2, insertSpaces: true };
-
-export interface FormattingOptions {
-  tabSize: number;
-  insertSpaces: boolean;
-}
 
 export class EditingQueries {
   constructor(
@@ -59,14 +51,7 @@ export class EditingQueries {
    * The server's code actions for a range, with the diagnostics overlapping it as context (quick
    * fixes need them). `applyTitle` applies the action with exactly that title.
    */
-  async codeActions(
-    ref: WorkspaceRef,
-    file: string,
-    range: { start?: Range["start"]; end?: Range["end"] } | undefined,
-    kinds: string[],
-    applyTitle: string,
-    signal?: AbortSignal,
-  ): Promise<CodeActionsAnswer> {
+  async codeActions({ ref, file, range, kinds, applyTitle, signal }: CodeActionsQuery): Promise<CodeActionsAnswer> {
     const context = await this.engine.openDocument(ref, file);
     requireCapability(context.session, "codeActionProvider", CodeActionRequest.method);
     const wanted = this.engine.resolveRange(context, range);
@@ -140,13 +125,7 @@ export class EditingQueries {
     return answer;
   }
 
-  async format(
-    ref: WorkspaceRef,
-    file: string,
-    options: FormattingOptions | undefined,
-    apply: boolean,
-    signal?: AbortSignal,
-  ): Promise<EditAnswer> {
+  async format({ ref, file, options, apply, signal }: FormatQuery): Promise<EditAnswer> {
     const context = await this.engine.openDocument(ref, file);
     requireCapability(context.session, "documentFormattingProvider", DocumentFormattingRequest.method);
     const configured = lookupSetting(context.session.language.settings ?? {}, "formattingOptions");
@@ -164,13 +143,7 @@ export class EditingQueries {
   }
 
   /** textDocument/prepareRename first (where offered), then textDocument/rename. */
-  async renameSymbol(
-    ref: WorkspaceRef,
-    at: PositionTarget,
-    newName: string,
-    apply: boolean,
-    signal?: AbortSignal,
-  ): Promise<EditAnswer> {
+  async renameSymbol({ ref, at, newName, apply, signal }: RenameSymbolQuery): Promise<EditAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
     const { session, document } = context;
     requireCapability(session, "renameProvider", RenameRequest.method);
@@ -210,13 +183,7 @@ export class EditingQueries {
   }
 
   /** workspace/willRenameFiles for the import updates, then the move, then the servers are told. */
-  async renameFile(
-    ref: WorkspaceRef,
-    file: string,
-    newFile: string,
-    apply: boolean,
-    signal?: AbortSignal,
-  ): Promise<EditAnswer> {
+  async renameFile({ ref, file, newFile, apply, signal }: RenameFileQuery): Promise<EditAnswer> {
     const context = await this.engine.openDocument(ref, file);
     const { session } = context;
     if (!session.capabilities.workspace?.fileOperations?.willRename) {
@@ -240,7 +207,7 @@ export class EditingQueries {
   }
 
   /** Applies a caller's edit (e.g. a preview from before) and syncs the servers. */
-  async applyEdit(ref: WorkspaceRef, edit: WorkspaceEdit): Promise<EditAnswer> {
+  async applyEdit({ ref, edit }: ApplyEditQuery): Promise<EditAnswer> {
     if (isEmptyEdit(edit))
       throw new RunnerError("INVALID_ARGUMENT", "the edit is empty: give file edits or operations");
     await this.applier.apply(ref, edit);

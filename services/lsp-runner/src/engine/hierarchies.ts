@@ -2,13 +2,7 @@
 // subtypes), as trees rooted at the symbol at a position.
 
 import { fileURLToPath } from "node:url";
-import type {
-  CallHierarchyIncomingCall,
-  CallHierarchyItem,
-  CallHierarchyOutgoingCall,
-  Range as LspRange,
-  TypeHierarchyItem,
-} from "vscode-languageserver-protocol";
+import type { CallHierarchyItem, Range as LspRange, TypeHierarchyItem } from "vscode-languageserver-protocol";
 import {
   CallHierarchyIncomingCallsRequest,
   CallHierarchyOutgoingCallsRequest,
@@ -20,16 +14,14 @@ import {
 } from "vscode-languageserver-protocol";
 import { invalidArgument } from "../errors.js";
 import { fromLspRange } from "../lsp/session/positionEncoding.js";
-import type { HierarchyAnswer, HierarchyNode, PositionTarget, Range, WorkspaceRef } from "./answers.js";
+import type { HierarchyAnswer, HierarchyNode, PositionTarget, Range } from "./answers.js";
 import { type DocumentContext, type EngineContext, requireCapability } from "./engineContext.js";
 import { FileLines } from "./fileLines.js";
+import type { CallHierarchyQuery, TypeHierarchyQuery } from "./queries.js";
 
 /** Nodes in one answer at most (default 200): a popular function's callers stop there. */
 const MAX_NODES = 200;
 const MAX_DEPTH = 3;
-
-export type CallDirection = "incoming" | "outgoing";
-export type TypeDirection = "supertypes" | "subtypes";
 
 type Item = CallHierarchyItem | TypeHierarchyItem;
 
@@ -110,13 +102,7 @@ class Walk {
 export class HierarchyQueries {
   constructor(private readonly engine: EngineContext) {}
 
-  async callHierarchy(
-    ref: WorkspaceRef,
-    at: PositionTarget,
-    direction: CallDirection,
-    depth: number,
-    signal?: AbortSignal,
-  ): Promise<HierarchyAnswer> {
+  async callHierarchy({ ref, at, direction, depth, signal }: CallHierarchyQuery): Promise<HierarchyAnswer> {
     const levels = checkDepth(depth);
     const context = await this.engine.openDocument(ref, at.file);
     requireCapability(
@@ -145,13 +131,7 @@ export class HierarchyQueries {
     return this.walk(context, at, CallHierarchyPrepareRequest.type, children, levels, signal);
   }
 
-  async typeHierarchy(
-    ref: WorkspaceRef,
-    at: PositionTarget,
-    direction: TypeDirection,
-    depth: number,
-    signal?: AbortSignal,
-  ): Promise<HierarchyAnswer> {
+  async typeHierarchy({ ref, at, direction, depth, signal }: TypeHierarchyQuery): Promise<HierarchyAnswer> {
     const levels = checkDepth(depth);
     const context = await this.engine.openDocument(ref, at.file);
     requireCapability(

@@ -1,11 +1,9 @@
 // Navigation and information queries: definitions, references, hover, symbols.
 
 import type {
-  Hover,
   LocationLink,
   DocumentSymbol as LspDocumentSymbol,
   Location as LspLocation,
-  WorkspaceSymbol as LspWorkspaceSymbol,
   MarkedString,
   MarkupContent,
   ServerCapabilities,
@@ -30,18 +28,23 @@ import type {
   DocumentSymbolsAnswer,
   HoverAnswer,
   LocationsAnswer,
-  PositionTarget,
   ReferencesAnswer,
   WorkspaceRef,
   WorkspaceSymbolsAnswer,
 } from "./answers.js";
 import { type EngineContext, requireCapability } from "./engineContext.js";
 import { FileLines } from "./fileLines.js";
+import type {
+  FileQuery,
+  LocationKind,
+  LocationsQuery,
+  PositionQuery,
+  ReferencesQuery,
+  WorkspaceSymbolsQuery,
+} from "./queries.js";
 
 /** Workspace symbols returned when the caller gives no limit (default 100). */
 const DEFAULT_SYMBOL_LIMIT = 100;
-
-export type LocationKind = "definition" | "typeDefinition" | "implementation";
 
 const LOCATION_METHODS = {
   definition: { type: DefinitionRequest.type, capability: "definitionProvider" },
@@ -52,7 +55,7 @@ const LOCATION_METHODS = {
 export class NavigationQueries {
   constructor(private readonly engine: EngineContext) {}
 
-  async locations(kind: LocationKind, ref: WorkspaceRef, at: PositionTarget, signal?: AbortSignal) {
+  async locations({ kind, ref, at, signal }: LocationsQuery) {
     const { type, capability } = LOCATION_METHODS[kind];
     const context = await this.engine.openDocument(ref, at.file);
     requireCapability(context.session, capability, type.method);
@@ -79,13 +82,7 @@ export class NavigationQueries {
     );
   }
 
-  async references(
-    ref: WorkspaceRef,
-    at: PositionTarget,
-    includeDeclaration: boolean,
-    limit: number,
-    signal?: AbortSignal,
-  ): Promise<ReferencesAnswer> {
+  async references({ ref, at, includeDeclaration, limit, signal }: ReferencesQuery): Promise<ReferencesAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
     requireCapability(context.session, "referencesProvider", ReferencesRequest.method);
     const resolved = this.engine.resolvePosition(context, at);
@@ -109,7 +106,7 @@ export class NavigationQueries {
     );
   }
 
-  async hover(ref: WorkspaceRef, at: PositionTarget, signal?: AbortSignal): Promise<HoverAnswer> {
+  async hover({ ref, at, signal }: PositionQuery): Promise<HoverAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
     requireCapability(context.session, "hoverProvider", HoverRequest.method);
     const resolved = this.engine.resolvePosition(context, at);
@@ -133,7 +130,7 @@ export class NavigationQueries {
     );
   }
 
-  async documentSymbols(ref: WorkspaceRef, file: string, signal?: AbortSignal): Promise<DocumentSymbolsAnswer> {
+  async documentSymbols({ ref, file, signal }: FileQuery): Promise<DocumentSymbolsAnswer> {
     const context = await this.engine.openDocument(ref, file);
     requireCapability(context.session, "documentSymbolProvider", DocumentSymbolRequest.method);
     const result = await this.engine.query(
@@ -174,15 +171,14 @@ export class NavigationQueries {
    * installed language with files in the workspace, merged. A language with no files in the
    * workspace answers empty, not NOT_FOUND: gateways fan out to every language runners serve.
    */
-  async workspaceSymbols(
-    ref: WorkspaceRef,
-    query: string,
-    languageId: string,
-    limit: number,
-    signal?: AbortSignal,
-    /** These languages exactly (a gateway fan-out's share); overrides languageId when not empty. */
-    onlyLanguages: readonly string[] = [],
-  ): Promise<WorkspaceSymbolsAnswer> {
+  async workspaceSymbols({
+    ref,
+    query,
+    languageId,
+    limit,
+    signal,
+    onlyLanguages = [],
+  }: WorkspaceSymbolsQuery): Promise<WorkspaceSymbolsAnswer> {
     const paths = await this.engine.workspacePaths(ref);
     const ids = onlyLanguages.length > 0 ? onlyLanguages : languageId ? [languageId] : [];
     const candidates =

@@ -9,9 +9,7 @@ import { HierarchyQueries } from "./hierarchies.js";
 import { NavigationQueries } from "./navigation.js";
 import { StatusQueries } from "./statusQueries.js";
 
-export type { FormattingOptions } from "./editing.js";
-export type { CallDirection, TypeDirection } from "./hierarchies.js";
-export type { LocationKind } from "./navigation.js";
+export type * from "./queries.js";
 export type { EngineOptions as QueryEngineOptions };
 
 export class QueryEngine {

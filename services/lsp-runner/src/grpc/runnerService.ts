@@ -55,12 +55,12 @@ export function runnerService(
         request: { workspace?: Parameters<typeof workspaceRef>[0]; at?: Parameters<typeof positionTarget>[0] },
         context: { signal: AbortSignal },
       ) => {
-        const answer = await engine.navigation.locations(
+        const answer = await engine.navigation.locations({
           kind,
-          workspaceRef(request.workspace),
-          positionTarget(request.at),
-          context.signal,
-        );
+          ref: workspaceRef(request.workspace),
+          at: positionTarget(request.at),
+          signal: context.signal,
+        });
         return { status: answerStatus(answer.status), locations: answer.locations };
       },
     );
@@ -74,50 +74,50 @@ export function runnerService(
     findTypeDefinition: locations("typeDefinition"),
     findImplementations: locations("implementation"),
     findReferences: guarded(async (request, context) => {
-      const answer = await engine.navigation.references(
-        workspaceRef(request.workspace),
-        positionTarget(request.at),
-        request.includeDeclaration,
-        request.limit,
-        context.signal,
-      );
+      const answer = await engine.navigation.references({
+        ref: workspaceRef(request.workspace),
+        at: positionTarget(request.at),
+        includeDeclaration: request.includeDeclaration,
+        limit: request.limit,
+        signal: context.signal,
+      });
       return { status: answerStatus(answer.status), locations: answer.locations, total: answer.total };
     }),
     hover: guarded(async (request, context) => {
-      const answer = await engine.navigation.hover(
-        workspaceRef(request.workspace),
-        positionTarget(request.at),
-        context.signal,
-      );
+      const answer = await engine.navigation.hover({
+        ref: workspaceRef(request.workspace),
+        at: positionTarget(request.at),
+        signal: context.signal,
+      });
       return { status: answerStatus(answer.status), contents: answer.contents, range: answer.range };
     }),
     documentSymbols: guarded(async (request, context) => {
-      const answer = await engine.navigation.documentSymbols(
-        workspaceRef(request.workspace),
-        request.file,
-        context.signal,
-      );
+      const answer = await engine.navigation.documentSymbols({
+        ref: workspaceRef(request.workspace),
+        file: request.file,
+        signal: context.signal,
+      });
       return { status: answerStatus(answer.status), symbols: answer.symbols.map(documentSymbol) };
     }),
     workspaceSymbols: guarded(async (request, context) => {
-      const answer = await engine.navigation.workspaceSymbols(
-        workspaceRef(request.workspace),
-        request.query,
-        request.language,
-        request.limit,
-        context.signal,
-        request.languages,
-      );
+      const answer = await engine.navigation.workspaceSymbols({
+        ref: workspaceRef(request.workspace),
+        query: request.query,
+        languageId: request.language,
+        limit: request.limit,
+        signal: context.signal,
+        onlyLanguages: request.languages,
+      });
       return { status: answerStatus(answer.status), symbols: answer.symbols };
     }),
     diagnostics: guarded(async (request, context) => {
-      const answer = await engine.diagnostics.diagnostics(
-        workspaceRef(request.workspace),
-        request.files,
-        request.waitMs,
-        context.signal,
-        request.languages,
-      );
+      const answer = await engine.diagnostics.diagnostics({
+        ref: workspaceRef(request.workspace),
+        files: request.files,
+        waitMs: request.waitMs,
+        signal: context.signal,
+        onlyLanguages: request.languages,
+      });
       return { status: answerStatus(answer.status), files: answer.files, epoch: BigInt(answer.epoch) };
     }),
     workspaceStatus: guarded(async (request) => {
@@ -125,97 +125,100 @@ export function runnerService(
       return { languages: languages.map((l) => ({ ...l, state: serverState(l.state) })) };
     }),
     completions: guarded(async (request, context) => {
-      const answer = await engine.assistance.completion(
-        workspaceRef(request.workspace),
-        positionTarget(request.at),
-        request.limit,
-        request.resolve,
-        context.signal,
-      );
+      const answer = await engine.assistance.completion({
+        ref: workspaceRef(request.workspace),
+        at: positionTarget(request.at),
+        limit: request.limit,
+        resolve: request.resolve,
+        signal: context.signal,
+      });
       return { ...answer, status: answerStatus(answer.status) };
     }),
     signatureHelp: guarded(async (request, context) => {
-      const answer = await engine.assistance.signatureHelp(
-        workspaceRef(request.workspace),
-        positionTarget(request.at),
-        context.signal,
-      );
+      const answer = await engine.assistance.signatureHelp({
+        ref: workspaceRef(request.workspace),
+        at: positionTarget(request.at),
+        signal: context.signal,
+      });
       return { ...answer, status: answerStatus(answer.status) };
     }),
     inlayHints: guarded(async (request, context) => {
-      const answer = await engine.assistance.inlayHints(
-        workspaceRef(request.workspace),
-        request.file,
-        optionalRange(request.range),
-        context.signal,
-      );
+      const answer = await engine.assistance.inlayHints({
+        ref: workspaceRef(request.workspace),
+        file: request.file,
+        range: optionalRange(request.range),
+        signal: context.signal,
+      });
       return { ...answer, status: answerStatus(answer.status) };
     }),
     codeActions: guarded(async (request, context) => {
-      const answer = await engine.editing.codeActions(
-        workspaceRef(request.workspace),
-        request.file,
-        optionalRange(request.range),
-        request.kinds,
-        request.applyTitle,
-        context.signal,
-      );
+      const answer = await engine.editing.codeActions({
+        ref: workspaceRef(request.workspace),
+        file: request.file,
+        range: optionalRange(request.range),
+        kinds: request.kinds,
+        applyTitle: request.applyTitle,
+        signal: context.signal,
+      });
       return { status: answerStatus(answer.status), actions: answer.actions.map(codeAction), applied: answer.applied };
     }),
     formatDocument: guarded(async (request, context) => {
       const options =
         request.tabSize > 0 ? { tabSize: request.tabSize, insertSpaces: request.insertSpaces } : undefined;
-      const answer = await engine.editing.format(
-        workspaceRef(request.workspace),
-        request.file,
+      const answer = await engine.editing.format({
+        ref: workspaceRef(request.workspace),
+        file: request.file,
         options,
-        request.apply,
-        context.signal,
-      );
+        apply: request.apply,
+        signal: context.signal,
+      });
       return editAnswer(answer);
     }),
     renameSymbol: guarded(async (request, context) => {
-      const answer = await engine.editing.renameSymbol(
-        workspaceRef(request.workspace),
-        positionTarget(request.at),
-        request.newName,
-        request.apply,
-        context.signal,
-      );
+      const answer = await engine.editing.renameSymbol({
+        ref: workspaceRef(request.workspace),
+        at: positionTarget(request.at),
+        newName: request.newName,
+        apply: request.apply,
+        signal: context.signal,
+      });
       return editAnswer(answer);
     }),
     renameFile: guarded(async (request, context) => {
-      const answer = await engine.editing.renameFile(
-        workspaceRef(request.workspace),
-        request.file,
-        request.newFile,
-        request.apply,
-        context.signal,
-      );
+      const answer = await engine.editing.renameFile({
+        ref: workspaceRef(request.workspace),
+        file: request.file,
+        newFile: request.newFile,
+        apply: request.apply,
+        signal: context.signal,
+      });
       return editAnswer(answer);
     }),
     applyWorkspaceEdit: guarded(async (request) => {
-      const answer = await engine.editing.applyEdit(workspaceRef(request.workspace), workspaceEditFrom(request.edit));
+      const answer = await engine.editing.applyEdit({
+        ref: workspaceRef(request.workspace),
+        edit: workspaceEditFrom(request.edit),
+      });
       return editAnswer(answer);
     }),
     callHierarchy: guarded(async (request, context) => {
-      const answer = await engine.hierarchies.callHierarchy(
-        workspaceRef(request.workspace),
-        positionTarget(request.at),
-        direction(request.direction, "incoming", "outgoing"),
-        request.depth,
-        context.signal,
-      );
+      const answer = await engine.hierarchies.callHierarchy({
+        ref: workspaceRef(request.workspace),
+        at: positionTarget(request.at),
+        direction: direction(request.direction, "incoming", "outgoing"),
+        depth: request.depth,
+        signal: context.signal,
+      });
       return hierarchyAnswer(answer);
     }),
     typeHierarchy: guarded(async (request, context) => {
-      const answer = await engine.hierarchies.typeHierarchy(
-        workspaceRef(request.workspace),
-        positionTarget(request.at),
-        direction(request.direction, "subtypes", "supertypes"),
-        request.depth,
-        context.signal,
-      );
+      const answer = await engine.hierarchies.typeHierarchy({
+        ref: workspaceRef(request.workspace),
+        at: positionTarget(request.at),
+        direction: direction(request.direction, "subtypes", "supertypes"),
+        depth: request.depth,
+        signal: context.signal,
+      });
       return hierarchyAnswer(answer);
     }),
   };

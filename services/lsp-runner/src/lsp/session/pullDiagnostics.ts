@@ -3,7 +3,6 @@
 // current version because requests are sent after the syncs before them.
 import {
   type DocumentDiagnosticParams,
-  type DocumentDiagnosticReport,
   DocumentDiagnosticRequest,
   LSPErrorCodes,
   ResponseError,
