@@ -17,8 +17,8 @@ import {
   WillRenameFilesRequest,
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
-import { lookupSetting } from "../lsp/session/languageSession.js";
 import { fromLspRange, toLspRange } from "../lsp/session/positionEncoding.js";
+import { lookupSetting } from "../lsp/session/serverRequests.js";
 import type {
   CodeAction,
   CodeActionsAnswer,

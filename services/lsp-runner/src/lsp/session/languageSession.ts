@@ -1,52 +1,31 @@
-// One language server for one (tenant, workspace, language): starts it, answers its requests,
-// keeps documents in sync with the files on disk, and sends requests with timeouts. It notices
-// when its server fails (exits, stops answering, breaks the protocol) and reports it once; starting
-// a replacement is the session manager's job (sessionSlot.ts).
+// One language server for one (tenant, workspace, language): starts it and completes the
+// handshake, sends requests with timeouts and cancellation, and notices when its server fails
+// (exits, stops answering, breaks the protocol) and reports it once; starting a replacement is the
+// session manager's job (pool/sessionSlot.ts). What the server asks of its client is answered in
+// serverRequests.ts; open documents are kept in sync with the disk by documentSync.ts.
 
-import { readFile } from "node:fs/promises";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { Message } from "vscode-jsonrpc/node.js";
 import {
-  ApplyWorkspaceEditRequest,
   CancellationTokenSource,
-  CodeLensRefreshRequest,
-  ConfigurationRequest,
-  DiagnosticRefreshRequest,
   DidChangeConfigurationNotification,
-  DidChangeTextDocumentNotification,
   DidChangeWatchedFilesNotification,
-  DidCloseTextDocumentNotification,
-  DidOpenTextDocumentNotification,
   DocumentDiagnosticRequest,
   ErrorCodes,
   type FileEvent,
   InitializedNotification,
   InitializeRequest,
   type InitializeResult,
-  InlayHintRefreshRequest,
-  InlineValueRefreshRequest,
-  LogMessageNotification,
   type NotificationType,
-  PublishDiagnosticsNotification,
   type PublishDiagnosticsParams,
-  type Registration,
-  RegistrationRequest,
   type RequestType,
   ResponseError,
-  SemanticTokensRefreshRequest,
   type ServerCapabilities,
-  ShowDocumentRequest,
-  ShowMessageRequest,
-  type Unregistration,
-  UnregistrationRequest,
-  WorkDoneProgressCreateRequest,
-  WorkspaceFoldersRequest,
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../../errors.js";
 import type { ResolvedFile } from "../../workspace/workspacePaths.js";
 import type { OpenDocument } from "../documents/openDocument.js";
 import { OpenDocuments } from "../documents/openDocuments.js";
-import { decodeDocument } from "../documents/textDocument.js";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import { LanguageServerProcess } from "../process/languageServerProcess.js";
 import type { FramingProblem } from "../process/messageSizeGuard.js";
@@ -55,7 +34,9 @@ import { assertServerInstalled } from "../process/serverStartFailure.js";
 import { CapabilityRegistrations } from "./capabilityRegistrations.js";
 import { CLIENT_CAPABILITIES } from "./clientCapabilities.js";
 import { DiagnosticsStore, type StoredDiagnostics } from "./diagnosticsStore.js";
+import { DocumentSync } from "./documentSync.js";
 import type { PositionEncoding } from "./positionEncoding.js";
+import { answerServerRequests } from "./serverRequests.js";
 import { ProgressTracker, type ServerStateName, sessionState } from "./sessionState.js";
 
 /** What a language session tells its owner, so that other layers (status and diagnostics
@@ -129,8 +110,7 @@ export class LanguageSession {
   lastUsed = Date.now();
   private readonly process: LanguageServerProcess;
   private readonly documents: OpenDocuments;
-  /** Document syncs run one at a time, so the last one to read the disk is the last one sent. */
-  private syncQueue: Promise<unknown> = Promise.resolve();
+  private readonly sync: DocumentSync;
   private lastState: ServerStateName | undefined;
   private readonly stderrTail: string[] = [];
   private initialized = false;
@@ -185,7 +165,23 @@ export class LanguageSession {
       );
       this.emitStateChange();
     });
-    this.registerServerRequests();
+    this.sync = new DocumentSync({
+      documents: this.documents,
+      diagnostics: this.diagnostics,
+      connection: this.process.connection,
+      maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      isRunning: () => this.process.isRunning,
+      assertUsable: () => this.assertUsable(),
+    });
+    answerServerRequests(this.process.connection, {
+      settings: this.language.settings ?? {},
+      rootUri: this.rootUri,
+      progress: this.progress,
+      registrations: this.registrations,
+      onDiagnostics: (params) => this.recordPushedDiagnostics(params),
+      onLog: (message) => options.onLog?.(message),
+      onProgress: () => this.emitStateChange(),
+    });
     this.diagnostics.onRecord((uri, stored) => this.emit({ type: "diagnostics", session: this, uri, stored }));
     this.emitStateChange();
   }
@@ -261,62 +257,15 @@ export class LanguageSession {
     return pathToFileURL(this.options.root).href;
   }
 
-  private registerServerRequests(): void {
-    const connection = this.process.connection;
-    connection.onRequest(ConfigurationRequest.type, (params: { items: Array<{ section?: string }> }) =>
-      params.items.map((item) => lookupSetting(this.language.settings ?? {}, item.section)),
-    );
-    connection.onRequest(WorkspaceFoldersRequest.type, () => [{ uri: this.rootUri, name: "workspace" }]);
-    // Registrations, progress tokens and refresh requests need only an acknowledgement.
-    // A created progress token counts as work under way until its "end" (the "begin" can come later).
-    connection.onRequest(WorkDoneProgressCreateRequest.type, (params: { token: string | number }) => {
-      this.progress.create(params.token);
-      this.emitStateChange();
-      return null;
-    });
-    connection.onRequest(RegistrationRequest.type, (params: { registrations: Registration[] }) => {
-      this.registrations.register(params);
-      return null;
-    });
-    connection.onRequest(UnregistrationRequest.type, (params: { unregisterations: Unregistration[] }) => {
-      this.registrations.unregister(params);
-      return null;
-    });
-    for (const type of [
-      ShowMessageRequest.type,
-      ShowDocumentRequest.type,
-      DiagnosticRefreshRequest.type,
-      SemanticTokensRefreshRequest.type,
-      InlayHintRefreshRequest.type,
-      CodeLensRefreshRequest.type,
-      InlineValueRefreshRequest.type,
-    ]) {
-      connection.onRequest(type.method, () => null);
-    }
-    // Servers never write to the workspace behind the caller's back.
-    connection.onRequest(ApplyWorkspaceEditRequest.type, () => ({
-      applied: false,
-      failureReason: "lspmesh applies edits only on request",
-    }));
-    // `$/progress` is generic over its value (ProgressType); the tracker reads work-done progress only.
-    connection.onNotification("$/progress", (params: { token: string | number; value: { kind?: string } }) => {
-      this.progress.update(params.token, params.value);
-      this.emitStateChange();
-    });
-    connection.onNotification(PublishDiagnosticsNotification.type, (params: PublishDiagnosticsParams) => {
-      // Kept for open documents only: their version and content are known. What a server pushes
-      // for a closed document (often an empty list on didClose) says nothing about the file.
-      const uri = canonicalUri(params.uri);
-      const document = this.documents.peek(uri);
-      if (!document) return;
-      this.answered = true; // diagnostics are the server's answer to didOpen/didChange
-      const version = params.version ?? document.version;
-      this.diagnostics.record(uri, params.diagnostics, version, version === document.version ? document.hash : "");
-      this.emitStateChange();
-    });
-    connection.onNotification(LogMessageNotification.type, (params: { message: string }) =>
-      this.options.onLog?.(params.message),
-    );
+  /** Pushed diagnostics are kept for open documents only: their version and content are known. */
+  private recordPushedDiagnostics(params: PublishDiagnosticsParams): void {
+    // What a server pushes for a closed document (often an empty list on didClose) says nothing about the file.
+    const document = this.documents.peek(params.uri);
+    if (!document) return;
+    this.answered = true; // diagnostics are the server's answer to didOpen/didChange
+    const version = params.version ?? document.version;
+    this.diagnostics.record(params.uri, params.diagnostics, version, version === document.version ? document.hash : "");
+    this.emitStateChange();
   }
 
   private async initialize(): Promise<void> {
@@ -357,47 +306,7 @@ export class LanguageSession {
    * changed since.
    */
   async syncDocument(file: ResolvedFile, languageId: string): Promise<OpenDocument> {
-    const maxBytes = this.options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-    if (file.size > maxBytes) {
-      throw new RunnerError(
-        "FILE_TOO_LARGE",
-        `${file.path} is ${(file.size / 1048576).toFixed(1)} MiB; files over ${(maxBytes / 1048576).toFixed(1)} MiB are not sent to language servers`,
-      );
-    }
-    return this.serialized(() =>
-      this.busy(async () => {
-        const text = decodeDocument(await readFile(file.absolute));
-        if (text === undefined) {
-          throw new RunnerError("INVALID_ARGUMENT", `${file.path} is a binary file; name a source file`);
-        }
-        this.assertUsable();
-        const uri = pathToFileURL(file.absolute).href;
-        const existing = this.documents.use(uri);
-        const connection = this.process.connection;
-        if (!existing) {
-          const document = this.documents.open(uri, languageId, text, this.diagnostics.mark());
-          await connection.sendNotification(DidOpenTextDocumentNotification.type, {
-            textDocument: { uri, languageId, version: document.version, text },
-          });
-          for (const closed of this.documents.takeOverflow()) {
-            this.diagnostics.delete(closed.uri);
-            await connection.sendNotification(DidCloseTextDocumentNotification.type, {
-              textDocument: { uri: closed.uri },
-            });
-          }
-          return document;
-        }
-        if (existing.text !== text) {
-          // New content changes what the server knows of the workspace: every file's diagnostics may change.
-          existing.replace(text, this.diagnostics.noteChange());
-          await connection.sendNotification(DidChangeTextDocumentNotification.type, {
-            textDocument: { uri, version: existing.version },
-            contentChanges: [{ text }],
-          });
-        }
-        return existing;
-      }),
-    );
+    return this.busy(() => this.sync.sync(file, languageId));
   }
 
   document(uri: string): OpenDocument | undefined {
@@ -411,16 +320,7 @@ export class LanguageSession {
 
   /** didClose for an open document (its file was renamed or deleted, or it is no longer needed). */
   closeDocument(uri: string): Promise<boolean> {
-    return this.serialized(async () => {
-      if (!this.documents.delete(uri)) return false;
-      this.diagnostics.delete(uri);
-      if (this.process.isRunning) {
-        await this.process.connection.sendNotification(DidCloseTextDocumentNotification.type, {
-          textDocument: { uri },
-        });
-      }
-      return true;
-    });
+    return this.sync.close(uri);
   }
 
   /**
@@ -444,12 +344,6 @@ export class LanguageSession {
   /** Whether diagnostics are pulled (`textDocument/diagnostic`) rather than waited for. */
   get pullsDiagnostics(): boolean {
     return Boolean(this.capabilities.diagnosticProvider) || this.registrations.has(DocumentDiagnosticRequest.method);
-  }
-
-  private serialized<T>(run: () => Promise<T>): Promise<T> {
-    const result = this.syncQueue.then(run);
-    this.syncQueue = result.catch(() => undefined);
-    return result;
   }
 
   /** Sends a notification (`DidChangeWatchedFilesNotification.type`, …). */
@@ -657,16 +551,6 @@ export class LanguageSession {
   }
 }
 
-/** One spelling per file URI, whatever percent-encoding the server chose. */
-function canonicalUri(uri: string): string {
-  if (!uri.startsWith("file:")) return uri;
-  try {
-    return pathToFileURL(fileURLToPath(uri)).href;
-  } catch {
-    return uri;
-  }
-}
-
 function framingFailure(problem: FramingProblem): SessionFailure {
   if (problem.kind === "oversized") {
     return {
@@ -679,17 +563,6 @@ function framingFailure(problem: FramingProblem): SessionFailure {
 
 function mib(bytes: number): string {
   return `${(bytes / 1048576).toFixed(bytes < 1048576 ? 3 : 1)} MiB`;
-}
-
-/** `workspace/configuration` answer for a section such as "formattingOptions" or "python.analysis". */
-export function lookupSetting(settings: Readonly<Record<string, unknown>>, section: string | undefined): unknown {
-  if (!section) return settings;
-  let value: unknown = settings;
-  for (const part of section.split(".")) {
-    if (value === null || typeof value !== "object") return null;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value ?? null;
 }
 
 /** How long a request whose connection broke waits for the server's exit to be reported, in ms. */

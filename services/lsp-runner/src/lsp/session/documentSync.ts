@@ -1,0 +1,97 @@
+// Keeps a server's view of open documents equal to the files on disk: didOpen on first use,
+// didChange with the full text when the file changed, didClose for documents pushed out by the
+// open-document cap or closed on request. Syncs run one at a time, so the last one to read the
+// disk is the last one sent.
+import { readFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+import type { MessageConnection } from "vscode-jsonrpc/node.js";
+import {
+  DidChangeTextDocumentNotification,
+  DidCloseTextDocumentNotification,
+  DidOpenTextDocumentNotification,
+} from "vscode-languageserver-protocol";
+import { RunnerError } from "../../errors.js";
+import type { ResolvedFile } from "../../workspace/workspacePaths.js";
+import type { OpenDocument } from "../documents/openDocument.js";
+import type { OpenDocuments } from "../documents/openDocuments.js";
+import { decodeDocument } from "../documents/textDocument.js";
+import type { DiagnosticsStore } from "./diagnosticsStore.js";
+
+export interface DocumentSyncHost {
+  readonly documents: OpenDocuments;
+  readonly diagnostics: DiagnosticsStore;
+  readonly connection: MessageConnection;
+  /** Files over this size (bytes) are refused with FILE_TOO_LARGE. */
+  readonly maxFileBytes: number;
+  /** The server is still running (a closed document needs no didClose once it is gone). */
+  isRunning(): boolean;
+  /** Throws when the session can no longer take requests. */
+  assertUsable(): void;
+}
+
+export class DocumentSync {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly host: DocumentSyncHost) {}
+
+  /** The document for `file`, opened or updated from disk. */
+  sync(file: ResolvedFile, languageId: string): Promise<OpenDocument> {
+    const { maxFileBytes } = this.host;
+    if (file.size > maxFileBytes) {
+      throw new RunnerError(
+        "FILE_TOO_LARGE",
+        `${file.path} is ${(file.size / 1048576).toFixed(1)} MiB; files over ${(maxFileBytes / 1048576).toFixed(1)} MiB are not sent to language servers`,
+      );
+    }
+    return this.serialized(async () => {
+      const text = decodeDocument(await readFile(file.absolute));
+      if (text === undefined) {
+        throw new RunnerError("INVALID_ARGUMENT", `${file.path} is a binary file; name a source file`);
+      }
+      this.host.assertUsable();
+      const { documents, diagnostics, connection } = this.host;
+      const uri = pathToFileURL(file.absolute).href;
+      const existing = documents.use(uri);
+      if (!existing) {
+        const document = documents.open(uri, languageId, text, diagnostics.mark());
+        await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+          textDocument: { uri, languageId, version: document.version, text },
+        });
+        for (const closed of documents.takeOverflow()) {
+          diagnostics.delete(closed.uri);
+          await connection.sendNotification(DidCloseTextDocumentNotification.type, {
+            textDocument: { uri: closed.uri },
+          });
+        }
+        return document;
+      }
+      if (existing.text !== text) {
+        // New content changes what the server knows of the workspace: every file's diagnostics may change.
+        existing.replace(text, diagnostics.noteChange());
+        await connection.sendNotification(DidChangeTextDocumentNotification.type, {
+          textDocument: { uri, version: existing.version },
+          contentChanges: [{ text }],
+        });
+      }
+      return existing;
+    });
+  }
+
+  /** didClose for an open document (its file was renamed or deleted, or it is no longer needed). */
+  close(uri: string): Promise<boolean> {
+    return this.serialized(async () => {
+      if (!this.host.documents.delete(uri)) return false;
+      this.host.diagnostics.delete(uri);
+      if (this.host.isRunning()) {
+        await this.host.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
+      }
+      return true;
+    });
+  }
+
+  private serialized<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}
