@@ -81,6 +81,24 @@ describe("tools answer with the language server's answers, positions exact", () 
     expect(answer.locations.map((l) => `${l.file}:${l.line}:${l.column}`)).toEqual(["src/greeter.ts:14:17"]);
   });
 
+  test("symbol and column together: the column when the symbol stands there, else the symbol near the line", async () => {
+    // Line 4 calls makeGreeting at columns 37 and 76; column 80 is inside the second call.
+    const there = await call("find_definition", { file: "src/main.ts", symbol: "makeGreeting", line: 4, column: 80 });
+    expect(there.isError).toBeFalsy();
+    expect((there.structuredContent as { resolved: unknown }).resolved).toEqual({ line: 4, column: 80 });
+    expect(text(there)).toContain("(the given column)");
+    // Column 3 is `const`: the symbol is searched on the line instead, and the text says so.
+    const elsewhere = await call("find_definition", {
+      file: "src/main.ts",
+      symbol: "makeGreeting",
+      line: 4,
+      column: 3,
+    });
+    expect((elsewhere.structuredContent as { resolved: unknown }).resolved).toEqual({ line: 4, column: 37 });
+    expect(text(elsewhere)).toContain("not at the given src/main.ts:4:3");
+    expect(text(elsewhere)).toContain("src/greeter.ts:14:17");
+  });
+
   test("find_references across files", async () => {
     const result = await call("find_references", { file: "src/greeter.ts", symbol: "makeGreeting", line: 14 });
     const answer = result.structuredContent as { locations: Array<{ file: string; line: number; column: number }> };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { emptyAnswerText, locationText, statusHeader } from "./text.js";
+import { describeTarget, emptyAnswerText, locationText, statusHeader } from "./text.js";
 import type { AnswerStatusOutput } from "./toolSupport/shared.js";
 
 const ready: AnswerStatusOutput = { state: "ready", partial: false, language: "typescript", server: "tsserver" };
@@ -51,4 +51,23 @@ test("a location is file:line:column with its code line indented below", () => {
     "a.ts:2:3\n  let x = 1;",
   );
   expect(locationText({ file: "a.ts", line: 2, column: 3, end_line: 2, end_column: 4, snippet: "" })).toBe("a.ts:2:3");
+});
+
+describe("describeTarget with column and symbol both given", () => {
+  const at = (columnHint: number) => ({
+    file: "src/a.ts",
+    target: { case: "symbol" as const, value: { name: "greet", lineHint: 4, occurrence: 0, columnHint } },
+  });
+
+  test("says the given column was used when the symbol stands there", () => {
+    expect(describeTarget(at(9), { ...ready, resolved: { line: 4, column: 9 } })).toBe(
+      "`greet` at src/a.ts:4:9 (the given column)",
+    );
+  });
+
+  test("says where the symbol was found instead when it was not at the column", () => {
+    expect(describeTarget(at(2), { ...ready, resolved: { line: 5, column: 3 } })).toBe(
+      "`greet` at src/a.ts:5:3 (not at the given src/a.ts:4:2; found near that line)",
+    );
+  });
 });

@@ -47,8 +47,14 @@ export function emptyAnswerText(status: AnswerStatusOutput, noResults: string): 
 /** "src/a.ts:3:5", or "`name` at src/a.ts:3:5" for a symbol target (at the position it resolved to). */
 export function describeTarget(at: PositionAt, status: AnswerStatusOutput): string {
   if (at.target.case === "position") return `${at.file}:${at.target.value.line}:${at.target.value.column}`;
-  const where = status.resolved ? `${at.file}:${status.resolved.line}:${status.resolved.column}` : at.file;
-  return `\`${at.target.value.name}\` at ${where}`;
+  const { name, lineHint, columnHint } = at.target.value;
+  const resolved = status.resolved;
+  const where = resolved ? `${at.file}:${resolved.line}:${resolved.column}` : at.file;
+  if (!columnHint || !resolved) return `\`${name}\` at ${where}`;
+  // Both column and symbol were given: say which one decided.
+  return resolved.line === lineHint && resolved.column === columnHint
+    ? `\`${name}\` at ${where} (the given column)`
+    : `\`${name}\` at ${where} (not at the given ${at.file}:${lineHint}:${columnHint}; found near that line)`;
 }
 
 /** "src/a.ts:12:5" and, indented below it, the code line. */

@@ -13,7 +13,7 @@ export interface WorkspaceRef {
 export interface PositionTarget {
   file: string;
   position?: Position;
-  symbol?: { name: string; lineHint?: number; occurrence?: number };
+  symbol?: { name: string; lineHint?: number; occurrence?: number; columnHint?: number };
 }
 
 export interface AnswerStatus {

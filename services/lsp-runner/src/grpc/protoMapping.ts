@@ -25,8 +25,8 @@ export function positionTarget(spec: pb.PositionSpec | undefined): engine.Positi
     case "position":
       return { file: spec.file, position: { line: spec.target.value.line, column: spec.target.value.column } };
     case "symbol": {
-      const { name, lineHint, occurrence } = spec.target.value;
-      return { file: spec.file, symbol: { name, lineHint, occurrence } };
+      const { name, lineHint, occurrence, columnHint } = spec.target.value;
+      return { file: spec.file, symbol: { name, lineHint, occurrence, columnHint } };
     }
     default:
       throw invalidArgument("give 'line' and 'column', or 'symbol'");

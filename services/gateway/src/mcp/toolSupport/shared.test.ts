@@ -15,11 +15,18 @@ describe("positionFrom", () => {
   test("symbol with an optional line hint and occurrence makes a symbol target (0 = not given)", () => {
     expect(positionFrom({ file: "a.py", symbol: "parse" }).target).toEqual({
       case: "symbol",
-      value: { name: "parse", lineHint: 0, occurrence: 0 },
+      value: { name: "parse", lineHint: 0, occurrence: 0, columnHint: 0 },
     });
     expect(positionFrom({ file: "a.py", symbol: "parse", line: 12, occurrence: 2 }).target).toEqual({
       case: "symbol",
-      value: { name: "parse", lineHint: 12, occurrence: 2 },
+      value: { name: "parse", lineHint: 12, occurrence: 2, columnHint: 0 },
+    });
+  });
+
+  test("column and symbol together: the symbol with the line and column as hints", () => {
+    expect(positionFrom({ file: "a.ts", line: 4, column: 9, symbol: "greet" }).target).toEqual({
+      case: "symbol",
+      value: { name: "greet", lineHint: 4, occurrence: 0, columnHint: 9 },
     });
   });
 
@@ -27,7 +34,8 @@ describe("positionFrom", () => {
     [{ file: "a.ts" }, /give line and column .* or symbol/],
     [{ file: "a.ts", line: 3 }, /give line and column .* or symbol/],
     [{ file: "a.ts", column: 3 }, /column needs line/],
-    [{ file: "a.ts", line: 1, column: 3, symbol: "x" }, /either column or symbol, not both/],
+    [{ file: "a.ts", column: 3, symbol: "x" }, /column needs line: give line too/],
+    [{ file: "a.ts", line: 1, column: 3, symbol: "x", occurrence: 2 }, /column or occurrence .* not both/],
     [{ file: "a.ts", line: 1, column: 3, occurrence: 2 }, /occurrence only applies with symbol/],
   ])("%j is INVALID_ARGUMENT", (args, message) => {
     let error: unknown;

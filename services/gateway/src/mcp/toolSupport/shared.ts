@@ -68,7 +68,7 @@ export const positionArguments = {
   column: lineNumber("column")
     .optional()
     .describe(
-      "1-based column, counting Unicode code points of the line (not bytes, not UTF-16 units). Give column or symbol, not both.",
+      "1-based column, counting Unicode code points of the line (not bytes, not UTF-16 units). With symbol too: used when the symbol stands at this column of line, otherwise the symbol is looked for near line (the answer says which).",
     ),
   symbol: z
     .string()
@@ -90,14 +90,22 @@ export interface PositionAt {
   file: string;
   target:
     | { case: "position"; value: { line: number; column: number } }
-    | { case: "symbol"; value: { name: string; lineHint: number; occurrence: number } };
+    | { case: "symbol"; value: { name: string; lineHint: number; occurrence: number; columnHint: number } };
 }
 
 /** Checks the rules between position fields that a schema cannot express, and builds the spec. */
 export function positionFrom(args: PositionArguments): PositionAt {
   const { file, line, column, symbol, occurrence } = args;
   const invalid = (message: string) => new GatewayError("INVALID_ARGUMENT", message);
-  if (column !== undefined && symbol !== undefined) throw invalid("give either column or symbol, not both");
+  if (column !== undefined && symbol !== undefined) {
+    if (line === undefined) throw invalid("column needs line: give line too, or drop column and keep symbol");
+    if (occurrence !== undefined) throw invalid("give column or occurrence to pick a match on the line, not both");
+    // Both given (agents often do): the runner uses the column when the symbol is there.
+    return {
+      file,
+      target: { case: "symbol", value: { name: symbol, lineHint: line, occurrence: 0, columnHint: column } },
+    };
+  }
   if (column !== undefined) {
     if (line === undefined) throw invalid("column needs line: give both (1-based), or give symbol instead");
     if (occurrence !== undefined) throw invalid("occurrence only applies with symbol; drop it when giving column");
@@ -107,7 +115,10 @@ export function positionFrom(args: PositionArguments): PositionAt {
     // 0 means "not given" on the wire (runner.proto SymbolTarget).
     return {
       file,
-      target: { case: "symbol", value: { name: symbol, lineHint: line ?? 0, occurrence: occurrence ?? 0 } },
+      target: {
+        case: "symbol",
+        value: { name: symbol, lineHint: line ?? 0, occurrence: occurrence ?? 0, columnHint: 0 },
+      },
     };
   }
   throw invalid(

@@ -7,7 +7,7 @@ import { definitionAnswer } from "./findDefinition.js";
 const byPosition: PositionAt = { file: "src/main.ts", target: { case: "position", value: { line: 4, column: 13 } } };
 const bySymbol: PositionAt = {
   file: "src/main.ts",
-  target: { case: "symbol", value: { name: "grüße", lineHint: 4, occurrence: 0 } },
+  target: { case: "symbol", value: { name: "grüße", lineHint: 4, occurrence: 0, columnHint: 0 } },
 };
 
 test("each definition is file:line:column with its code line (non-ASCII kept)", () => {

@@ -6,7 +6,7 @@ import { hoverAnswer } from "./hover.js";
 
 const at: PositionAt = {
   file: "src/日本.ts",
-  target: { case: "symbol", value: { name: "名前", lineHint: 0, occurrence: 0 } },
+  target: { case: "symbol", value: { name: "名前", lineHint: 0, occurrence: 0, columnHint: 0 } },
 };
 
 test("hover contents are markdown under a line saying what they are about", () => {

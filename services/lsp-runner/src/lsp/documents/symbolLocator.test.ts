@@ -1,4 +1,4 @@
-import { expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { RunnerError } from "../../errors.js";
 import { findOnLine, locateSymbol } from "./symbolLocator.js";
 
@@ -31,4 +31,24 @@ test("a missing symbol or occurrence is SYMBOL_NOT_FOUND with a hint", () => {
   expect(() => locateSymbol(LINES, { name: "greet", lineHint: 2, occurrence: 3 }, "a.ts")).toThrow(
     /lower 'occurrence'/,
   );
+});
+
+describe("a symbol with a column hint", () => {
+  const lines = ["const a = greet(greet);", "", "function greet() {}"];
+
+  test("the column is used when the symbol stands there (any column inside it)", () => {
+    expect(locateSymbol(lines, { name: "greet", lineHint: 1, columnHint: 19 }, "a.ts")).toEqual({
+      line: 1,
+      column: 19,
+    });
+    expect(locateSymbol(lines, { name: "greet", lineHint: 1, columnHint: 11 }, "a.ts")).toEqual({
+      line: 1,
+      column: 11,
+    });
+  });
+
+  test("otherwise the symbol is searched near the line as without a column", () => {
+    expect(locateSymbol(lines, { name: "greet", lineHint: 1, columnHint: 3 }, "a.ts")).toEqual({ line: 1, column: 11 });
+    expect(locateSymbol(lines, { name: "greet", lineHint: 2, columnHint: 1 }, "a.ts")).toEqual({ line: 3, column: 10 });
+  });
 });

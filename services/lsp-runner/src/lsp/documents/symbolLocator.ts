@@ -8,6 +8,8 @@ export interface SymbolQuery {
   lineHint?: number;
   /** 1-based among matches on the resolved line; 0 or undefined = first. */
   occurrence?: number;
+  /** A column the caller also gave (1-based code points): used when the symbol stands there on lineHint. */
+  columnHint?: number;
 }
 
 /** How far from the hinted line to look, in lines, before giving up. */
@@ -50,6 +52,14 @@ export function locateSymbol(lines: readonly string[], query: SymbolQuery, file:
       "INVALID_ARGUMENT",
       `line ${query.lineHint} is past the end of ${file} (${lines.length} lines)`,
     );
+  }
+  if (query.lineHint && query.columnHint) {
+    const length = codePointLength(name);
+    const hinted = query.columnHint;
+    const here = findOnLine(lines[query.lineHint - 1] ?? "", name).some(
+      (start) => start <= hinted && hinted < start + length,
+    );
+    if (here) return { line: query.lineHint, column: hinted };
   }
   const occurrence = query.occurrence || 1;
   for (const line of candidateLines(lines.length, query.lineHint)) {
