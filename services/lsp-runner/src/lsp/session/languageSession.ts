@@ -36,6 +36,7 @@ import { CLIENT_CAPABILITIES } from "./clientCapabilities.js";
 import { DiagnosticsStore, type StoredDiagnostics } from "./diagnosticsStore.js";
 import { DocumentSync } from "./documentSync.js";
 import type { PositionEncoding } from "./positionEncoding.js";
+import { isRetryable, SERVER_ERROR_RETRY_DELAYS_MS, serverAnswerError } from "./serverErrors.js";
 import { answerServerRequests } from "./serverRequests.js";
 import { ProgressTracker, type ServerStateName, sessionState } from "./sessionState.js";
 
@@ -358,9 +359,23 @@ export class LanguageSession {
    */
   request<P, R>(type: RequestType<P, R, unknown>, params: P, signal?: AbortSignal): Promise<R>;
   request<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R>;
-  request<R>(type: RequestType<unknown, R, unknown> | string, params: unknown, signal?: AbortSignal): Promise<R> {
+  async request<R>(type: RequestType<unknown, R, unknown> | string, params: unknown, signal?: AbortSignal): Promise<R> {
     const method = typeof type === "string" ? type : type.method;
-    return this.send<R>(method, params, this.language.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, signal);
+    const timeoutMs = this.language.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.send<R>(method, params, timeoutMs, signal);
+      } catch (error) {
+        if (!(error instanceof ResponseError)) throw error;
+        // Content modified or cancelled by the server: the same question has an answer a moment later.
+        const pause = SERVER_ERROR_RETRY_DELAYS_MS[attempt];
+        if (isRetryable(error) && pause !== undefined && !signal?.aborted) {
+          await delay(pause);
+          continue;
+        }
+        throw serverAnswerError(this.language.id, method, error, this.options.root);
+      }
+    }
   }
 
   private async send<R>(
@@ -418,10 +433,7 @@ export class LanguageSession {
       if (this.closed) throw this.stoppedError();
       // The server answered, with an error: it is alive.
       this.heardFrom(method);
-      const message = (error as { message?: string }).message ?? String(error);
-      throw new RunnerError("SERVER_FAILED", `the ${this.language.id} language server failed ${method}: ${message}`, {
-        cause: error,
-      });
+      throw error;
     } finally {
       this.busyCount--;
       this.emitStateChange();
@@ -452,7 +464,8 @@ export class LanguageSession {
     this.liveness = (async () => {
       const alive = await this.send(LIVENESS_PROBE_METHOD, null, probeMs, undefined, { checkLiveness: false }).then(
         () => true,
-        (error: unknown) => error instanceof RunnerError && error.code === "SERVER_FAILED" && !this.failureValue,
+        // Any answer, an error included (most servers do not know the probe's method), is a sign of life.
+        (error: unknown) => error instanceof ResponseError && !isConnectionFailure(error) && !this.failureValue,
       );
       if (!alive) {
         this.fail(

@@ -1,0 +1,41 @@
+import { describe, expect, test } from "vitest";
+import { ErrorCodes, LSPErrorCodes } from "vscode-languageserver-protocol";
+import { isRetryable, sanitizeServerMessage, serverAnswerError } from "./serverErrors.js";
+
+const ROOT = "/srv/workspaces/acme/web";
+
+describe("an error a server answered with gets the code that says what to do", () => {
+  test.each([
+    [ErrorCodes.ServerNotInitialized, "SERVER_STARTING", /still starting; retry in a few seconds/],
+    [ErrorCodes.MethodNotFound, "UNSUPPORTED", /does not support textDocument\/rename/],
+    [ErrorCodes.InvalidParams, "INVALID_ARGUMENT", /refused textDocument\/rename here: nope/],
+    [LSPErrorCodes.RequestFailed, "INVALID_ARGUMENT", /refused textDocument\/rename here: nope/],
+    [LSPErrorCodes.ContentModified, "UNAVAILABLE", /retry shortly/],
+    [ErrorCodes.InternalError, "SERVER_FAILED", /failed textDocument\/rename: nope/],
+  ])("code %i → %s", (code, expected, message) => {
+    const error = serverAnswerError("typescript", "textDocument/rename", { code, message: "nope" }, ROOT);
+    expect(error.code).toBe(expected);
+    expect(error.message).toMatch(message);
+  });
+
+  test("content modified and cancellations are retried; a server cancel that says not to is not", () => {
+    expect(isRetryable({ code: LSPErrorCodes.ContentModified })).toBe(true);
+    expect(isRetryable({ code: LSPErrorCodes.RequestCancelled })).toBe(true);
+    expect(isRetryable({ code: LSPErrorCodes.ServerCancelled, data: { retriggerRequest: false } })).toBe(false);
+    expect(isRetryable({ code: ErrorCodes.InternalError })).toBe(false);
+  });
+});
+
+describe("server messages keep no host paths", () => {
+  test("workspace paths become relative, others keep only their last segment", () => {
+    const message =
+      "Could not read /srv/workspaces/acme/web/src/a.ts or file:///srv/workspaces/acme/web/lib/b.ts " +
+      "via /home/runner/.cache/typescript/7.0/node_modules/types.d.ts";
+    expect(sanitizeServerMessage(message, ROOT)).toBe("Could not read src/a.ts or lib/b.ts via …/types.d.ts");
+  });
+
+  test("long messages are cut and blank ones named", () => {
+    expect(sanitizeServerMessage("x".repeat(1000), ROOT)).toHaveLength(301);
+    expect(sanitizeServerMessage("  ", ROOT)).toBe("no details given");
+  });
+});

@@ -1,0 +1,81 @@
+// What an error a language server answered with means for the caller, by its code: work to retry
+// (the content changed, the server cancelled), a server still starting, a request the server does
+// not know or refuses, or a failure. Messages are cut down and keep no host paths: workspace paths
+// become workspace-relative, others only their last segment.
+import { ErrorCodes, LSPErrorCodes } from "vscode-languageserver-protocol";
+import { RunnerError } from "../../errors.js";
+
+/** Codes after which the same request is simply asked again (bounded by RETRIES). */
+const RETRYABLE = new Set<number>([
+  LSPErrorCodes.ContentModified,
+  LSPErrorCodes.RequestCancelled,
+  LSPErrorCodes.ServerCancelled,
+]);
+
+/** How often a retryable answer is asked again, and the pause before each retry (ms). */
+export const SERVER_ERROR_RETRY_DELAYS_MS = [50, 200, 500];
+
+/** Longest server message passed on, in characters. */
+const MAX_MESSAGE = 300;
+
+/** Asking again may succeed; a server that cancelled says so itself (`retriggerRequest`). */
+export function isRetryable(error: { code: number; data?: unknown }): boolean {
+  if (!RETRYABLE.has(error.code)) return false;
+  if (error.code !== LSPErrorCodes.ServerCancelled) return true;
+  return (error.data as { retriggerRequest?: boolean } | undefined)?.retriggerRequest !== false;
+}
+
+/** The RunnerError for an error a `language` server answered `method` with (kept as its cause). */
+export function serverAnswerError(
+  language: string,
+  method: string,
+  error: { code: number; message: string; data?: unknown },
+  root: string,
+): RunnerError {
+  const { code } = error;
+  const said = sanitizeServerMessage(error.message, root);
+  const cause = { cause: error };
+  switch (code) {
+    case ErrorCodes.ServerNotInitialized:
+      return new RunnerError(
+        "SERVER_STARTING",
+        `the ${language} language server is still starting; retry in a few seconds`,
+      );
+    case ErrorCodes.MethodNotFound:
+      return new RunnerError("UNSUPPORTED", `the ${language} language server does not support ${method}`, cause);
+    case ErrorCodes.InvalidParams:
+    case LSPErrorCodes.RequestFailed:
+      // The request was understood and refused for this place (e.g. renaming a keyword).
+      return new RunnerError(
+        "INVALID_ARGUMENT",
+        `the ${language} language server refused ${method} here: ${said}`,
+        cause,
+      );
+    default:
+      if (RETRYABLE.has(code)) {
+        return new RunnerError(
+          "UNAVAILABLE",
+          `the ${language} language server kept abandoning ${method} (the workspace is changing); retry shortly`,
+          cause,
+        );
+      }
+      return new RunnerError("SERVER_FAILED", `the ${language} language server failed ${method}: ${said}`, cause);
+  }
+}
+
+/** Workspace paths relative, other absolute paths reduced to their last segment, length capped. */
+export function sanitizeServerMessage(message: string, root: string): string {
+  const rootPath = root.replace(/\/+$/, "");
+  const rootUri = `file://${encodeURI(rootPath)}`;
+  let text = message
+    .replaceAll(`${rootUri}/`, "")
+    .replaceAll(`${rootPath}/`, "")
+    .replaceAll(rootUri, ".")
+    .replaceAll(rootPath, ".");
+  text = text.replace(
+    /(?:file:\/\/)?(?:\/[^\s/'"`:()[\]]+){2,}/g,
+    (path) => `…/${path.slice(path.lastIndexOf("/") + 1)}`,
+  );
+  text = text.replace(/\s+/g, " ").trim();
+  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text || "no details given";
+}
