@@ -68,6 +68,8 @@ export class EngineContext {
     const method = typeof type === "string" ? type : type.method;
     await session.waitUntilIdle(READY_WAIT_MS, signal);
     const answer = await session.request<R>(method, params, signal);
+    // "Nothing" from a server that lost part of itself is not an answer (checkProcessTree throws).
+    if (isEmptyAnswer(answer)) await session.checkProcessTree();
     if (session.state !== "indexing") return answer;
     if (!(await session.waitUntilIdle(READY_WAIT_MS, signal))) return answer;
     return session.request<R>(method, params, signal);
@@ -251,4 +253,8 @@ export function unsupported(session: LanguageSession, method: string): RunnerErr
     "UNSUPPORTED",
     `the ${session.language.id} language server (${session.serverName}) does not support ${method}`,
   );
+}
+
+function isEmptyAnswer(answer: unknown): boolean {
+  return answer === null || answer === undefined || (Array.isArray(answer) && answer.length === 0);
 }

@@ -16,6 +16,8 @@ export function typescriptLanguage(): LanguageServerConfig {
     extensions: TYPESCRIPT_EXTENSIONS,
     command: process.execPath,
     args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
+    // The wrapper outlives a killed tsserver and then answers every request empty.
+    watchProcessTree: true,
     initializationOptions: {
       // Never the workspace's node_modules copy: a workspace must not choose the code we run.
       // One tsserver, no syntax server: while the project loads, a syntax server answers definition

@@ -33,6 +33,7 @@ const languageEntrySchema = z.strictObject({
   requestTimeoutMs: z.int().min(1).max(MAX_TIMEOUT_MS).optional(),
   startTimeoutMs: z.int().min(1).max(MAX_TIMEOUT_MS).optional(),
   diagnosticsSettleMs: z.int().min(0).max(60_000).optional(),
+  watchProcessTree: z.boolean().optional(),
   install: z.string().optional(),
 });
 
@@ -164,6 +165,8 @@ function overrideLanguage(base: LanguageDefinition, entry: LanguageEntry): Langu
     requestTimeoutMs: entry.requestTimeoutMs ?? base.requestTimeoutMs,
     startTimeoutMs: entry.startTimeoutMs ?? base.startTimeoutMs,
     diagnosticsSettleMs: entry.diagnosticsSettleMs ?? base.diagnosticsSettleMs,
+    // Another command has another process tree: the built-in's setting does not carry over.
+    watchProcessTree: commandChanged ? entry.watchProcessTree : (entry.watchProcessTree ?? base.watchProcessTree),
   };
 }
 

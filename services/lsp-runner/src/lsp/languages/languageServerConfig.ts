@@ -19,6 +19,12 @@ export interface LanguageServerConfig {
   readonly startTimeoutMs?: number;
   /** Quiet time in ms after the last pushed diagnostics before they count as settled (default 300). */
   readonly diagnosticsSettleMs?: number;
+  /**
+   * Restart the server when a long-lived process of its tree dies while it lives on (a wrapper
+   * such as typescript-language-server keeps answering "nothing found" after losing tsserver).
+   * Off by default: servers whose helpers (cargo check, go list) come and go must not use it.
+   */
+  readonly watchProcessTree?: boolean;
   /** How to install the server, shown when its command cannot be started. */
   readonly install?: string;
 }

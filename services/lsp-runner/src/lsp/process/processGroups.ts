@@ -4,6 +4,8 @@ import { readdir, readFile } from "node:fs/promises";
 
 export interface ProcStat {
   pid: number;
+  /** The command name (`comm`, at most 15 characters). */
+  name: string;
   /** R running, S sleeping, T stopped, Z zombie (exited, not yet reaped), … */
   state: string;
   pgid: number;
@@ -25,7 +27,8 @@ export function parseProcStat(text: string): ProcStat | undefined {
   const pgid = Number(fields[2]);
   const rssPages = Number(fields[21]);
   if (!Number.isInteger(pid) || !Number.isInteger(pgid) || !Number.isInteger(rssPages)) return undefined;
-  return { pid, state, pgid, rssPages };
+  const name = text.slice(text.indexOf("(") + 1, close);
+  return { pid, name, state, pgid, rssPages };
 }
 
 /** Page size in bytes, read once from /proc/self/smaps (KernelPageSize); 4096 when unreadable. */

@@ -29,6 +29,7 @@ import { OpenDocuments } from "../documents/openDocuments.js";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import { LanguageServerProcess } from "../process/languageServerProcess.js";
 import type { FramingProblem } from "../process/messageSizeGuard.js";
+import { ProcessTreeWatch } from "../process/processTreeWatch.js";
 import type { ChildLimits } from "../process/serverLaunch.js";
 import { assertServerInstalled } from "../process/serverStartFailure.js";
 import { CapabilityRegistrations } from "./capabilityRegistrations.js";
@@ -127,6 +128,7 @@ export class LanguageSession {
   /** A request timed out and the server has not answered one since. */
   private suspect = false;
   private liveness: Promise<void> | undefined;
+  private treeWatch: ProcessTreeWatch | undefined;
   capabilities: ServerCapabilities = {};
   encoding: PositionEncoding = "utf-16";
   serverName = "";
@@ -298,7 +300,30 @@ export class LanguageSession {
       });
     }
     this.initialized = true;
+    this.watchProcessTree();
     this.emitStateChange();
+  }
+
+  /** With `watchProcessTree`, a long-lived process of the server's tree dying fails the session. */
+  private watchProcessTree(): void {
+    const pid = this.process.pid;
+    if (!this.language.watchProcessTree || pid === undefined) return;
+    this.treeWatch = new ProcessTreeWatch(pid, (lost) =>
+      this.fail(
+        { code: "UNAVAILABLE", reason: `lost a process of its tree (${lost.name}, pid ${lost.pid}) and was restarted` },
+        { stop: true },
+      ),
+    );
+    this.treeWatch.start();
+  }
+
+  /**
+   * Before an empty answer is believed: is the server's process tree whole? Throws the session's
+   * failure when a process of it died (the answer came from a server missing its engine).
+   */
+  async checkProcessTree(): Promise<void> {
+    await this.treeWatch?.check();
+    if (this.failureValue) throw this.failureError();
   }
 
   /**
@@ -489,6 +514,7 @@ export class LanguageSession {
   /** Records the first failure, ends pending requests with it, and stops a server still running. */
   private fail(failure: SessionFailure, { stop = false } = {}): void {
     if (this.failureValue || this.closed) return;
+    this.treeWatch?.close();
     this.failureValue = failure;
     this.rejectOnFailure(this.failureError());
     // A server that stopped answering or broke the framing will not answer `shutdown` either.
@@ -542,6 +568,7 @@ export class LanguageSession {
   async close(): Promise<void> {
     const first = !this.closed;
     this.closed = true;
+    this.treeWatch?.close();
     this.rejectOnFailure(this.failureValue ? this.failureError() : this.stoppedError());
     await this.process.close();
     if (first) this.emit({ type: "closed", session: this });

@@ -1,0 +1,87 @@
+// A language server that loses part of itself: SIGKILL the tsserver under
+// typescript-language-server (what the kernel's OOM killer does on big repositories). The wrapper
+// lives on and would answer every request "nothing"; the runner notices the broken tree, restarts
+// the server, and no answer in between claims `ready` with an empty result.
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
+import { Runner, ServerState } from "@lspmesh/proto";
+import { fixtureWorkspace } from "@lspmesh/test-kit";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import {
+  LanguageRegistry,
+  type RunnerServer,
+  SingleWorkspaceLocator,
+  startRunnerServer,
+  typescriptLanguage,
+} from "./runnerInternals.js";
+import { groupsGone, processesInTheseGroups } from "./support/processes.js";
+
+const ws = { tenant: "local", workspace: "default" };
+const fixture = fixtureWorkspace("typescript-basic");
+let runner: RunnerServer;
+let client: ServiceClient<typeof Runner.method>;
+const groups = new Set<number>();
+
+const hoverMain = () =>
+  client.hover({
+    workspace: ws,
+    at: { file: "src/main.ts", target: { case: "symbol", value: { name: "greeter", lineHint: 3, occurrence: 0 } } },
+  });
+
+const commandLine = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+};
+
+beforeAll(async () => {
+  runner = await startRunnerServer({
+    listen: "127.0.0.1:0",
+    locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
+    languages: new LanguageRegistry([typescriptLanguage()]),
+    onLifecycleEvent: (event) => {
+      if (event.pid !== undefined) groups.add(event.pid);
+    },
+  });
+  client = createClient(Runner, runner.address);
+});
+
+afterAll(async () => {
+  client?.close();
+  await runner?.close();
+  await groupsGone(groups);
+  fixture[Symbol.dispose]();
+});
+
+test("tsserver killed under a live wrapper: never ready-and-empty, correct again within 10 s, nothing leaked", async () => {
+  expect((await hoverMain()).contents).toContain("PoliteGreeter");
+  const [group] = await runner.sessions.pids();
+  const tsserver = (await processesInTheseGroups([group!])).find((pid) => commandLine(pid).includes("tsserver.js"));
+  expect(tsserver, "tsserver runs in the server's process group").toBeDefined();
+  process.kill(tsserver!, "SIGKILL");
+
+  const killedAt = Date.now();
+  let recovered = false;
+  while (Date.now() - killedAt < 10_000) {
+    const answer = await hoverMain().catch((error: ServiceError) => error);
+    if ("contents" in answer) {
+      const readyAndEmpty =
+        answer.status?.state === ServerState.READY && !answer.status.partial && answer.contents === "";
+      expect(readyAndEmpty, "an empty answer claimed ready and complete").toBe(false);
+      if (answer.contents.includes("PoliteGreeter")) {
+        recovered = true;
+        break;
+      }
+    } else {
+      // While the server restarts the call may fail with a code that says to retry.
+      expect(answer.metadata.get("lspmesh-error-code")[0]).toBe("UNAVAILABLE");
+    }
+    await sleep(200);
+  }
+  expect(recovered, "hover answers correctly again within 10 s").toBe(true);
+  // The broken server's group is gone entirely (wrapper and all).
+  await groupsGone([group!], 10_000);
+});
