@@ -6,7 +6,12 @@ export { RunnerError, type RunnerErrorCode } from "../src/errors.js";
 export type { Closeable, RunnerEventBus } from "../src/events/eventBus.js";
 export { InProcessEventBus } from "../src/events/inProcessEventBus.js";
 export { NatsEventBus, type NatsEventBusOptions } from "../src/events/natsEventBus.js";
-export { builtinLanguages, defaultLanguages, typescriptLanguage } from "../src/lsp/languages/builtinLanguages.js";
+export {
+  builtinLanguages,
+  defaultLanguages,
+  pythonLanguage,
+  typescriptLanguage,
+} from "../src/lsp/languages/builtinLanguages.js";
 export { LanguageConfigError, loadLanguageRegistry, loadLanguages } from "../src/lsp/languages/languageConfig.js";
 export {
   type LanguageDefinition,

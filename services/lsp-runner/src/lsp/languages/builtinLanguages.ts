@@ -92,6 +92,8 @@ export function pythonLanguage(): LanguageServerConfig {
     // Pyright stops pushing diagnostics once a client accepts dynamically registered pull
     // diagnostics; push keeps it analysing open files in the background.
     initializationOptions: { disablePullDiagnostics: true },
+    // Pyright reports no progress while it analyses the workspace.
+    readinessProbe: "workspaceSymbol",
     settings: {
       python: {
         analysis: { autoSearchPaths: true, useLibraryCodeForTypes: true, diagnosticMode: "openFilesOnly" },

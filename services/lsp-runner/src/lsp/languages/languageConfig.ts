@@ -34,6 +34,7 @@ const languageEntrySchema = z.strictObject({
   startTimeoutMs: z.int().min(1).max(MAX_TIMEOUT_MS).optional(),
   diagnosticsSettleMs: z.int().min(0).max(60_000).optional(),
   watchProcessTree: z.boolean().optional(),
+  readinessProbe: z.literal("workspaceSymbol").optional(),
   install: z.string().optional(),
 });
 
@@ -167,6 +168,7 @@ function overrideLanguage(base: LanguageDefinition, entry: LanguageEntry): Langu
     diagnosticsSettleMs: entry.diagnosticsSettleMs ?? base.diagnosticsSettleMs,
     // Another command has another process tree: the built-in's setting does not carry over.
     watchProcessTree: commandChanged ? entry.watchProcessTree : (entry.watchProcessTree ?? base.watchProcessTree),
+    readinessProbe: commandChanged ? entry.readinessProbe : (entry.readinessProbe ?? base.readinessProbe),
   };
 }
 

@@ -25,6 +25,12 @@ export interface LanguageServerConfig {
    * Off by default: servers whose helpers (cargo check, go list) come and go must not use it.
    */
   readonly watchProcessTree?: boolean;
+  /**
+   * How to tell that a server that sends no progress has analysed the workspace: "workspaceSymbol"
+   * asks for a name declared in a workspace file until the server finds it (pyright). Default: the
+   * server's own progress reports.
+   */
+  readonly readinessProbe?: "workspaceSymbol";
   /** How to install the server, shown when its command cannot be started. */
   readonly install?: string;
 }

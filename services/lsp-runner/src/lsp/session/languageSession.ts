@@ -21,6 +21,7 @@ import {
   type RequestType,
   ResponseError,
   type ServerCapabilities,
+  type WorkspaceSymbolRequest,
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../../errors.js";
 import type { ResolvedFile } from "../../workspace/workspacePaths.js";
@@ -37,6 +38,7 @@ import { CLIENT_CAPABILITIES } from "./clientCapabilities.js";
 import { DiagnosticsStore, type StoredDiagnostics } from "./diagnosticsStore.js";
 import { DocumentSync } from "./documentSync.js";
 import type { PositionEncoding } from "./positionEncoding.js";
+import { DEFAULT_READINESS_TIMEOUT_MS, declaredName, probeUntilFound } from "./readinessProbe.js";
 import { isRetryable, SERVER_ERROR_RETRY_DELAYS_MS, serverAnswerError } from "./serverErrors.js";
 import { answerServerRequests } from "./serverRequests.js";
 import { ProgressTracker, type ServerStateName, sessionState } from "./sessionState.js";
@@ -301,7 +303,34 @@ export class LanguageSession {
     }
     this.initialized = true;
     this.watchProcessTree();
+    this.startReadinessProbe();
     this.emitStateChange();
+  }
+
+  /** With a readinessProbe, the session counts as indexing until the probe finds its name. */
+  private startReadinessProbe(): void {
+    if (this.language.readinessProbe !== "workspaceSymbol") return;
+    const token = "lspmesh/readiness";
+    this.progress.create(token);
+    this.progress.update(token, { kind: "begin", title: "analysing the workspace" });
+    const timeoutMs = DEFAULT_READINESS_TIMEOUT_MS;
+    void (async () => {
+      const name = await declaredName(this.options.root, Object.keys(this.language.extensions));
+      if (!name) return;
+      const target = {
+        request: (type: typeof WorkspaceSymbolRequest.type, params: { query: string }) =>
+          this.send(type.method, params, this.language.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+        isAlive: () => this.isAlive,
+      };
+      const found = await probeUntilFound(target, name, timeoutMs);
+      if (!found && this.isAlive)
+        this.options.onLog?.(`readiness probe gave up after ${timeoutMs} ms: ${name} not found`);
+    })()
+      .catch(() => {})
+      .finally(() => {
+        this.progress.update(token, { kind: "end" });
+        this.emitStateChange();
+      });
   }
 
   /** With `watchProcessTree`, a long-lived process of the server's tree dying fails the session. */
