@@ -29,7 +29,13 @@ import type {
   WorkspaceRef,
 } from "./answers.js";
 import type { EditApplier } from "./editApplier.js";
-import { type DocumentContext, type EngineContext, requireCapability, unsupported } from "./engineContext.js";
+import {
+  type DocumentContext,
+  type EngineContext,
+  type ProjectLoad,
+  requireCapability,
+  unsupported,
+} from "./engineContext.js";
 import { invalidRenameReason } from "./identifiers.js";
 import type { ApplyEditQuery, CodeActionsQuery, FormatQuery, RenameFileQuery, RenameSymbolQuery } from "./queries.js";
 import { emptyEdit, fromLspWorkspaceEdit, isEmptyEdit } from "./workspaceEdits.js";
@@ -147,6 +153,8 @@ export class EditingQueries {
     const context = await this.engine.openDocument(ref, at.file);
     const { session, document } = context;
     requireCapability(session, "renameProvider", RenameRequest.method);
+    // Uses in other projects are renamed only when those projects are loaded.
+    const projects = await this.engine.loadProjects(context);
     const resolved = this.engine.resolvePosition(context, at);
     const params = this.engine.positionParams(context, resolved);
     const where = `${context.file.path}:${resolved.line}:${resolved.column}`;
@@ -178,7 +186,7 @@ export class EditingQueries {
       `cannot rename at ${where}`,
     );
     const edit = await fromLspWorkspaceEdit(context.paths, session, result);
-    const answer = await this.finish(ref, context, edit, apply, at.symbol ? resolved : undefined);
+    const answer = await this.finish(ref, context, edit, apply, at.symbol ? resolved : undefined, projects);
     return { ...answer, rename: target };
   }
 
@@ -221,14 +229,25 @@ export class EditingQueries {
     edit: WorkspaceEdit,
     apply: boolean,
     resolved?: Range["start"],
+    projects?: ProjectLoad,
   ): Promise<EditAnswer> {
     const empty = isEmptyEdit(edit);
-    if (apply && !empty) await this.applier.apply(ref, edit);
-    return this.engine.withStatus<EditAnswer>(
+    const preview = this.engine.withStatus<EditAnswer>(
       context.session,
-      { edit: empty ? emptyEdit() : edit, applied: apply && !empty },
-      { empty, resolved },
+      { edit: empty ? emptyEdit() : edit, applied: false },
+      { empty, resolved, projects },
     );
+    if (!apply || empty) return preview;
+    // A workspace-wide edit (a rename) computed from a partial view would change only some of the
+    // uses: never written. Single-file edits (formatting) do not depend on the rest of the workspace.
+    if (projects && preview.status.partial) {
+      throw new RunnerError(
+        "SERVER_STARTING",
+        `the ${context.session.language.id} server has not loaded the whole workspace yet (${preview.status.note}); nothing was written: retry shortly, or preview with apply: false`,
+      );
+    }
+    await this.applier.apply(ref, edit);
+    return { ...preview, applied: true };
   }
 
   private async convertAction(context: DocumentContext, action: LspCodeAction | Command): Promise<CodeAction> {

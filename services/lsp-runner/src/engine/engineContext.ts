@@ -1,5 +1,6 @@
 // What every engine query needs: the workspace and file, the session and synced document, the
 // resolved position, queries that wait out indexing, and the conversion of server answers.
+
 import { fileURLToPath } from "node:url";
 import type { Location as LspLocation, RequestType, ServerCapabilities } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
@@ -15,11 +16,11 @@ import {
   type Range,
   toLspPosition,
 } from "../lsp/session/positionEncoding.js";
-import { listSourceFiles } from "../workspace/sourceFiles.js";
 import type { WorkspaceLocator } from "../workspace/workspaceLocator.js";
 import { type ResolvedFile, WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { AnswerStatus, Location, PositionTarget, WorkspaceRef } from "./answers.js";
 import { FileLines, snippetOf } from "./fileLines.js";
+import { MAX_PROJECTS, projectAnchors } from "./projectAnchors.js";
 
 /** How long a query waits for an indexing server before answering anyway, in ms (default 20 000). */
 const READY_WAIT_MS = 20_000;
@@ -195,9 +196,50 @@ export class EngineContext {
     throw new RunnerError("NOT_FOUND", "the workspace has no source files of a configured language");
   }
 
+  /** A file of the language a server can be given (not too large, not binary), or undefined. */
   async firstFileOf(paths: WorkspacePaths, language: LanguageServerConfig): Promise<string | undefined> {
-    const { files } = await listSourceFiles(paths.root, new Set(Object.keys(language.extensions)), 1);
-    return files[0];
+    return (await projectAnchors(paths.root, language, this.options.sessions.maxFileBytes)).anchors[0];
+  }
+
+  /**
+   * Opens one file per project of the context's language (once per session), so that a
+   * project-based server has loaded every project before a workspace-wide question. Returns what
+   * an answer must admit: projects left unloaded, files that could not be anchors.
+   */
+  loadProjects(context: DocumentContext): Promise<ProjectLoad> {
+    let load = this.projectLoads.get(context.session);
+    if (!load) {
+      load = this.openAnchors(context).catch((): ProjectLoad => ({ notes: [] }));
+      this.projectLoads.set(context.session, load);
+    }
+    return load;
+  }
+
+  private readonly projectLoads = new WeakMap<LanguageSession, Promise<ProjectLoad>>();
+
+  private async openAnchors(context: DocumentContext): Promise<ProjectLoad> {
+    const { session, paths } = context;
+    const found = await projectAnchors(paths.root, session.language, this.options.sessions.maxFileBytes);
+    const notes: string[] = [];
+    const opened: string[] = [];
+    for (const anchor of found.anchors) {
+      if (anchor === context.file.path) continue;
+      try {
+        const file = await paths.resolveFile(anchor);
+        const match = this.options.languages.forFile(file.path);
+        if (match) opened.push((await session.syncDocument(file, match.languageId)).uri);
+      } catch (error) {
+        found.skipped.push({ file: anchor, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    if (found.notLoaded > 0) notes.push(`${found.notLoaded} more project(s) not loaded (the limit is ${MAX_PROJECTS})`);
+    if (found.skipped.length > 0) {
+      const listed = found.skipped.slice(0, 3).map((skip) => `${skip.file} (${skip.reason})`);
+      notes.push(
+        `skipped ${found.skipped.length} file(s): ${listed.join(", ")}${found.skipped.length > 3 ? ", …" : ""}`,
+      );
+    }
+    return { notes, incomplete: found.notLoaded > 0, anchorUris: opened };
   }
 
   statusOf(session: LanguageSession): AnswerStatus {
@@ -221,7 +263,7 @@ export class EngineContext {
   withStatus<T extends { status: AnswerStatus }>(
     session: LanguageSession,
     body: Omit<T, "status">,
-    facts: { empty: boolean; resolved?: Position; omitted?: number },
+    facts: { empty: boolean; resolved?: Position; omitted?: number; projects?: ProjectLoad },
   ): T {
     const status = this.statusOf(session);
     if (facts.resolved) status.resolved = facts.resolved;
@@ -234,6 +276,10 @@ export class EngineContext {
       );
     }
     if (facts.omitted) notes.push(`${facts.omitted} result(s) outside the workspace omitted`);
+    if (facts.projects) {
+      notes.push(...facts.projects.notes);
+      if (facts.projects.incomplete) status.partial = true;
+    }
     status.note = notes.join("; ");
     return { ...body, status } as T;
   }
@@ -257,4 +303,13 @@ export function unsupported(session: LanguageSession, method: string): RunnerErr
 
 function isEmptyAnswer(answer: unknown): boolean {
   return answer === null || answer === undefined || (Array.isArray(answer) && answer.length === 0);
+}
+
+/** What loading a workspace's projects left out, for the answer's note. */
+export interface ProjectLoad {
+  notes: string[];
+  /** Some projects were not loaded: answers spanning projects may be incomplete. */
+  incomplete?: boolean;
+  /** Documents opened to load the other projects (not the one asked about). */
+  anchorUris?: string[];
 }

@@ -4,6 +4,7 @@ import type {
   LocationLink,
   DocumentSymbol as LspDocumentSymbol,
   Location as LspLocation,
+  WorkspaceSymbol as LspWorkspaceSymbol,
   MarkedString,
   MarkupContent,
   ServerCapabilities,
@@ -32,7 +33,7 @@ import type {
   WorkspaceRef,
   WorkspaceSymbolsAnswer,
 } from "./answers.js";
-import { type EngineContext, requireCapability } from "./engineContext.js";
+import { type DocumentContext, type EngineContext, type ProjectLoad, requireCapability } from "./engineContext.js";
 import { FileLines } from "./fileLines.js";
 import type {
   FileQuery,
@@ -85,6 +86,8 @@ export class NavigationQueries {
   async references({ ref, at, includeDeclaration, limit, signal }: ReferencesQuery): Promise<ReferencesAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
     requireCapability(context.session, "referencesProvider", ReferencesRequest.method);
+    // References in other projects are found only when those projects are loaded.
+    const projects = await this.engine.loadProjects(context);
     const resolved = this.engine.resolvePosition(context, at);
     const result = await this.engine.query(
       context.session,
@@ -102,6 +105,7 @@ export class NavigationQueries {
         empty: total === 0,
         resolved: at.symbol ? resolved : undefined,
         omitted: converted.omitted,
+        projects,
       },
     );
   }
@@ -217,6 +221,7 @@ export class NavigationQueries {
         {
           empty: symbols.length === 0,
           omitted,
+          projects: parts[0]!.projects,
         },
       );
     }
@@ -228,6 +233,7 @@ export class NavigationQueries {
           {
             empty: part.symbols.length === 0,
             omitted: part.omitted,
+            projects: part.projects,
           },
         ).status,
     );
@@ -240,6 +246,39 @@ export class NavigationQueries {
     return { symbols, status };
   }
 
+  /**
+   * typescript-language-server asks tsserver for the projects of the document it used last, so
+   * each project is asked in turn, through its own document (a hover makes it the last used), and
+   * the answers are merged. Servers that search every project answer the same each time.
+   */
+  private async symbolsOfEveryProject(
+    context: DocumentContext,
+    projects: ProjectLoad,
+    query: string,
+    signal?: AbortSignal,
+  ): Promise<Array<SymbolInformation | LspWorkspaceSymbol>> {
+    const { session } = context;
+    const uris = [context.document.uri, ...(projects.anchorUris ?? [])];
+    const seen = new Set<string>();
+    const merged: Array<SymbolInformation | LspWorkspaceSymbol> = [];
+    for (const [index, uri] of uris.entries()) {
+      if (index > 0) {
+        await session
+          .request(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 0 } }, signal)
+          .catch(() => undefined);
+      }
+      const answer = (await this.engine.query(session, WorkspaceSymbolRequest.type, { query }, signal)) ?? [];
+      for (const symbol of answer) {
+        const start = "range" in symbol.location ? symbol.location.range.start : { line: -1, character: -1 };
+        const key = `${symbol.name}\0${symbol.location.uri}\0${start.line}:${start.character}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        merged.push(symbol);
+      }
+    }
+    return merged;
+  }
+
   private async symbolsOfLanguage(
     ref: WorkspaceRef,
     paths: WorkspacePaths,
@@ -250,7 +289,8 @@ export class NavigationQueries {
   ) {
     const context = await this.engine.openDocument(ref, anchor, paths);
     requireCapability(context.session, "workspaceSymbolProvider", WorkspaceSymbolRequest.method);
-    const result = await this.engine.query(context.session, WorkspaceSymbolRequest.type, { query }, signal);
+    const projects = await this.engine.loadProjects(context);
+    const result = await this.symbolsOfEveryProject(context, projects, query, signal);
     const lines = new FileLines(context.session);
     const symbols: WorkspaceSymbolsAnswer["symbols"] = [];
     let omitted = 0;
@@ -267,7 +307,7 @@ export class NavigationQueries {
       }
       symbols.push({ name: symbol.name, kind: symbol.kind, containerName: symbol.containerName ?? "", location });
     }
-    return { session: context.session, symbols, omitted };
+    return { session: context.session, symbols, omitted, projects };
   }
 }
 

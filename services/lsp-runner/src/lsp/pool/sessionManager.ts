@@ -6,7 +6,7 @@ import type { Message } from "vscode-jsonrpc/node.js";
 import { RunnerError } from "../../errors.js";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import { groupResidentBytes } from "../process/processGroups.js";
-import type { LanguageSession, SessionEvent } from "../session/languageSession.js";
+import { DEFAULT_MAX_FILE_BYTES, type LanguageSession, type SessionEvent } from "../session/languageSession.js";
 import { type SessionPolicy, type SessionPolicyOverrides, sessionPolicy } from "./sessionPolicy.js";
 import { type LifecycleEvent, type SessionKey, SessionSlot, type SlotStatus, type StopReason } from "./sessionSlot.js";
 
@@ -35,6 +35,12 @@ export interface MemoryReport {
 
 export class SessionManager {
   readonly policy: SessionPolicy;
+
+  /** Files over this size (bytes) are not sent to language servers. */
+  get maxFileBytes(): number {
+    return this.options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  }
+
   private readonly slots = new Map<string, { key: SessionKey; slot: SessionSlot }>();
   private readonly closing = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout;

@@ -1,0 +1,57 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, expect, test } from "vitest";
+import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
+import { projectAnchors } from "./projectAnchors.js";
+
+const typescript = {
+  id: "typescript",
+  extensions: { ".ts": "typescript", ".js": "javascript" },
+} as unknown as LanguageServerConfig;
+const python = { id: "python", extensions: { ".py": "python" } } as unknown as LanguageServerConfig;
+const dirs: string[] = [];
+
+function workspace(files: Record<string, string | Buffer>): string {
+  const dir = mkdtempSync(join(tmpdir(), "lspmesh-anchors-"));
+  dirs.push(dir);
+  for (const [file, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), content);
+  }
+  return dir;
+}
+
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+test("one anchor per project: its included TypeScript first; a solution file with files: [] has none", async () => {
+  const dir = workspace({
+    "eslint.config.js": "export default [];",
+    "tsconfig.json": '{ "files": [], "references": [{ "path": "./packages/a" }] }',
+    "packages/a/tsconfig.json": '{ "include": ["lib/**/*"] } // comment',
+    "packages/a/build.js": "x",
+    "packages/a/lib/index.ts": "export {};",
+    "tools/tsconfig.json": "{}",
+    "tools/gen.ts": "export {};",
+  });
+  const found = await projectAnchors(dir, typescript, 1024 * 1024);
+  // packages/a's included file, tools/, and the inferred project of the loose root file.
+  expect(found.anchors.sort()).toEqual(["eslint.config.js", "packages/a/lib/index.ts", "tools/gen.ts"]);
+  expect(found.notLoaded).toBe(0);
+});
+
+test("binary and oversized files are never anchors: skipped with the reason, the next one used", async () => {
+  const dir = workspace({
+    "a_blob.py": Buffer.from([0x50, 0x00, 0x01, 0x02]),
+    "b_big.py": "x = 1\n".repeat(400),
+    "c_main.py": "print(1)\n",
+  });
+  const found = await projectAnchors(dir, python, 1024);
+  expect(found.anchors).toEqual(["c_main.py"]);
+  expect(found.skipped).toEqual([
+    { file: "a_blob.py", reason: "binary" },
+    { file: "b_big.py", reason: "larger than 0.0 MiB" },
+  ]);
+});

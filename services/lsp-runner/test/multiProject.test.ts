@@ -1,0 +1,103 @@
+// A workspace shaped like hono's: a root tsconfig that includes only src/, a root eslint.config.js
+// outside it (the first file by name), tests in their own project, and a benchmarks project. From
+// a cold start the first workspace-wide answers cover every project: tsserver only knows the
+// projects of open files, so the runner opens one file per project first.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createClient, type ServiceClient } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { afterEach, beforeEach, expect, test } from "vitest";
+import {
+  LanguageRegistry,
+  type RunnerServer,
+  SingleWorkspaceLocator,
+  startRunnerServer,
+  typescriptLanguage,
+} from "./runnerInternals.js";
+
+const ws = { tenant: "local", workspace: "default" };
+const FILES: Record<string, string> = {
+  "eslint.config.js": "export default [];\n",
+  "package.json": '{ "name": "shape", "type": "module" }\n',
+  "tsconfig.json":
+    '{\n  // the library only\n  "compilerOptions": { "strict": true, "module": "ESNext", "moduleResolution": "Bundler", "noEmit": true },\n  "include": ["src"],\n}\n',
+  "src/compose.ts": "export function compose(a: number, b: number): number {\n  return a + b;\n}\n",
+  "src/index.ts": 'import { compose } from "./compose";\n\nexport const total = compose(1, 2);\n',
+  "test/tsconfig.json":
+    '{ "compilerOptions": { "strict": true, "module": "ESNext", "moduleResolution": "Bundler", "noEmit": true }, "include": ["."] }\n',
+  "test/compose.spec.ts": 'import { compose } from "../src/compose";\n\nexport const checked = compose(2, 3) === 5;\n',
+  "benchmarks/bench/tsconfig.json":
+    '{ "compilerOptions": { "strict": true, "module": "ESNext", "moduleResolution": "Bundler", "noEmit": true }, "include": ["*.ts"] }\n',
+  "benchmarks/bench/run.ts":
+    'import { compose } from "../../src/compose";\n\nexport function benchTarget(): number {\n  return compose(3, 4);\n}\n',
+};
+
+let dir: string;
+let runner: RunnerServer;
+let client: ServiceClient<typeof Runner.method>;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), "lspmesh-multi-project-"));
+  for (const [file, text] of Object.entries(FILES)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+  runner = await startRunnerServer({
+    listen: "127.0.0.1:0",
+    locator: new SingleWorkspaceLocator(dir, ws.tenant, ws.workspace),
+    languages: new LanguageRegistry([typescriptLanguage()]),
+  });
+  client = createClient(Runner, runner.address);
+});
+
+afterEach(async () => {
+  client?.close();
+  await runner?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const composeAt = {
+  file: "src/compose.ts",
+  target: { case: "symbol" as const, value: { name: "compose", lineHint: 1, occurrence: 0 } },
+};
+
+test("cold: the first workspace_symbols finds symbols of every project", async () => {
+  const bench = await client.workspaceSymbols({
+    workspace: ws,
+    query: "benchTarget",
+    language: "typescript",
+    limit: 10,
+  });
+  expect(bench.symbols.map((symbol) => `${symbol.name} ${symbol.location?.file}`)).toContain(
+    "benchTarget benchmarks/bench/run.ts",
+  );
+  expect(bench.status?.partial).toBe(false);
+  const compose = await client.workspaceSymbols({ workspace: ws, query: "compose", language: "typescript", limit: 10 });
+  expect(compose.symbols.map((symbol) => symbol.location?.file)).toContain("src/compose.ts");
+});
+
+test("cold: the first find_references covers the tests and benchmarks projects", async () => {
+  const answer = await client.findReferences({ workspace: ws, at: composeAt, includeDeclaration: true, limit: 100 });
+  const files = answer.locations.map((location) => `${location.file}:${location.range?.start?.line}`).sort();
+  expect(files).toEqual([
+    "benchmarks/bench/run.ts:1",
+    "benchmarks/bench/run.ts:4",
+    "src/compose.ts:1",
+    "src/index.ts:1",
+    "src/index.ts:3",
+    "test/compose.spec.ts:1",
+    "test/compose.spec.ts:3",
+  ]);
+  expect(answer.status?.partial).toBe(false);
+});
+
+test("cold: the first rename, applied, changes every use in every project", async () => {
+  const answer = await client.renameSymbol({ workspace: ws, at: composeAt, newName: "combine", apply: true });
+  expect(answer.applied).toBe(true);
+  for (const file of ["src/compose.ts", "src/index.ts", "test/compose.spec.ts", "benchmarks/bench/run.ts"]) {
+    const text = readFileSync(join(dir, file), "utf8");
+    expect(text, file).toContain("combine");
+    expect(text, file).not.toMatch(/\bcompose\b(?!")/);
+  }
+});
