@@ -55,3 +55,18 @@ test("binary and oversized files are never anchors: skipped with the reason, the
     { file: "b_big.py", reason: "larger than 0.0 MiB" },
   ]);
 });
+
+test("a solution tsconfig's referenced configs are projects; the tests project is anchored on a test file", async () => {
+  const dir = workspace({
+    "tsconfig.json":
+      '{ "files": [], "references": [{ "path": "./tsconfig.build.json" }, { "path": "./tsconfig.spec.json" }] }',
+    "tsconfig.base.json": '{ "compilerOptions": { "strict": true } }',
+    "tsconfig.build.json":
+      '{ "extends": "./tsconfig.base.json", "include": ["src/**/*.ts"], "exclude": ["src/**/*.test.ts"] /* no tests */ }',
+    "tsconfig.spec.json": '{ "extends": "./tsconfig.base.json", "include": ["src"] }',
+    "src/compose.ts": "export {};",
+    "src/compose.test.ts": "export {};",
+  });
+  const found = await projectAnchors(dir, typescript, 1024 * 1024);
+  expect(found.anchors.sort()).toEqual(["src/compose.test.ts", "src/compose.ts"]);
+});

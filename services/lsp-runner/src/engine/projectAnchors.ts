@@ -1,12 +1,16 @@
 // Project-based servers (tsserver) know only the projects of the files they have open: a
 // workspace-wide question asked through one file misses every other project (a monorepo's
 // packages, a tests project, a benchmarks folder). The anchors are one openable source file per
-// project — per tsconfig.json/jsconfig.json, plus one for the files outside every project — so
-// opening them loads every project before the question is asked. Files a server cannot be given
-// (too large, binary) are never anchors: they are skipped and reported, not fatal.
+// project — per tsconfig.json/jsconfig.json and per config a solution file references (hono's
+// tsconfig.json only references tsconfig.build.json and tsconfig.spec.json), plus one for the files
+// outside every project — so opening them loads every project before the question is asked. A
+// project's anchor is preferably a file no other project includes (a test file for the tests
+// project), since tsserver gives a file to the first project that includes it. Files a server
+// cannot be given (too large, binary) are never anchors: they are skipped and reported.
 import { open, readFile, stat } from "node:fs/promises";
 import { join, posix } from "node:path";
 import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
+import { globToRegExp } from "../lsp/session/globPattern.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
 
 /** Project files by language id; other languages need one anchor (their server reads the workspace itself). */
@@ -19,6 +23,8 @@ const PROJECT_FILES: Readonly<Record<string, readonly string[]>> = {
 export const MAX_PROJECTS = 24;
 /** Source and project files looked at when choosing anchors. */
 const FILES_SCANNED = 20_000;
+/** How deep `extends` and `references` chains are followed. */
+const MAX_CHAIN = 4;
 
 export interface ProjectAnchors {
   /** Workspace-relative files to open, one per project. */
@@ -27,6 +33,16 @@ export interface ProjectAnchors {
   notLoaded: number;
   /** Files passed over as anchors, with why (too large, binary). */
   skipped: Array<{ file: string; reason: string }>;
+}
+
+/** What a project config says about its files, patterns made workspace-relative. */
+interface ProjectFiles {
+  files?: string[];
+  include?: RegExp[];
+  exclude: RegExp[];
+  /** A solution file: only references, no files of its own. */
+  solution: boolean;
+  references: string[];
 }
 
 export async function projectAnchors(
@@ -38,84 +54,101 @@ export async function projectAnchors(
   const projectNames = PROJECT_FILES[language.id] ?? [];
   const { files } = await listSourceFiles(root, new Set([...extensions, ".json"]), FILES_SCANNED);
   const sources = files.filter((file) => extensions.has(posix.extname(file).toLowerCase()));
-  const projectDirs = files
-    .filter((file) => projectNames.includes(posix.basename(file)))
-    .map((file) => posix.dirname(file))
-    .sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
-  // Each source file belongs to its nearest project folder ("" = outside every project).
-  const byProject = new Map<string, string[]>();
-  for (const file of sources) {
-    const owner = projectDirs.filter((dir) => dir === "." || file.startsWith(`${dir}/`)).at(-1) ?? "";
-    byProject.set(owner, [...(byProject.get(owner) ?? []), file]);
+  const projects = projectNames.length > 0 ? await discoverProjects(root, files, projectNames) : [];
+  const groups: string[][] = [];
+  const includes = (project: ProjectFiles, file: string) => inProject(project, file);
+  for (const project of projects) {
+    const included = sources.filter((file) => includes(project, file));
+    const unique = included.filter((file) => projects.every((other) => other === project || !includes(other, file)));
+    const shared = included.filter((file) => !unique.includes(file));
+    groups.push([...typescriptFirst(unique), ...typescriptFirst(shared)]);
   }
+  groups.push(projects.length > 0 ? sources.filter((file) => !projects.some((p) => includes(p, file))) : sources);
+
   const skipped: ProjectAnchors["skipped"] = [];
   const anchors: string[] = [];
-  const groups = projectNames.length > 0 ? [...projectDirs, ""] : [""];
-  let projects = 0;
-  const configNames = new Map(
-    files
-      .filter((file) => projectNames.includes(posix.basename(file)))
-      .map((file) => [posix.dirname(file), file] as const),
-  );
-  // Files in a project's folder that it does not include land in an inferred project of their own.
-  const outside = [...(byProject.get("") ?? [])];
-  const candidatesOf = new Map<string, string[]>();
-  for (const group of projectDirs) {
-    const { included, excluded } = await splitByProject(root, configNames.get(group)!, byProject.get(group) ?? []);
-    candidatesOf.set(group, included);
-    outside.push(...excluded);
-  }
-  candidatesOf.set("", projectNames.length > 0 ? outside.sort() : sources);
-  for (const group of groups) {
-    const candidates = candidatesOf.get(group) ?? [];
+  let found = 0;
+  for (const candidates of groups) {
     if (candidates.length === 0) continue;
-    projects++;
+    found++;
     if (anchors.length >= MAX_PROJECTS) continue;
     for (const file of candidates) {
+      if (anchors.includes(file)) break;
       const problem = await unopenable(join(root, file), maxFileBytes);
       if (!problem) {
         anchors.push(file);
         break;
       }
-      skipped.push({ file, reason: problem });
+      if (!skipped.some((skip) => skip.file === file)) skipped.push({ file, reason: problem });
     }
   }
-  return { anchors, notLoaded: Math.max(0, projects - MAX_PROJECTS), skipped };
+  return { anchors, notLoaded: Math.max(0, found - MAX_PROJECTS), skipped };
 }
 
-/**
- * The files a project includes (by its `files` and `include`; all of them when it says neither),
- * TypeScript first (a project without allowJs leaves JavaScript out), and the rest. A root
- * eslint.config.js sits in the folder of a project that includes only src/, but is not in it. A
- * solution file (`"files": []`, only references) includes nothing.
- */
-async function splitByProject(
+/** Every project config: those found by name, and those solution files reference. */
+async function discoverProjects(
   root: string,
-  config: string,
-  owned: readonly string[],
-): Promise<{ included: string[]; excluded: string[] }> {
+  files: readonly string[],
+  names: readonly string[],
+): Promise<ProjectFiles[]> {
+  const pending = files.filter((file) => names.includes(posix.basename(file)));
+  const seen = new Set<string>();
+  const projects: ProjectFiles[] = [];
+  for (let round = 0; pending.length > 0 && round <= MAX_CHAIN * 64; round++) {
+    const config = pending.shift()!;
+    if (seen.has(config)) continue;
+    seen.add(config);
+    const project = await readProject(root, config);
+    if (!project) continue;
+    if (!project.solution) projects.push(project);
+    pending.push(...project.references);
+  }
+  return projects;
+}
+
+/** A config's files, with `extends` followed for what it does not say itself. */
+async function readProject(root: string, config: string, depth = 0): Promise<ProjectFiles | undefined> {
   const settings = await readJsonc(join(root, config));
+  if (!settings) return undefined;
   const dir = posix.dirname(config);
-  const relative = (file: string) => (dir === "." ? file : file.slice(dir.length + 1));
-  const listed = Array.isArray(settings?.files)
-    ? (settings.files as unknown[]).filter((entry): entry is string => typeof entry === "string")
-    : undefined;
-  const include = Array.isArray(settings?.include)
-    ? (settings.include as unknown[]).filter((entry): entry is string => typeof entry === "string")
-    : undefined;
-  if (!listed && !include) return { included: typescriptFirst(owned), excluded: [] };
-  const prefixes = [...(listed ?? []), ...(include ?? [])]
-    .map((pattern) => pattern.replace(/^\.\//, "").split(/[*?{[]/)[0] ?? "")
-    .map((prefix) => prefix.replace(/\/+$/, ""))
-    .map((prefix) => (prefix === "." ? "" : prefix));
-  const isIncluded = (file: string) => {
-    const path = relative(file);
-    return prefixes.some((prefix) => prefix === "" || path === prefix || path.startsWith(`${prefix}/`));
-  };
+  const at = (path: string) => posix.normalize(posix.join(dir, path));
+  let inherited: ProjectFiles | undefined;
+  if (typeof settings.extends === "string" && settings.extends.startsWith(".") && depth < MAX_CHAIN) {
+    const base = at(settings.extends.endsWith(".json") ? settings.extends : `${settings.extends}.json`);
+    inherited = await readProject(root, base, depth + 1);
+  }
+  const strings = (value: unknown) =>
+    Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === "string") : undefined;
+  const ownFiles = strings(settings.files)?.map(at);
+  const ownInclude = strings(settings.include)?.map((pattern) => includeGlob(at(pattern)));
+  const ownExclude = strings(settings.exclude)?.map((pattern) => includeGlob(at(pattern)));
+  const references = (Array.isArray(settings.references) ? settings.references : [])
+    .map((reference) => (reference as { path?: unknown })?.path)
+    .filter((path): path is string => typeof path === "string")
+    .map((path) => (path.endsWith(".json") ? at(path) : posix.join(at(path), "tsconfig.json")));
+  const files = ownFiles ?? inherited?.files;
+  const include = ownInclude ?? inherited?.include;
   return {
-    included: typescriptFirst(owned.filter(isIncluded)),
-    excluded: owned.filter((file) => !isIncluded(file)),
+    files,
+    include: include ?? (files ? undefined : [includeGlob(at("**/*"))]),
+    exclude: ownExclude ?? inherited?.exclude ?? [],
+    solution: files !== undefined && files.length === 0 && include === undefined,
+    references,
   };
+}
+
+/** tsconfig `include` semantics: a pattern without a wildcard or extension is a folder. */
+function includeGlob(pattern: string): RegExp {
+  const last = pattern.split("/").at(-1) ?? "";
+  const folder = !/[*?]/.test(pattern) && !last.includes(".");
+  const glob = pattern === "." ? "**/*" : folder ? `${pattern}/**/*` : pattern;
+  return globToRegExp(glob.replace(/^\.\//, ""));
+}
+
+function inProject(project: ProjectFiles, file: string): boolean {
+  if (project.files?.includes(file)) return true;
+  if (!project.include?.some((pattern) => pattern.test(file))) return false;
+  return !project.exclude.some((pattern) => pattern.test(file));
 }
 
 function typescriptFirst(files: readonly string[]): string[] {
@@ -126,19 +159,35 @@ function typescriptFirst(files: readonly string[]): string[] {
 /** tsconfig.json allows comments and trailing commas; undefined when unreadable. */
 async function readJsonc(path: string): Promise<Record<string, unknown> | undefined> {
   try {
-    const text = await readFile(path, "utf8");
-    const stripped = text
-      .replace(/\/\*[\s\S]*?\*\//g, "")
-      .replace(/(^|[^:"\\])\/\/.*$/gm, "$1")
-      .replace(/,(\s*[}\]])/g, "$1");
-    return JSON.parse(stripped) as Record<string, unknown>;
+    return JSON.parse(withoutComments(await readFile(path, "utf8")).replace(/,(\s*[}\]])/g, "$1")) as Record<
+      string,
+      unknown
+    >;
   } catch {
     return undefined;
   }
 }
 
-function depth(dir: string): number {
-  return dir === "." ? 0 : dir.split("/").length;
+/** The text without // and /* *\/ comments, leaving strings ("src/**\/*") alone. */
+function withoutComments(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (char === '"') {
+      const start = i;
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      out += text.slice(start, i + 1);
+    } else if (char === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+      out += "\n";
+    } else if (char === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      i = end < 0 ? text.length : end + 1;
+    } else {
+      out += char;
+    }
+  }
+  return out;
 }
 
 /** Why a file cannot be given to a server, or undefined when it can. */
