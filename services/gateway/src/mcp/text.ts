@@ -59,7 +59,7 @@ export function describeTarget(at: PositionAt, status: AnswerStatusOutput): stri
 
 /** "src/a.ts:12:5" and, indented below it, the code line. */
 export function locationText(location: LocationOutput): string {
-  const head = `${location.file}:${location.line}:${location.column}`;
+  const head = `${location.file}:${location.line}:${location.column}${location.external ? " (external library, read-only)" : ""}`;
   const snippet = location.snippet.trimEnd();
   if (snippet === "") return head;
   return `${head}\n${snippet

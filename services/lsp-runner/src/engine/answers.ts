@@ -26,9 +26,12 @@ export interface AnswerStatus {
 }
 
 export interface Location {
+  /** Workspace-relative; for an external library file, "node_modules/…" or a system path. */
   file: string;
   range: Range;
   snippet: string;
+  /** Outside the workspace (a library of the runner or the system): read-only. */
+  external?: boolean;
 }
 
 export interface LocationsAnswer {

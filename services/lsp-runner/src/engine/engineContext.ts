@@ -19,6 +19,7 @@ import {
 import type { WorkspaceLocator } from "../workspace/workspaceLocator.js";
 import { type ResolvedFile, WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { AnswerStatus, Location, PositionTarget, WorkspaceRef } from "./answers.js";
+import { externalName } from "./externalFiles.js";
 import { FileLines, snippetOf } from "./fileLines.js";
 import { MAX_PROJECTS, projectAnchors } from "./projectAnchors.js";
 
@@ -164,21 +165,31 @@ export class EngineContext {
     return { locations: converted, omitted };
   }
 
-  /** A server location as an lspmesh one; undefined when it lies outside the workspace. */
+  /** A server location as an lspmesh one; undefined when it lies outside the workspace and is not a shown library. */
   async convertLocation(
     paths: WorkspacePaths,
     lines: FileLines,
     session: LanguageSession,
     uri: string,
     range: LspLocation["range"],
+    /** Show library files outside the workspace (marked external); hierarchies leave them out. */
+    { external: showExternal = true } = {},
   ): Promise<Location | undefined> {
     if (!uri.startsWith("file:")) return undefined;
     const absolute = fileURLToPath(uri);
     const file = paths.toWorkspacePath(absolute);
-    if (file === undefined) return undefined;
+    // Outside the workspace: only a library of the runner or the system is shown (read-only).
+    const external = file === undefined && showExternal ? externalName(absolute) : undefined;
+    if (file === undefined && external === undefined) return undefined;
     const fileLines = await lines.get(absolute);
     const converted = fromLspRange(fileLines, range, session.encoding);
-    return { file, range: converted, snippet: snippetOf(fileLines, converted.start.line) };
+    const location: Location = {
+      file: file ?? external!,
+      range: converted,
+      snippet: snippetOf(fileLines, converted.start.line),
+    };
+    if (external !== undefined) location.external = true;
+    return location;
   }
 
   async pickWorkspaceLanguage(paths: WorkspacePaths, languageId: string): Promise<LanguageServerConfig> {

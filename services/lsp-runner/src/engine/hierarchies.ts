@@ -48,7 +48,9 @@ class Walk {
 
   async node(item: Item): Promise<HierarchyNode | undefined> {
     const { paths, session } = this.context;
-    const location = await this.engine.convertLocation(paths, this.lines, session, item.uri, item.selectionRange);
+    const location = await this.engine.convertLocation(paths, this.lines, session, item.uri, item.selectionRange, {
+      external: false,
+    });
     if (!location) {
       this.omitted++;
       return undefined;
@@ -92,7 +94,9 @@ class Walk {
 
   private async callSites(ranges: LspRange[], item: Item): Promise<{ file: string; ranges: Range[] } | undefined> {
     const { paths, session } = this.context;
-    const first = await this.engine.convertLocation(paths, this.lines, session, item.uri, item.selectionRange);
+    const first = await this.engine.convertLocation(paths, this.lines, session, item.uri, item.selectionRange, {
+      external: false,
+    });
     if (!first) return undefined;
     const lines = await this.lines.get(fileURLToPath(item.uri));
     return { file: first.file, ranges: ranges.map((range) => fromLspRange(lines, range, session.encoding)) };

@@ -183,9 +183,13 @@ export const rangeShape = {
 export type RangeOutput = z.output<z.ZodObject<typeof rangeShape>>;
 
 export const locationOutput = z.object({
-  file: z.string().describe("Workspace-relative path."),
+  file: z.string().describe('Workspace-relative path; for an external library file "node_modules/…" or a system path.'),
   ...rangeShape,
   snippet: z.string().describe("The source line at the start of the range."),
+  external: z
+    .boolean()
+    .optional()
+    .describe("True for a library file outside the workspace (the runtime's or the system's): read-only."),
 });
 
 export type LocationOutput = z.output<typeof locationOutput>;
@@ -197,8 +201,12 @@ export function rangeFrom(range: Range | undefined): RangeOutput {
   return { line: start.line, column: start.column, end_line: end.line, end_column: end.column };
 }
 
-export function locationFrom(location: Pick<Location, "file" | "range" | "snippet">): LocationOutput {
-  return { file: location.file, ...rangeFrom(location.range), snippet: location.snippet };
+export function locationFrom(
+  location: Pick<Location, "file" | "range" | "snippet"> & { external?: boolean },
+): LocationOutput {
+  const output: LocationOutput = { file: location.file, ...rangeFrom(location.range), snippet: location.snippet };
+  if (location.external) output.external = true;
+  return output;
 }
 
 /** "enum_member" for SymbolKind.ENUM_MEMBER; "symbol" when the server gave no kind. */

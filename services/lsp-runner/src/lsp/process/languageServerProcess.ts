@@ -107,7 +107,7 @@ export class LanguageServerProcess {
     const writer = new StreamMessageWriter(this.child.stdin!);
     this.connection = createMessageConnection(
       new StreamMessageReader(this.child.stdout!.pipe(guard)),
-      options.onOutgoing ? new TappedWriter(writer, options.onOutgoing) : writer,
+      new ChildWriter(writer, () => this.child.stdin!.destroyed || !this.isRunning, options.onOutgoing),
     );
     this.connection.listen();
   }
@@ -164,21 +164,30 @@ export class LanguageServerProcess {
 }
 
 /** A writer that shows each message to `tap` before writing it. */
-class TappedWriter implements MessageWriter {
+/**
+ * The writer to the server's stdin: tells `tap` what is sent, and turns a write to a server that
+ * is already gone (killed mid-write) into a no-op. Its exit, reported by the process, is what the
+ * callers hear; a rejected write would otherwise surface wherever a send was not awaited.
+ */
+class ChildWriter implements MessageWriter {
   readonly onError: MessageWriter["onError"];
   readonly onClose: MessageWriter["onClose"];
 
   constructor(
     private readonly inner: MessageWriter,
-    private readonly tap: (message: Message) => void,
+    private readonly childGone: () => boolean,
+    private readonly tap?: (message: Message) => void,
   ) {
     this.onError = inner.onError;
     this.onClose = inner.onClose;
   }
 
   write(message: Message): Promise<void> {
-    this.tap(message);
-    return this.inner.write(message);
+    this.tap?.(message);
+    return this.inner.write(message).catch((error: unknown) => {
+      if (this.childGone()) return;
+      throw error;
+    });
   }
 
   end(): void {
