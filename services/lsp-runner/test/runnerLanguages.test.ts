@@ -177,3 +177,17 @@ test("whole-workspace diagnostics skip files whose server is not installed, and 
     "1 .go file(s) not checked: no language server for them is installed on this runner",
   );
 });
+
+test("whole-workspace diagnostics: a binary or oversized file is skipped and named, the rest still checked", async () => {
+  await using env = await startFixtureRunner("python-basic", await loadLanguageRegistry(undefined));
+  // Both sort before the real modules, as the files that broke whole-workspace calls did.
+  writeFileSync(join(env.fixture.dir, "src/aa_blob.py"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01]));
+  writeFileSync(join(env.fixture.dir, "src/ab_huge.py"), `x = 1\n${"# filler\n".repeat(600_000)}`);
+  const answer = await env.client.diagnostics({ workspace: ws, files: [], waitMs: 15_000 });
+  expect(answer.files.map((f) => f.file).sort()).toEqual(["src/broken.py", "src/greeter.py", "src/main.py"]);
+  expect(answer.files.find((f) => f.file === "src/broken.py")?.diagnostics.map((d) => d.code)).toEqual([
+    "reportAssignmentType",
+  ]);
+  expect(answer.status?.partial).toBe(true);
+  expect(answer.status?.note).toMatch(/2 file\(s\) skipped: src\/aa_blob\.py \(.*binary.*\); src\/ab_huge\.py \(.*MiB/);
+});

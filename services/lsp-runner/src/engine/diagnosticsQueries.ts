@@ -4,6 +4,7 @@
 
 import { extname } from "node:path";
 import type { Diagnostic as LspDiagnostic } from "vscode-languageserver-protocol";
+import { RunnerError } from "../errors.js";
 import type { StoredDiagnostics } from "../lsp/session/diagnosticsStore.js";
 import { fromLspRange, type PositionEncoding } from "../lsp/session/positionEncoding.js";
 import { pullDiagnostics } from "../lsp/session/pullDiagnostics.js";
@@ -49,7 +50,25 @@ export class DiagnosticsQueries {
         listingNote = [listingNote, skipped].filter(Boolean).join("; ");
       }
     }
-    const contexts = await Promise.all(targets.map((file) => this.engine.openDocument(ref, file, paths)));
+    // In a whole-workspace check one file that cannot be checked (binary, too large, its server
+    // failing) is reported, not fatal to the rest. Named files answer with their own error, so a
+    // caller (lspmesh check) can say exactly which file and why.
+    const opened = await Promise.allSettled(targets.map((file) => this.engine.openDocument(ref, file, paths)));
+    const contexts: DocumentContext[] = [];
+    const skipped: Array<{ file: string; reason: string }> = [];
+    for (const [index, outcome] of opened.entries()) {
+      if (outcome.status === "fulfilled") contexts.push(outcome.value);
+      else if (files.length > 0 || !(outcome.reason instanceof RunnerError)) throw outcome.reason;
+      else skipped.push({ file: targets[index]!, reason: outcome.reason.message });
+    }
+    if (contexts.length === 0 && opened[0]?.status === "rejected") throw opened[0].reason;
+    if (skipped.length > 0) {
+      const listed = skipped.slice(0, 5).map((skip) => `${skip.file} (${skip.reason})`);
+      const more = skipped.length > 5 ? `, and ${skipped.length - 5} more` : "";
+      listingNote = [listingNote, `${skipped.length} file(s) skipped: ${listed.join("; ")}${more}`]
+        .filter(Boolean)
+        .join("; ");
+    }
     const deadline = Date.now() + waitMs;
     const results = await Promise.all(contexts.map((context) => this.fileDiagnostics(context, deadline, signal)));
     const sessions = [...new Set(contexts.map((c) => c.session))];
