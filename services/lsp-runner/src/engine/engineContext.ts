@@ -21,7 +21,7 @@ import { type ResolvedFile, WorkspacePaths } from "../workspace/workspacePaths.j
 import type { AnswerStatus, Location, PositionTarget, WorkspaceRef } from "./answers.js";
 import { externalName } from "./externalFiles.js";
 import { FileLines, snippetOf } from "./fileLines.js";
-import { MAX_PROJECTS, projectAnchors } from "./projectAnchors.js";
+import { firstOpenableFile, MAX_PROJECTS, projectAnchors } from "./projectAnchors.js";
 
 /** How long a query waits for an indexing server before answering anyway, in ms (default 20 000). */
 const READY_WAIT_MS = 20_000;
@@ -209,7 +209,7 @@ export class EngineContext {
 
   /** A file of the language a server can be given (not too large, not binary), or undefined. */
   async firstFileOf(paths: WorkspacePaths, language: LanguageServerConfig): Promise<string | undefined> {
-    return (await projectAnchors(paths.root, language, this.options.sessions.maxFileBytes)).anchors[0];
+    return firstOpenableFile(paths.root, language, this.options.sessions.maxFileBytes);
   }
 
   /**

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
-import { projectAnchors } from "./projectAnchors.js";
+import { firstOpenableFile, projectAnchors } from "./projectAnchors.js";
 
 const typescript = {
   id: "typescript",
@@ -54,6 +54,7 @@ test("binary and oversized files are never anchors: skipped with the reason, the
     { file: "a_blob.py", reason: "binary" },
     { file: "b_big.py", reason: "larger than 0.0 MiB" },
   ]);
+  expect(await firstOpenableFile(dir, python, 1024)).toBe("c_main.py");
 });
 
 test("a solution tsconfig's referenced configs are projects; the tests project is anchored on a test file", async () => {

@@ -85,6 +85,23 @@ export async function projectAnchors(
   return { anchors, notLoaded: Math.max(0, found - MAX_PROJECTS), skipped };
 }
 
+/** Files looked at for the first openable one. */
+const FIRST_FILE_SCAN = 200;
+
+/**
+ * The first file of the language a server can be given (not too large, not binary): a cheap
+ * presence check and entry point, which reads no project configs. projectAnchors loads the rest.
+ */
+export async function firstOpenableFile(
+  root: string,
+  language: LanguageServerConfig,
+  maxFileBytes: number,
+): Promise<string | undefined> {
+  const { files } = await listSourceFiles(root, new Set(Object.keys(language.extensions)), FIRST_FILE_SCAN);
+  for (const file of files) if (!(await unopenable(join(root, file), maxFileBytes))) return file;
+  return undefined;
+}
+
 /** Every project config: those found by name, and those solution files reference. */
 async function discoverProjects(
   root: string,
