@@ -11,9 +11,13 @@ const GATEWAY_MAX_WAIT_MS = 60_000;
 /** Room on top of wait_ms for the gateway's own runner deadline (gateway default 30 000 ms) and the trip. */
 const REQUEST_SLACK_MS = 45_000;
 
+/** Diagnostics asked for per page (the tool's largest limit); pages follow next_offset. */
+const PAGE_LIMIT = 500;
+
 interface StructuredDiagnostics {
   state: string;
   server: string;
+  next_offset?: number;
   files: Array<{
     file: string;
     fresh: boolean;
@@ -93,9 +97,30 @@ class GatewaySource implements DiagnosticsSource {
 
   async diagnostics(files: string[], waitMs: number): Promise<SourceAnswer> {
     const wait = Math.max(0, Math.min(Math.round(waitMs), GATEWAY_MAX_WAIT_MS));
-    const args: Record<string, unknown> = { files, wait_ms: wait };
-    if (this.workspace) args.workspace = this.workspace;
-    const result = await this.connection.callDiagnostics(args, wait + REQUEST_SLACK_MS);
+    // Every severity, every page: the tool lists a page at a time, the check reports them all.
+    const byFile = new Map<string, SourceAnswer["files"][number]>();
+    let first: StructuredDiagnostics | undefined;
+    let offset: number | undefined = 0;
+    let pageWait = wait;
+    while (offset !== undefined) {
+      const args: Record<string, unknown> = { files, wait_ms: pageWait, severity: "hint", limit: PAGE_LIMIT, offset };
+      if (this.workspace) args.workspace = this.workspace;
+      const page = await this.page(args, wait + REQUEST_SLACK_MS);
+      first ??= page;
+      for (const file of page.files) {
+        const entry = byFile.get(file.file) ?? { file: file.file, fresh: file.fresh, findings: [] };
+        byFile.set(file.file, entry);
+        entry.findings.push(...file.diagnostics.map((d) => findingOf(file.file, d)));
+      }
+      offset = page.next_offset;
+      // Later pages answer from what the first one waited for.
+      pageWait = 0;
+    }
+    return { state: first!.state, server: first!.server, files: [...byFile.values()] };
+  }
+
+  private async page(args: Record<string, unknown>, timeoutMs: number): Promise<StructuredDiagnostics> {
+    const result = await this.connection.callDiagnostics(args, timeoutMs);
     if (result.isError) throw toolError(result);
     const structured = result.structuredContent as StructuredDiagnostics | undefined;
     if (!structured || !Array.isArray(structured.files)) {
@@ -104,31 +129,25 @@ class GatewaySource implements DiagnosticsSource {
         "the gateway's diagnostics answer had no structured content; upgrade the gateway",
       );
     }
-    return {
-      state: structured.state,
-      server: structured.server,
-      files: structured.files.map((file) => ({
-        file: file.file,
-        fresh: file.fresh,
-        findings: file.diagnostics.map(
-          (d): Finding => ({
-            file: file.file,
-            line: d.line,
-            column: d.column,
-            endLine: d.end_line,
-            endColumn: d.end_column,
-            severity: severityFromName(d.severity),
-            code: d.code ?? "",
-            source: d.source ?? "",
-            message: d.message,
-          }),
-        ),
-      })),
-    };
+    return structured;
   }
 
   // The connection is shared; GatewayConnection.close() ends it.
   async close(): Promise<void> {}
+}
+
+function findingOf(file: string, d: StructuredDiagnostics["files"][number]["diagnostics"][number]): Finding {
+  return {
+    file,
+    line: d.line,
+    column: d.column,
+    endLine: d.end_line,
+    endColumn: d.end_column,
+    severity: severityFromName(d.severity),
+    code: d.code ?? "",
+    source: d.source ?? "",
+    message: d.message,
+  };
 }
 
 function toolError(result: ToolResult): SourceError {

@@ -23,6 +23,13 @@ export interface AnswerStatus {
   partial: boolean;
   note: string;
   resolved?: Position;
+  /** Files passed over in whole-workspace work, with why (the rest of the answer is unaffected). */
+  skipped?: SkippedFile[];
+}
+
+export interface SkippedFile {
+  file: string;
+  reason: string;
 }
 
 export interface Location {
@@ -97,6 +104,9 @@ export interface DiagnosticsAnswer {
   status: AnswerStatus;
   files: FileDiagnostics[];
   epoch: number;
+  /** Source files left unchecked by the whole-workspace file cap; a lower bound when truncatedAtLeast. */
+  truncated: number;
+  truncatedAtLeast: boolean;
 }
 
 export interface LanguageStatus {

@@ -9,12 +9,18 @@ import type { StoredDiagnostics } from "../lsp/session/diagnosticsStore.js";
 import { fromLspRange, type PositionEncoding } from "../lsp/session/positionEncoding.js";
 import { pullDiagnostics } from "../lsp/session/pullDiagnostics.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
-import type { Diagnostic, DiagnosticsAnswer, FileDiagnostics } from "./answers.js";
+import type { Diagnostic, DiagnosticsAnswer, FileDiagnostics, SkippedFile } from "./answers.js";
 import type { DocumentContext, EngineContext } from "./engineContext.js";
 import type { DiagnosticsQuery } from "./queries.js";
 
 /** Files opened for a whole-workspace diagnostics request, at most (default 200). */
 const WORKSPACE_DIAGNOSTICS_FILE_LIMIT = 200;
+
+/** Source files listed to count what a whole-workspace check leaves out, at most (default 20 000). */
+const WORKSPACE_FILES_LISTED = 20_000;
+
+/** Longest wait for a server's own new diagnostics before a file is checked again, in ms (default 1 000). */
+const RECHECK_AFTER_MS = 1_000;
 
 export class DiagnosticsQueries {
   constructor(private readonly engine: EngineContext) {}
@@ -22,7 +28,9 @@ export class DiagnosticsQueries {
   async diagnostics({ ref, files, waitMs, signal, onlyLanguages = [] }: DiagnosticsQuery): Promise<DiagnosticsAnswer> {
     const paths = await this.engine.workspacePaths(ref);
     let targets = files;
-    let listingNote = "";
+    const notes: string[] = [];
+    let truncated = 0;
+    let truncatedAtLeast = false;
     if (targets.length === 0) {
       const registry = this.engine.options.languages;
       const wanted =
@@ -32,22 +40,28 @@ export class DiagnosticsQueries {
       const listed = await listSourceFiles(
         paths.root,
         new Set(wanted.flatMap((language) => Object.keys(language.extensions))),
-        WORKSPACE_DIAGNOSTICS_FILE_LIMIT,
+        WORKSPACE_FILES_LISTED,
       );
-      // Files of languages whose server is not installed here are skipped, and said to be.
+      // Files of languages whose server is not installed here are not checked, and said to be.
       const installed = new Set(registry.installed().map((language) => language.id));
       const served = new Set(
         wanted.filter((language) => installed.has(language.id)).flatMap((language) => Object.keys(language.extensions)),
       );
-      targets = listed.files.filter((file) => served.has(extname(file).toLowerCase()));
+      const servedFiles = listed.files.filter((file) => served.has(extname(file).toLowerCase()));
       const unserved = listed.files.filter((file) => !served.has(extname(file).toLowerCase()));
-      if (listed.truncated) {
-        listingNote = `only the first ${WORKSPACE_DIAGNOSTICS_FILE_LIMIT} source files were checked; name files to check others`;
+      targets = servedFiles.slice(0, WORKSPACE_DIAGNOSTICS_FILE_LIMIT);
+      truncated = servedFiles.length - targets.length;
+      truncatedAtLeast = listed.truncated;
+      if (truncated > 0 || truncatedAtLeast) {
+        notes.push(
+          `${truncated}${truncatedAtLeast ? " or more" : ""} more source file(s) not checked: a whole-workspace check covers the first ${WORKSPACE_DIAGNOSTICS_FILE_LIMIT}; name files to check others`,
+        );
       }
       if (unserved.length > 0) {
         const kinds = [...new Set(unserved.map((file) => extname(file).toLowerCase()))].join(", ");
-        const skipped = `${unserved.length} ${kinds} file(s) not checked: no language server for them is installed on this runner`;
-        listingNote = [listingNote, skipped].filter(Boolean).join("; ");
+        notes.push(
+          `${unserved.length} ${kinds} file(s) not checked: no language server for them is installed on this runner`,
+        );
       }
     }
     // In a whole-workspace check one file that cannot be checked (binary, too large, its server
@@ -55,7 +69,7 @@ export class DiagnosticsQueries {
     // caller (lspmesh check) can say exactly which file and why.
     const opened = await Promise.allSettled(targets.map((file) => this.engine.openDocument(ref, file, paths)));
     const contexts: DocumentContext[] = [];
-    const skipped: Array<{ file: string; reason: string }> = [];
+    const skipped: SkippedFile[] = [];
     for (const [index, outcome] of opened.entries()) {
       if (outcome.status === "fulfilled") contexts.push(outcome.value);
       else if (files.length > 0 || !(outcome.reason instanceof RunnerError)) throw outcome.reason;
@@ -65,9 +79,7 @@ export class DiagnosticsQueries {
     if (skipped.length > 0) {
       const listed = skipped.slice(0, 5).map((skip) => `${skip.file} (${skip.reason})`);
       const more = skipped.length > 5 ? `, and ${skipped.length - 5} more` : "";
-      listingNote = [listingNote, `${skipped.length} file(s) skipped: ${listed.join("; ")}${more}`]
-        .filter(Boolean)
-        .join("; ");
+      notes.push(`${skipped.length} file(s) skipped: ${listed.join("; ")}${more}`);
     }
     const deadline = Date.now() + waitMs;
     const results = await Promise.all(contexts.map((context) => this.fileDiagnostics(context, deadline, signal)));
@@ -76,18 +88,26 @@ export class DiagnosticsQueries {
     const status = this.engine.combinedStatus(sessions);
     if (stale.length > 0) {
       status.partial = true;
+      const named = `${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ` and ${stale.length - 5} more file(s)` : ""}`;
       status.note = [
-        `no diagnostics newer than the current content of ${stale.join(", ")} (and of the workspace files it depends on) arrived within ${waitMs} ms; what is shown is older and may be outdated (the server may still be checking, or publishes nothing when a clean file stays clean); raise wait_ms`,
+        `no diagnostics newer than the current content of ${named} (and of the workspace files they depend on) arrived within ${waitMs} ms; what is shown for them is older and may be outdated (the server may still be checking); raise wait_ms`,
         status.note,
       ]
         .filter(Boolean)
         .join("; ");
     }
-    if (listingNote) {
+    if (notes.length > 0) {
       status.partial = true;
-      status.note = [listingNote, status.note].filter(Boolean).join("; ");
+      status.note = [...notes, status.note].filter(Boolean).join("; ");
     }
-    return { status, files: results, epoch: sessions.reduce((max, s) => Math.max(max, s.diagnostics.epoch), 0) };
+    if (skipped.length > 0) status.skipped = skipped;
+    return {
+      status,
+      files: results,
+      epoch: sessions.reduce((max, s) => Math.max(max, s.diagnostics.epoch), 0),
+      truncated,
+      truncatedAtLeast,
+    };
   }
 
   /**
@@ -100,18 +120,23 @@ export class DiagnosticsQueries {
     deadline: number,
     signal?: AbortSignal,
   ): Promise<FileDiagnostics> {
-    const { session, document } = context;
+    const { session } = context;
+    let { document } = context;
     const store = session.diagnostics;
-    const after = Math.max(document.syncedAt, store.changedAt);
+    let after = Math.max(document.syncedAt, store.changedAt);
     let latest: StoredDiagnostics | undefined;
     if (!session.pullsDiagnostics) {
-      // Servers may register pull diagnostics just after starting (pyright): stop waiting for a push then.
-      const registered = new AbortController();
-      const stop = session.registrations.onChange(() => session.pullsDiagnostics && registered.abort());
-      const until = signal ? AbortSignal.any([signal, registered.signal]) : registered.signal;
-      const remaining = Math.max(0, deadline - Date.now());
-      latest = await store.waitForNewer(document.uri, after, remaining, session.diagnosticsSettleMs(), until);
-      stop();
+      latest = await this.waitForPush(context, after, recheckAt(deadline), signal);
+      // Checked before, but nothing newer came: the server may be leaving diagnostics that did
+      // not change unannounced. Have it check the file again (reopen) and wait for the rest.
+      const recheck = !latest && store.get(document.uri) !== undefined && deadline - Date.now() > 0 && !signal?.aborted;
+      const reopened = recheck ? await session.recheckDocument(document.uri) : undefined;
+      if (reopened) {
+        document = reopened;
+        after = Math.max(document.syncedAt, store.changedAt);
+      }
+      // Lets what came settle (syntax and semantic results come separately), or waits for the rest.
+      latest = await this.waitForPush(context, after, deadline, signal);
     }
     const remaining = deadline - Date.now();
     if (session.pullsDiagnostics && remaining > 0 && !signal?.aborted) {
@@ -135,6 +160,41 @@ export class DiagnosticsQueries {
       diagnostics: (latest?.diagnostics ?? []).map((d) => convertDiagnostic(d, document.lines, session.encoding)),
     };
   }
+
+  /** Waits until `until` for pushed diagnostics recorded after `after`, or for pull diagnostics to be registered. */
+  private async waitForPush(
+    { session, document }: DocumentContext,
+    after: number,
+    until: number,
+    signal?: AbortSignal,
+  ): Promise<StoredDiagnostics | undefined> {
+    // Servers may register pull diagnostics just after starting (pyright): stop waiting for a push then.
+    const registered = new AbortController();
+    const stop = session.registrations.onChange(() => session.pullsDiagnostics && registered.abort());
+    const stopped = signal ? AbortSignal.any([signal, registered.signal]) : registered.signal;
+    try {
+      const remaining = Math.max(0, until - Date.now());
+      return await session.diagnostics.waitForNewer(
+        document.uri,
+        after,
+        remaining,
+        session.diagnosticsSettleMs(),
+        stopped,
+      );
+    } finally {
+      stop();
+    }
+  }
+}
+
+/**
+ * When a file's pushed diagnostics are still older than the workspace, the time to ask the
+ * server to check it again: after a third of the wait, at most RECHECK_AFTER_MS (1 s) in, so that
+ * a server's own republishing usually comes first and the recheck still has time to answer.
+ */
+function recheckAt(deadline: number): number {
+  const now = Date.now();
+  return now + Math.min(RECHECK_AFTER_MS, Math.max(0, deadline - now) / 3);
 }
 
 /** An LSP diagnostic in lspmesh positions (1-based line, code-point column). */

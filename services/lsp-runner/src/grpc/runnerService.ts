@@ -118,7 +118,7 @@ export function runnerService(
         signal: context.signal,
         onlyLanguages: request.languages,
       });
-      return { status: answerStatus(answer.status), files: answer.files, epoch: BigInt(answer.epoch) };
+      return { ...answer, status: answerStatus(answer.status), epoch: BigInt(answer.epoch) };
     }),
     workspaceStatus: guarded(async (request) => {
       const languages = await engine.status.workspaceStatus(workspaceRef(request.workspace));

@@ -22,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file lspmesh/v1/runner.proto.
  */
 export const file_lspmesh_v1_runner: GenFile = /*@__PURE__*/
-  fileDesc("Chdsc3BtZXNoL3YxL3J1bm5lci5wcm90bxIKbHNwbWVzaC52MSIxCgxXb3Jrc3BhY2VSZWYSDgoGdGVuYW50GAEgASgJEhEKCXdvcmtzcGFjZRgCIAEoCSIoCghQb3NpdGlvbhIMCgRsaW5lGAEgASgNEg4KBmNvbHVtbhgCIAEoDSJPCgVSYW5nZRIjCgVzdGFydBgBIAEoCzIULmxzcG1lc2gudjEuUG9zaXRpb24SIQoDZW5kGAIgASgLMhQubHNwbWVzaC52MS5Qb3NpdGlvbiJ8CgxQb3NpdGlvblNwZWMSDAoEZmlsZRgBIAEoCRIoCghwb3NpdGlvbhgCIAEoCzIULmxzcG1lc2gudjEuUG9zaXRpb25IABIqCgZzeW1ib2wYAyABKAsyGC5sc3BtZXNoLnYxLlN5bWJvbFRhcmdldEgAQggKBnRhcmdldCJYCgxTeW1ib2xUYXJnZXQSDAoEbmFtZRgBIAEoCRIRCglsaW5lX2hpbnQYAiABKA0SEgoKb2NjdXJyZW5jZRgDIAEoDRITCgtjb2x1bW5faGludBgEIAEoDSJdCghMb2NhdGlvbhIMCgRmaWxlGAEgASgJEiAKBXJhbmdlGAIgASgLMhEubHNwbWVzaC52MS5SYW5nZRIPCgdzbmlwcGV0GAMgASgJEhAKCGV4dGVybmFsGAQgASgIIp8BCgxBbnN3ZXJTdGF0dXMSJgoFc3RhdGUYASABKA4yFy5sc3BtZXNoLnYxLlNlcnZlclN0YXRlEhAKCGxhbmd1YWdlGAIgASgJEg4KBnNlcnZlchgDIAEoCRIPCgdwYXJ0aWFsGAQgASgIEgwKBG5vdGUYBSABKAkSJgoIcmVzb2x2ZWQYBiABKAsyFC5sc3BtZXNoLnYxLlBvc2l0aW9uIj4KCFRleHRFZGl0EiAKBXJhbmdlGAEgASgLMhEubHNwbWVzaC52MS5SYW5nZRIQCghuZXdfdGV4dBgCIAEoCSJwCghGaWxlRWRpdBIMCgRmaWxlGAEgASgJEiMKBWVkaXRzGAIgAygLMhQubHNwbWVzaC52MS5UZXh0RWRpdBIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgFEhcKD2V4cGVjdGVkX3NoYTI1NhgEIAEoCSKuAQoNRmlsZU9wZXJhdGlvbhIsCgRraW5kGAEgASgOMh4ubHNwbWVzaC52MS5GaWxlT3BlcmF0aW9uLktpbmQSDAoEZmlsZRgCIAEoCRIQCghuZXdfZmlsZRgDIAEoCSJPCgRLaW5kEhQKEEtJTkRfVU5TUEVDSUZJRUQQABIPCgtLSU5EX0NSRUFURRABEg8KC0tJTkRfUkVOQU1FEAISDwoLS0lORF9ERUxFVEUQAyJjCg1Xb3Jrc3BhY2VFZGl0EiMKBWZpbGVzGAEgAygLMhQubHNwbWVzaC52MS5GaWxlRWRpdBItCgpvcGVyYXRpb25zGAIgAygLMhkubHNwbWVzaC52MS5GaWxlT3BlcmF0aW9uItABCg5Eb2N1bWVudFN5bWJvbBIMCgRuYW1lGAEgASgJEg4KBmRldGFpbBgCIAEoCRIkCgRraW5kGAMgASgOMhYubHNwbWVzaC52MS5TeW1ib2xLaW5kEiAKBXJhbmdlGAQgASgLMhEubHNwbWVzaC52MS5SYW5nZRIqCg9zZWxlY3Rpb25fcmFuZ2UYBSABKAsyES5sc3BtZXNoLnYxLlJhbmdlEiwKCGNoaWxkcmVuGAYgAygLMhoubHNwbWVzaC52MS5Eb2N1bWVudFN5bWJvbCKYAQoPV29ya3NwYWNlU3ltYm9sEgwKBG5hbWUYASABKAkSJAoEa2luZBgCIAEoDjIWLmxzcG1lc2gudjEuU3ltYm9sS2luZBIWCg5jb250YWluZXJfbmFtZRgDIAEoCRImCghsb2NhdGlvbhgEIAEoCzIULmxzcG1lc2gudjEuTG9jYXRpb24SEQoJd29ya3NwYWNlGAUgASgJIqwBCgpEaWFnbm9zdGljEiAKBXJhbmdlGAEgASgLMhEubHNwbWVzaC52MS5SYW5nZRImCghzZXZlcml0eRgCIAEoDjIULmxzcG1lc2gudjEuU2V2ZXJpdHkSDAoEY29kZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkSDwoHbWVzc2FnZRgFIAEoCRIlCgdyZWxhdGVkGAYgAygLMhQubHNwbWVzaC52MS5Mb2NhdGlvbiJkCg9Qb3NpdGlvblJlcXVlc3QSKwoJd29ya3NwYWNlGAEgASgLMhgubHNwbWVzaC52MS5Xb3Jrc3BhY2VSZWYSJAoCYXQYAiABKAsyGC5sc3BtZXNoLnYxLlBvc2l0aW9uU3BlYyJkCg9Mb2NhdGlvbnNBbnN3ZXISKAoGc3RhdHVzGAEgASgLMhgubHNwbWVzaC52MS5BbnN3ZXJTdGF0dXMSJwoJbG9jYXRpb25zGAIgAygLMhQubHNwbWVzaC52MS5Mb2NhdGlvbiKSAQoRUmVmZXJlbmNlc1JlcXVlc3QSKwoJd29ya3NwYWNlGAEgASgLMhgubHNwbWVzaC52MS5Xb3Jrc3BhY2VSZWYSJAoCYXQYAiABKAsyGC5sc3BtZXNoLnYxLlBvc2l0aW9uU3BlYxIbChNpbmNsdWRlX2RlY2xhcmF0aW9uGAMgASgIEg0KBWxpbWl0GAQgASgNInQKEFJlZmVyZW5jZXNBbnN3ZXISKAoGc3RhdHVzGAEgASgLMhgubHNwbWVzaC52MS5BbnN3ZXJTdGF0dXMSJwoJbG9jYXRpb25zGAIgAygLMhQubHNwbWVzaC52MS5Mb2NhdGlvbhINCgV0b3RhbBgDIAEoDSJrCgtIb3ZlckFuc3dlchIoCgZzdGF0dXMYASABKAsyGC5sc3BtZXNoLnYxLkFuc3dlclN0YXR1cxIQCghjb250ZW50cxgCIAEoCRIgCgVyYW5nZRgDIAEoCzIRLmxzcG1lc2gudjEuUmFuZ2UiSAoLRmlsZVJlcXVlc3QSKwoJd29ya3NwYWNlGAEgASgLMhgubHNwbWVzaC52MS5Xb3Jrc3BhY2VSZWYSDAoEZmlsZRgCIAEoCSJuChVEb2N1bWVudFN5bWJvbHNBbnN3ZXISKAoGc3RhdHVzGAEgASgLMhgubHNwbWVzaC52MS5BbnN3ZXJTdGF0dXMSKwoHc3ltYm9scxgCIAMoCzIaLmxzcG1lc2gudjEuRG9jdW1lbnRTeW1ib2wiiQEKF1dvcmtzcGFjZVN5bWJvbHNSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEg0KBXF1ZXJ5GAIgASgJEhAKCGxhbmd1YWdlGAMgASgJEg0KBWxpbWl0GAQgASgNEhEKCWxhbmd1YWdlcxgFIAMoCSJwChZXb3Jrc3BhY2VTeW1ib2xzQW5zd2VyEigKBnN0YXR1cxgBIAEoCzIYLmxzcG1lc2gudjEuQW5zd2VyU3RhdHVzEiwKB3N5bWJvbHMYAiADKAsyGy5sc3BtZXNoLnYxLldvcmtzcGFjZVN5bWJvbCJ0ChJEaWFnbm9zdGljc1JlcXVlc3QSKwoJd29ya3NwYWNlGAEgASgLMhgubHNwbWVzaC52MS5Xb3Jrc3BhY2VSZWYSDQoFZmlsZXMYAiADKAkSDwoHd2FpdF9tcxgDIAEoDRIRCglsYW5ndWFnZXMYBCADKAkihAEKD0ZpbGVEaWFnbm9zdGljcxIMCgRmaWxlGAEgASgJEg8KB3ZlcnNpb24YAiABKAUSFgoOY29udGVudF9zaGEyNTYYAyABKAkSDQoFZnJlc2gYBCABKAgSKwoLZGlhZ25vc3RpY3MYBSADKAsyFi5sc3BtZXNoLnYxLkRpYWdub3N0aWMieAoRRGlhZ25vc3RpY3NBbnN3ZXISKAoGc3RhdHVzGAEgASgLMhgubHNwbWVzaC52MS5BbnN3ZXJTdGF0dXMSKgoFZmlsZXMYAiADKAsyGy5sc3BtZXNoLnYxLkZpbGVEaWFnbm9zdGljcxINCgVlcG9jaBgDIAEoBCKGAQoRQ29tcGxldGlvblJlcXVlc3QSKwoJd29ya3NwYWNlGAEgASgLMhgubHNwbWVzaC52MS5Xb3Jrc3BhY2VSZWYSJAoCYXQYAiABKAsyGC5sc3BtZXNoLnYxLlBvc2l0aW9uU3BlYxINCgVsaW1pdBgDIAEoDRIPCgdyZXNvbHZlGAQgASgIIqUBCg5Db21wbGV0aW9uSXRlbRINCgVsYWJlbBgBIAEoCRIMCgRraW5kGAIgASgJEg4KBmRldGFpbBgDIAEoCRIVCg1kb2N1bWVudGF0aW9uGAQgASgJEhMKC2luc2VydF90ZXh0GAUgASgJEigKDXJlcGxhY2VfcmFuZ2UYBiABKAsyES5sc3BtZXNoLnYxLlJhbmdlEhAKCHJlc29sdmVkGAcgASgIIooBChBDb21wbGV0aW9uQW5zd2VyEigKBnN0YXR1cxgBIAEoCzIYLmxzcG1lc2gudjEuQW5zd2VyU3RhdHVzEikKBWl0ZW1zGAIgAygLMhoubHNwbWVzaC52MS5Db21wbGV0aW9uSXRlbRISCgppbmNvbXBsZXRlGAMgASgIEg0KBXRvdGFsGAQgASgNIr4BChNTaWduYXR1cmVIZWxwQW5zd2VyEigKBnN0YXR1cxgBIAEoCzIYLmxzcG1lc2gudjEuQW5zd2VyU3RhdHVzEhIKCnNpZ25hdHVyZXMYAiADKAkSGAoQYWN0aXZlX3NpZ25hdHVyZRgDIAEoBRIYChBhY3RpdmVfcGFyYW1ldGVyGAQgASgFEhUKDWRvY3VtZW50YXRpb24YBSABKAkSHgoWYWN0aXZlX3BhcmFtZXRlcl9sYWJlbBgGIAEoCSKVAQoSQ29kZUFjdGlvbnNSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEgwKBGZpbGUYAiABKAkSIAoFcmFuZ2UYAyABKAsyES5sc3BtZXNoLnYxLlJhbmdlEg0KBWtpbmRzGAQgAygJEhMKC2FwcGx5X3RpdGxlGAUgASgJIo8BCgpDb2RlQWN0aW9uEg0KBXRpdGxlGAEgASgJEgwKBGtpbmQYAiABKAkSEQoJcHJlZmVycmVkGAMgASgIEicKBGVkaXQYBCABKAsyGS5sc3BtZXNoLnYxLldvcmtzcGFjZUVkaXQSDwoHY29tbWFuZBgFIAEoCRIXCg9kaXNhYmxlZF9yZWFzb24YBiABKAkidwoRQ29kZUFjdGlvbnNBbnN3ZXISKAoGc3RhdHVzGAEgASgLMhgubHNwbWVzaC52MS5BbnN3ZXJTdGF0dXMSJwoHYWN0aW9ucxgCIAMoCzIWLmxzcG1lc2gudjEuQ29kZUFjdGlvbhIPCgdhcHBsaWVkGAMgASgIIoIBCg1Gb3JtYXRSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEgwKBGZpbGUYAiABKAkSDQoFYXBwbHkYAyABKAgSEAoIdGFiX3NpemUYBCABKA0SFQoNaW5zZXJ0X3NwYWNlcxgFIAEoCCKaAQoKRWRpdEFuc3dlchIoCgZzdGF0dXMYASABKAsyGC5sc3BtZXNoLnYxLkFuc3dlclN0YXR1cxInCgRlZGl0GAIgASgLMhkubHNwbWVzaC52MS5Xb3Jrc3BhY2VFZGl0Eg8KB2FwcGxpZWQYAyABKAgSKAoGcmVuYW1lGAQgASgLMhgubHNwbWVzaC52MS5SZW5hbWVUYXJnZXQiRQoMUmVuYW1lVGFyZ2V0EiAKBXJhbmdlGAEgASgLMhEubHNwbWVzaC52MS5SYW5nZRITCgtwbGFjZWhvbGRlchgCIAEoCSKJAQoTUmVuYW1lU3ltYm9sUmVxdWVzdBIrCgl3b3Jrc3BhY2UYASABKAsyGC5sc3BtZXNoLnYxLldvcmtzcGFjZVJlZhIkCgJhdBgCIAEoCzIYLmxzcG1lc2gudjEuUG9zaXRpb25TcGVjEhAKCG5ld19uYW1lGAMgASgJEg0KBWFwcGx5GAQgASgIIm8KEVJlbmFtZUZpbGVSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEgwKBGZpbGUYAiABKAkSEAoIbmV3X2ZpbGUYAyABKAkSDQoFYXBwbHkYBCABKAgiaAoQQXBwbHlFZGl0UmVxdWVzdBIrCgl3b3Jrc3BhY2UYASABKAsyGC5sc3BtZXNoLnYxLldvcmtzcGFjZVJlZhInCgRlZGl0GAIgASgLMhkubHNwbWVzaC52MS5Xb3Jrc3BhY2VFZGl0IocCChBIaWVyYXJjaHlSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEiQKAmF0GAIgASgLMhgubHNwbWVzaC52MS5Qb3NpdGlvblNwZWMSOQoJZGlyZWN0aW9uGAMgASgOMiYubHNwbWVzaC52MS5IaWVyYXJjaHlSZXF1ZXN0LkRpcmVjdGlvbhINCgVkZXB0aBgEIAEoDSJWCglEaXJlY3Rpb24SGQoVRElSRUNUSU9OX1VOU1BFQ0lGSUVEEAASFgoSRElSRUNUSU9OX0lOQ09NSU5HEAESFgoSRElSRUNUSU9OX09VVEdPSU5HEAIi6AEKDUhpZXJhcmNoeU5vZGUSDAoEbmFtZRgBIAEoCRIkCgRraW5kGAIgASgOMhYubHNwbWVzaC52MS5TeW1ib2xLaW5kEg4KBmRldGFpbBgDIAEoCRImCghsb2NhdGlvbhgEIAEoCzIULmxzcG1lc2gudjEuTG9jYXRpb24SJQoKY2FsbF9zaXRlcxgFIAMoCzIRLmxzcG1lc2gudjEuUmFuZ2USKwoIY2hpbGRyZW4YBiADKAsyGS5sc3BtZXNoLnYxLkhpZXJhcmNoeU5vZGUSFwoPY2FsbF9zaXRlc19maWxlGAcgASgJImQKD0hpZXJhcmNoeUFuc3dlchIoCgZzdGF0dXMYASABKAsyGC5sc3BtZXNoLnYxLkFuc3dlclN0YXR1cxInCgRyb290GAIgASgLMhkubHNwbWVzaC52MS5IaWVyYXJjaHlOb2RlInAKEUlubGF5SGludHNSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEgwKBGZpbGUYAiABKAkSIAoFcmFuZ2UYAyABKAsyES5sc3BtZXNoLnYxLlJhbmdlIlAKCUlubGF5SGludBImCghwb3NpdGlvbhgBIAEoCzIULmxzcG1lc2gudjEuUG9zaXRpb24SDQoFbGFiZWwYAiABKAkSDAoEa2luZBgDIAEoCSJiChBJbmxheUhpbnRzQW5zd2VyEigKBnN0YXR1cxgBIAEoCzIYLmxzcG1lc2gudjEuQW5zd2VyU3RhdHVzEiQKBWhpbnRzGAIgAygLMhUubHNwbWVzaC52MS5JbmxheUhpbnQiRQoWV29ya3NwYWNlU3RhdHVzUmVxdWVzdBIrCgl3b3Jrc3BhY2UYASABKAsyGC5sc3BtZXNoLnYxLldvcmtzcGFjZVJlZiKqAQoOTGFuZ3VhZ2VTdGF0dXMSEAoIbGFuZ3VhZ2UYASABKAkSJgoFc3RhdGUYAiABKA4yFy5sc3BtZXNoLnYxLlNlcnZlclN0YXRlEg4KBnNlcnZlchgDIAEoCRIQCghwcm9ncmVzcxgEIAEoCRISCgpsYXN0X2Vycm9yGAUgASgJEhAKCHJlc3RhcnRzGAYgASgNEhYKDm9wZW5fZG9jdW1lbnRzGAcgASgNIkYKFVdvcmtzcGFjZVN0YXR1c0Fuc3dlchItCglsYW5ndWFnZXMYASADKAsyGi5sc3BtZXNoLnYxLkxhbmd1YWdlU3RhdHVzIhEKD0Rlc2NyaWJlUmVxdWVzdCIwCg5TZXJ2ZWRMYW5ndWFnZRIKCgJpZBgBIAEoCRISCgpleHRlbnNpb25zGAIgAygJIlUKEVJ1bm5lckRlc2NyaXB0aW9uEhEKCXJ1bm5lcl9pZBgBIAEoCRItCglsYW5ndWFnZXMYAiADKAsyGi5sc3BtZXNoLnYxLlNlcnZlZExhbmd1YWdlKq0BCgtTZXJ2ZXJTdGF0ZRIcChhTRVJWRVJfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVTRVJWRVJfU1RBVEVfU1RBUlRJTkcQARIZChVTRVJWRVJfU1RBVEVfSU5ERVhJTkcQAhIWChJTRVJWRVJfU1RBVEVfUkVBRFkQAxIZChVTRVJWRVJfU1RBVEVfREVHUkFERUQQBBIXChNTRVJWRVJfU1RBVEVfRkFJTEVEEAUqsAUKClN5bWJvbEtpbmQSGwoXU1lNQk9MX0tJTkRfVU5TUEVDSUZJRUQQABIUChBTWU1CT0xfS0lORF9GSUxFEAESFgoSU1lNQk9MX0tJTkRfTU9EVUxFEAISGQoVU1lNQk9MX0tJTkRfTkFNRVNQQUNFEAMSFwoTU1lNQk9MX0tJTkRfUEFDS0FHRRAEEhUKEVNZTUJPTF9LSU5EX0NMQVNTEAUSFgoSU1lNQk9MX0tJTkRfTUVUSE9EEAYSGAoUU1lNQk9MX0tJTkRfUFJPUEVSVFkQBxIVChFTWU1CT0xfS0lORF9GSUVMRBAIEhsKF1NZTUJPTF9LSU5EX0NPTlNUUlVDVE9SEAkSFAoQU1lNQk9MX0tJTkRfRU5VTRAKEhkKFVNZTUJPTF9LSU5EX0lOVEVSRkFDRRALEhgKFFNZTUJPTF9LSU5EX0ZVTkNUSU9OEAwSGAoUU1lNQk9MX0tJTkRfVkFSSUFCTEUQDRIYChRTWU1CT0xfS0lORF9DT05TVEFOVBAOEhYKElNZTUJPTF9LSU5EX1NUUklORxAPEhYKElNZTUJPTF9LSU5EX05VTUJFUhAQEhcKE1NZTUJPTF9LSU5EX0JPT0xFQU4QERIVChFTWU1CT0xfS0lORF9BUlJBWRASEhYKElNZTUJPTF9LSU5EX09CSkVDVBATEhMKD1NZTUJPTF9LSU5EX0tFWRAUEhQKEFNZTUJPTF9LSU5EX05VTEwQFRIbChdTWU1CT0xfS0lORF9FTlVNX01FTUJFUhAWEhYKElNZTUJPTF9LSU5EX1NUUlVDVBAXEhUKEVNZTUJPTF9LSU5EX0VWRU5UEBgSGAoUU1lNQk9MX0tJTkRfT1BFUkFUT1IQGRIeChpTWU1CT0xfS0lORF9UWVBFX1BBUkFNRVRFUhAaKnsKCFNldmVyaXR5EhgKFFNFVkVSSVRZX1VOU1BFQ0lGSUVEEAASEgoOU0VWRVJJVFlfRVJST1IQARIUChBTRVZFUklUWV9XQVJOSU5HEAISGAoUU0VWRVJJVFlfSU5GT1JNQVRJT04QAxIRCg1TRVZFUklUWV9ISU5UEAQyigwKBlJ1bm5lchJKCg5GaW5kRGVmaW5pdGlvbhIbLmxzcG1lc2gudjEuUG9zaXRpb25SZXF1ZXN0GhsubHNwbWVzaC52MS5Mb2NhdGlvbnNBbnN3ZXISTgoSRmluZFR5cGVEZWZpbml0aW9uEhsubHNwbWVzaC52MS5Qb3NpdGlvblJlcXVlc3QaGy5sc3BtZXNoLnYxLkxvY2F0aW9uc0Fuc3dlchJPChNGaW5kSW1wbGVtZW50YXRpb25zEhsubHNwbWVzaC52MS5Qb3NpdGlvblJlcXVlc3QaGy5sc3BtZXNoLnYxLkxvY2F0aW9uc0Fuc3dlchJNCg5GaW5kUmVmZXJlbmNlcxIdLmxzcG1lc2gudjEuUmVmZXJlbmNlc1JlcXVlc3QaHC5sc3BtZXNoLnYxLlJlZmVyZW5jZXNBbnN3ZXISPQoFSG92ZXISGy5sc3BtZXNoLnYxLlBvc2l0aW9uUmVxdWVzdBoXLmxzcG1lc2gudjEuSG92ZXJBbnN3ZXISTQoPRG9jdW1lbnRTeW1ib2xzEhcubHNwbWVzaC52MS5GaWxlUmVxdWVzdBohLmxzcG1lc2gudjEuRG9jdW1lbnRTeW1ib2xzQW5zd2VyElsKEFdvcmtzcGFjZVN5bWJvbHMSIy5sc3BtZXNoLnYxLldvcmtzcGFjZVN5bWJvbHNSZXF1ZXN0GiIubHNwbWVzaC52MS5Xb3Jrc3BhY2VTeW1ib2xzQW5zd2VyEkwKC0RpYWdub3N0aWNzEh4ubHNwbWVzaC52MS5EaWFnbm9zdGljc1JlcXVlc3QaHS5sc3BtZXNoLnYxLkRpYWdub3N0aWNzQW5zd2VyEkoKC0NvbXBsZXRpb25zEh0ubHNwbWVzaC52MS5Db21wbGV0aW9uUmVxdWVzdBocLmxzcG1lc2gudjEuQ29tcGxldGlvbkFuc3dlchJNCg1TaWduYXR1cmVIZWxwEhsubHNwbWVzaC52MS5Qb3NpdGlvblJlcXVlc3QaHy5sc3BtZXNoLnYxLlNpZ25hdHVyZUhlbHBBbnN3ZXISTAoLQ29kZUFjdGlvbnMSHi5sc3BtZXNoLnYxLkNvZGVBY3Rpb25zUmVxdWVzdBodLmxzcG1lc2gudjEuQ29kZUFjdGlvbnNBbnN3ZXISQwoORm9ybWF0RG9jdW1lbnQSGS5sc3BtZXNoLnYxLkZvcm1hdFJlcXVlc3QaFi5sc3BtZXNoLnYxLkVkaXRBbnN3ZXISRwoMUmVuYW1lU3ltYm9sEh8ubHNwbWVzaC52MS5SZW5hbWVTeW1ib2xSZXF1ZXN0GhYubHNwbWVzaC52MS5FZGl0QW5zd2VyEkMKClJlbmFtZUZpbGUSHS5sc3BtZXNoLnYxLlJlbmFtZUZpbGVSZXF1ZXN0GhYubHNwbWVzaC52MS5FZGl0QW5zd2VyEkoKEkFwcGx5V29ya3NwYWNlRWRpdBIcLmxzcG1lc2gudjEuQXBwbHlFZGl0UmVxdWVzdBoWLmxzcG1lc2gudjEuRWRpdEFuc3dlchJKCg1DYWxsSGllcmFyY2h5EhwubHNwbWVzaC52MS5IaWVyYXJjaHlSZXF1ZXN0GhsubHNwbWVzaC52MS5IaWVyYXJjaHlBbnN3ZXISSgoNVHlwZUhpZXJhcmNoeRIcLmxzcG1lc2gudjEuSGllcmFyY2h5UmVxdWVzdBobLmxzcG1lc2gudjEuSGllcmFyY2h5QW5zd2VyEkkKCklubGF5SGludHMSHS5sc3BtZXNoLnYxLklubGF5SGludHNSZXF1ZXN0GhwubHNwbWVzaC52MS5JbmxheUhpbnRzQW5zd2VyElgKD1dvcmtzcGFjZVN0YXR1cxIiLmxzcG1lc2gudjEuV29ya3NwYWNlU3RhdHVzUmVxdWVzdBohLmxzcG1lc2gudjEuV29ya3NwYWNlU3RhdHVzQW5zd2VyEkYKCERlc2NyaWJlEhsubHNwbWVzaC52MS5EZXNjcmliZVJlcXVlc3QaHS5sc3BtZXNoLnYxLlJ1bm5lckRlc2NyaXB0aW9uYgZwcm90bzM");
+  fileDesc("Chdsc3BtZXNoL3YxL3J1bm5lci5wcm90bxIKbHNwbWVzaC52MSIxCgxXb3Jrc3BhY2VSZWYSDgoGdGVuYW50GAEgASgJEhEKCXdvcmtzcGFjZRgCIAEoCSIoCghQb3NpdGlvbhIMCgRsaW5lGAEgASgNEg4KBmNvbHVtbhgCIAEoDSJPCgVSYW5nZRIjCgVzdGFydBgBIAEoCzIULmxzcG1lc2gudjEuUG9zaXRpb24SIQoDZW5kGAIgASgLMhQubHNwbWVzaC52MS5Qb3NpdGlvbiJ8CgxQb3NpdGlvblNwZWMSDAoEZmlsZRgBIAEoCRIoCghwb3NpdGlvbhgCIAEoCzIULmxzcG1lc2gudjEuUG9zaXRpb25IABIqCgZzeW1ib2wYAyABKAsyGC5sc3BtZXNoLnYxLlN5bWJvbFRhcmdldEgAQggKBnRhcmdldCJYCgxTeW1ib2xUYXJnZXQSDAoEbmFtZRgBIAEoCRIRCglsaW5lX2hpbnQYAiABKA0SEgoKb2NjdXJyZW5jZRgDIAEoDRITCgtjb2x1bW5faGludBgEIAEoDSJdCghMb2NhdGlvbhIMCgRmaWxlGAEgASgJEiAKBXJhbmdlGAIgASgLMhEubHNwbWVzaC52MS5SYW5nZRIPCgdzbmlwcGV0GAMgASgJEhAKCGV4dGVybmFsGAQgASgIIskBCgxBbnN3ZXJTdGF0dXMSJgoFc3RhdGUYASABKA4yFy5sc3BtZXNoLnYxLlNlcnZlclN0YXRlEhAKCGxhbmd1YWdlGAIgASgJEg4KBnNlcnZlchgDIAEoCRIPCgdwYXJ0aWFsGAQgASgIEgwKBG5vdGUYBSABKAkSJgoIcmVzb2x2ZWQYBiABKAsyFC5sc3BtZXNoLnYxLlBvc2l0aW9uEigKB3NraXBwZWQYByADKAsyFy5sc3BtZXNoLnYxLlNraXBwZWRGaWxlIisKC1NraXBwZWRGaWxlEgwKBGZpbGUYASABKAkSDgoGcmVhc29uGAIgASgJIj4KCFRleHRFZGl0EiAKBXJhbmdlGAEgASgLMhEubHNwbWVzaC52MS5SYW5nZRIQCghuZXdfdGV4dBgCIAEoCSJwCghGaWxlRWRpdBIMCgRmaWxlGAEgASgJEiMKBWVkaXRzGAIgAygLMhQubHNwbWVzaC52MS5UZXh0RWRpdBIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgFEhcKD2V4cGVjdGVkX3NoYTI1NhgEIAEoCSKuAQoNRmlsZU9wZXJhdGlvbhIsCgRraW5kGAEgASgOMh4ubHNwbWVzaC52MS5GaWxlT3BlcmF0aW9uLktpbmQSDAoEZmlsZRgCIAEoCRIQCghuZXdfZmlsZRgDIAEoCSJPCgRLaW5kEhQKEEtJTkRfVU5TUEVDSUZJRUQQABIPCgtLSU5EX0NSRUFURRABEg8KC0tJTkRfUkVOQU1FEAISDwoLS0lORF9ERUxFVEUQAyJjCg1Xb3Jrc3BhY2VFZGl0EiMKBWZpbGVzGAEgAygLMhQubHNwbWVzaC52MS5GaWxlRWRpdBItCgpvcGVyYXRpb25zGAIgAygLMhkubHNwbWVzaC52MS5GaWxlT3BlcmF0aW9uItABCg5Eb2N1bWVudFN5bWJvbBIMCgRuYW1lGAEgASgJEg4KBmRldGFpbBgCIAEoCRIkCgRraW5kGAMgASgOMhYubHNwbWVzaC52MS5TeW1ib2xLaW5kEiAKBXJhbmdlGAQgASgLMhEubHNwbWVzaC52MS5SYW5nZRIqCg9zZWxlY3Rpb25fcmFuZ2UYBSABKAsyES5sc3BtZXNoLnYxLlJhbmdlEiwKCGNoaWxkcmVuGAYgAygLMhoubHNwbWVzaC52MS5Eb2N1bWVudFN5bWJvbCKYAQoPV29ya3NwYWNlU3ltYm9sEgwKBG5hbWUYASABKAkSJAoEa2luZBgCIAEoDjIWLmxzcG1lc2gudjEuU3ltYm9sS2luZBIWCg5jb250YWluZXJfbmFtZRgDIAEoCRImCghsb2NhdGlvbhgEIAEoCzIULmxzcG1lc2gudjEuTG9jYXRpb24SEQoJd29ya3NwYWNlGAUgASgJIqwBCgpEaWFnbm9zdGljEiAKBXJhbmdlGAEgASgLMhEubHNwbWVzaC52MS5SYW5nZRImCghzZXZlcml0eRgCIAEoDjIULmxzcG1lc2gudjEuU2V2ZXJpdHkSDAoEY29kZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkSDwoHbWVzc2FnZRgFIAEoCRIlCgdyZWxhdGVkGAYgAygLMhQubHNwbWVzaC52MS5Mb2NhdGlvbiJkCg9Qb3NpdGlvblJlcXVlc3QSKwoJd29ya3NwYWNlGAEgASgLMhgubHNwbWVzaC52MS5Xb3Jrc3BhY2VSZWYSJAoCYXQYAiABKAsyGC5sc3BtZXNoLnYxLlBvc2l0aW9uU3BlYyJkCg9Mb2NhdGlvbnNBbnN3ZXISKAoGc3RhdHVzGAEgASgLMhgubHNwbWVzaC52MS5BbnN3ZXJTdGF0dXMSJwoJbG9jYXRpb25zGAIgAygLMhQubHNwbWVzaC52MS5Mb2NhdGlvbiKSAQoRUmVmZXJlbmNlc1JlcXVlc3QSKwoJd29ya3NwYWNlGAEgASgLMhgubHNwbWVzaC52MS5Xb3Jrc3BhY2VSZWYSJAoCYXQYAiABKAsyGC5sc3BtZXNoLnYxLlBvc2l0aW9uU3BlYxIbChNpbmNsdWRlX2RlY2xhcmF0aW9uGAMgASgIEg0KBWxpbWl0GAQgASgNInQKEFJlZmVyZW5jZXNBbnN3ZXISKAoGc3RhdHVzGAEgASgLMhgubHNwbWVzaC52MS5BbnN3ZXJTdGF0dXMSJwoJbG9jYXRpb25zGAIgAygLMhQubHNwbWVzaC52MS5Mb2NhdGlvbhINCgV0b3RhbBgDIAEoDSJrCgtIb3ZlckFuc3dlchIoCgZzdGF0dXMYASABKAsyGC5sc3BtZXNoLnYxLkFuc3dlclN0YXR1cxIQCghjb250ZW50cxgCIAEoCRIgCgVyYW5nZRgDIAEoCzIRLmxzcG1lc2gudjEuUmFuZ2UiSAoLRmlsZVJlcXVlc3QSKwoJd29ya3NwYWNlGAEgASgLMhgubHNwbWVzaC52MS5Xb3Jrc3BhY2VSZWYSDAoEZmlsZRgCIAEoCSJuChVEb2N1bWVudFN5bWJvbHNBbnN3ZXISKAoGc3RhdHVzGAEgASgLMhgubHNwbWVzaC52MS5BbnN3ZXJTdGF0dXMSKwoHc3ltYm9scxgCIAMoCzIaLmxzcG1lc2gudjEuRG9jdW1lbnRTeW1ib2wiiQEKF1dvcmtzcGFjZVN5bWJvbHNSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEg0KBXF1ZXJ5GAIgASgJEhAKCGxhbmd1YWdlGAMgASgJEg0KBWxpbWl0GAQgASgNEhEKCWxhbmd1YWdlcxgFIAMoCSJwChZXb3Jrc3BhY2VTeW1ib2xzQW5zd2VyEigKBnN0YXR1cxgBIAEoCzIYLmxzcG1lc2gudjEuQW5zd2VyU3RhdHVzEiwKB3N5bWJvbHMYAiADKAsyGy5sc3BtZXNoLnYxLldvcmtzcGFjZVN5bWJvbCJ0ChJEaWFnbm9zdGljc1JlcXVlc3QSKwoJd29ya3NwYWNlGAEgASgLMhgubHNwbWVzaC52MS5Xb3Jrc3BhY2VSZWYSDQoFZmlsZXMYAiADKAkSDwoHd2FpdF9tcxgDIAEoDRIRCglsYW5ndWFnZXMYBCADKAkihAEKD0ZpbGVEaWFnbm9zdGljcxIMCgRmaWxlGAEgASgJEg8KB3ZlcnNpb24YAiABKAUSFgoOY29udGVudF9zaGEyNTYYAyABKAkSDQoFZnJlc2gYBCABKAgSKwoLZGlhZ25vc3RpY3MYBSADKAsyFi5sc3BtZXNoLnYxLkRpYWdub3N0aWMipwEKEURpYWdub3N0aWNzQW5zd2VyEigKBnN0YXR1cxgBIAEoCzIYLmxzcG1lc2gudjEuQW5zd2VyU3RhdHVzEioKBWZpbGVzGAIgAygLMhsubHNwbWVzaC52MS5GaWxlRGlhZ25vc3RpY3MSDQoFZXBvY2gYAyABKAQSEQoJdHJ1bmNhdGVkGAQgASgNEhoKEnRydW5jYXRlZF9hdF9sZWFzdBgFIAEoCCKGAQoRQ29tcGxldGlvblJlcXVlc3QSKwoJd29ya3NwYWNlGAEgASgLMhgubHNwbWVzaC52MS5Xb3Jrc3BhY2VSZWYSJAoCYXQYAiABKAsyGC5sc3BtZXNoLnYxLlBvc2l0aW9uU3BlYxINCgVsaW1pdBgDIAEoDRIPCgdyZXNvbHZlGAQgASgIIqUBCg5Db21wbGV0aW9uSXRlbRINCgVsYWJlbBgBIAEoCRIMCgRraW5kGAIgASgJEg4KBmRldGFpbBgDIAEoCRIVCg1kb2N1bWVudGF0aW9uGAQgASgJEhMKC2luc2VydF90ZXh0GAUgASgJEigKDXJlcGxhY2VfcmFuZ2UYBiABKAsyES5sc3BtZXNoLnYxLlJhbmdlEhAKCHJlc29sdmVkGAcgASgIIooBChBDb21wbGV0aW9uQW5zd2VyEigKBnN0YXR1cxgBIAEoCzIYLmxzcG1lc2gudjEuQW5zd2VyU3RhdHVzEikKBWl0ZW1zGAIgAygLMhoubHNwbWVzaC52MS5Db21wbGV0aW9uSXRlbRISCgppbmNvbXBsZXRlGAMgASgIEg0KBXRvdGFsGAQgASgNIr4BChNTaWduYXR1cmVIZWxwQW5zd2VyEigKBnN0YXR1cxgBIAEoCzIYLmxzcG1lc2gudjEuQW5zd2VyU3RhdHVzEhIKCnNpZ25hdHVyZXMYAiADKAkSGAoQYWN0aXZlX3NpZ25hdHVyZRgDIAEoBRIYChBhY3RpdmVfcGFyYW1ldGVyGAQgASgFEhUKDWRvY3VtZW50YXRpb24YBSABKAkSHgoWYWN0aXZlX3BhcmFtZXRlcl9sYWJlbBgGIAEoCSKVAQoSQ29kZUFjdGlvbnNSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEgwKBGZpbGUYAiABKAkSIAoFcmFuZ2UYAyABKAsyES5sc3BtZXNoLnYxLlJhbmdlEg0KBWtpbmRzGAQgAygJEhMKC2FwcGx5X3RpdGxlGAUgASgJIo8BCgpDb2RlQWN0aW9uEg0KBXRpdGxlGAEgASgJEgwKBGtpbmQYAiABKAkSEQoJcHJlZmVycmVkGAMgASgIEicKBGVkaXQYBCABKAsyGS5sc3BtZXNoLnYxLldvcmtzcGFjZUVkaXQSDwoHY29tbWFuZBgFIAEoCRIXCg9kaXNhYmxlZF9yZWFzb24YBiABKAkidwoRQ29kZUFjdGlvbnNBbnN3ZXISKAoGc3RhdHVzGAEgASgLMhgubHNwbWVzaC52MS5BbnN3ZXJTdGF0dXMSJwoHYWN0aW9ucxgCIAMoCzIWLmxzcG1lc2gudjEuQ29kZUFjdGlvbhIPCgdhcHBsaWVkGAMgASgIIoIBCg1Gb3JtYXRSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEgwKBGZpbGUYAiABKAkSDQoFYXBwbHkYAyABKAgSEAoIdGFiX3NpemUYBCABKA0SFQoNaW5zZXJ0X3NwYWNlcxgFIAEoCCKaAQoKRWRpdEFuc3dlchIoCgZzdGF0dXMYASABKAsyGC5sc3BtZXNoLnYxLkFuc3dlclN0YXR1cxInCgRlZGl0GAIgASgLMhkubHNwbWVzaC52MS5Xb3Jrc3BhY2VFZGl0Eg8KB2FwcGxpZWQYAyABKAgSKAoGcmVuYW1lGAQgASgLMhgubHNwbWVzaC52MS5SZW5hbWVUYXJnZXQiRQoMUmVuYW1lVGFyZ2V0EiAKBXJhbmdlGAEgASgLMhEubHNwbWVzaC52MS5SYW5nZRITCgtwbGFjZWhvbGRlchgCIAEoCSKJAQoTUmVuYW1lU3ltYm9sUmVxdWVzdBIrCgl3b3Jrc3BhY2UYASABKAsyGC5sc3BtZXNoLnYxLldvcmtzcGFjZVJlZhIkCgJhdBgCIAEoCzIYLmxzcG1lc2gudjEuUG9zaXRpb25TcGVjEhAKCG5ld19uYW1lGAMgASgJEg0KBWFwcGx5GAQgASgIIm8KEVJlbmFtZUZpbGVSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEgwKBGZpbGUYAiABKAkSEAoIbmV3X2ZpbGUYAyABKAkSDQoFYXBwbHkYBCABKAgiaAoQQXBwbHlFZGl0UmVxdWVzdBIrCgl3b3Jrc3BhY2UYASABKAsyGC5sc3BtZXNoLnYxLldvcmtzcGFjZVJlZhInCgRlZGl0GAIgASgLMhkubHNwbWVzaC52MS5Xb3Jrc3BhY2VFZGl0IocCChBIaWVyYXJjaHlSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEiQKAmF0GAIgASgLMhgubHNwbWVzaC52MS5Qb3NpdGlvblNwZWMSOQoJZGlyZWN0aW9uGAMgASgOMiYubHNwbWVzaC52MS5IaWVyYXJjaHlSZXF1ZXN0LkRpcmVjdGlvbhINCgVkZXB0aBgEIAEoDSJWCglEaXJlY3Rpb24SGQoVRElSRUNUSU9OX1VOU1BFQ0lGSUVEEAASFgoSRElSRUNUSU9OX0lOQ09NSU5HEAESFgoSRElSRUNUSU9OX09VVEdPSU5HEAIi6AEKDUhpZXJhcmNoeU5vZGUSDAoEbmFtZRgBIAEoCRIkCgRraW5kGAIgASgOMhYubHNwbWVzaC52MS5TeW1ib2xLaW5kEg4KBmRldGFpbBgDIAEoCRImCghsb2NhdGlvbhgEIAEoCzIULmxzcG1lc2gudjEuTG9jYXRpb24SJQoKY2FsbF9zaXRlcxgFIAMoCzIRLmxzcG1lc2gudjEuUmFuZ2USKwoIY2hpbGRyZW4YBiADKAsyGS5sc3BtZXNoLnYxLkhpZXJhcmNoeU5vZGUSFwoPY2FsbF9zaXRlc19maWxlGAcgASgJImQKD0hpZXJhcmNoeUFuc3dlchIoCgZzdGF0dXMYASABKAsyGC5sc3BtZXNoLnYxLkFuc3dlclN0YXR1cxInCgRyb290GAIgASgLMhkubHNwbWVzaC52MS5IaWVyYXJjaHlOb2RlInAKEUlubGF5SGludHNSZXF1ZXN0EisKCXdvcmtzcGFjZRgBIAEoCzIYLmxzcG1lc2gudjEuV29ya3NwYWNlUmVmEgwKBGZpbGUYAiABKAkSIAoFcmFuZ2UYAyABKAsyES5sc3BtZXNoLnYxLlJhbmdlIlAKCUlubGF5SGludBImCghwb3NpdGlvbhgBIAEoCzIULmxzcG1lc2gudjEuUG9zaXRpb24SDQoFbGFiZWwYAiABKAkSDAoEa2luZBgDIAEoCSJiChBJbmxheUhpbnRzQW5zd2VyEigKBnN0YXR1cxgBIAEoCzIYLmxzcG1lc2gudjEuQW5zd2VyU3RhdHVzEiQKBWhpbnRzGAIgAygLMhUubHNwbWVzaC52MS5JbmxheUhpbnQiRQoWV29ya3NwYWNlU3RhdHVzUmVxdWVzdBIrCgl3b3Jrc3BhY2UYASABKAsyGC5sc3BtZXNoLnYxLldvcmtzcGFjZVJlZiKqAQoOTGFuZ3VhZ2VTdGF0dXMSEAoIbGFuZ3VhZ2UYASABKAkSJgoFc3RhdGUYAiABKA4yFy5sc3BtZXNoLnYxLlNlcnZlclN0YXRlEg4KBnNlcnZlchgDIAEoCRIQCghwcm9ncmVzcxgEIAEoCRISCgpsYXN0X2Vycm9yGAUgASgJEhAKCHJlc3RhcnRzGAYgASgNEhYKDm9wZW5fZG9jdW1lbnRzGAcgASgNIkYKFVdvcmtzcGFjZVN0YXR1c0Fuc3dlchItCglsYW5ndWFnZXMYASADKAsyGi5sc3BtZXNoLnYxLkxhbmd1YWdlU3RhdHVzIhEKD0Rlc2NyaWJlUmVxdWVzdCIwCg5TZXJ2ZWRMYW5ndWFnZRIKCgJpZBgBIAEoCRISCgpleHRlbnNpb25zGAIgAygJIlUKEVJ1bm5lckRlc2NyaXB0aW9uEhEKCXJ1bm5lcl9pZBgBIAEoCRItCglsYW5ndWFnZXMYAiADKAsyGi5sc3BtZXNoLnYxLlNlcnZlZExhbmd1YWdlKq0BCgtTZXJ2ZXJTdGF0ZRIcChhTRVJWRVJfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVTRVJWRVJfU1RBVEVfU1RBUlRJTkcQARIZChVTRVJWRVJfU1RBVEVfSU5ERVhJTkcQAhIWChJTRVJWRVJfU1RBVEVfUkVBRFkQAxIZChVTRVJWRVJfU1RBVEVfREVHUkFERUQQBBIXChNTRVJWRVJfU1RBVEVfRkFJTEVEEAUqsAUKClN5bWJvbEtpbmQSGwoXU1lNQk9MX0tJTkRfVU5TUEVDSUZJRUQQABIUChBTWU1CT0xfS0lORF9GSUxFEAESFgoSU1lNQk9MX0tJTkRfTU9EVUxFEAISGQoVU1lNQk9MX0tJTkRfTkFNRVNQQUNFEAMSFwoTU1lNQk9MX0tJTkRfUEFDS0FHRRAEEhUKEVNZTUJPTF9LSU5EX0NMQVNTEAUSFgoSU1lNQk9MX0tJTkRfTUVUSE9EEAYSGAoUU1lNQk9MX0tJTkRfUFJPUEVSVFkQBxIVChFTWU1CT0xfS0lORF9GSUVMRBAIEhsKF1NZTUJPTF9LSU5EX0NPTlNUUlVDVE9SEAkSFAoQU1lNQk9MX0tJTkRfRU5VTRAKEhkKFVNZTUJPTF9LSU5EX0lOVEVSRkFDRRALEhgKFFNZTUJPTF9LSU5EX0ZVTkNUSU9OEAwSGAoUU1lNQk9MX0tJTkRfVkFSSUFCTEUQDRIYChRTWU1CT0xfS0lORF9DT05TVEFOVBAOEhYKElNZTUJPTF9LSU5EX1NUUklORxAPEhYKElNZTUJPTF9LSU5EX05VTUJFUhAQEhcKE1NZTUJPTF9LSU5EX0JPT0xFQU4QERIVChFTWU1CT0xfS0lORF9BUlJBWRASEhYKElNZTUJPTF9LSU5EX09CSkVDVBATEhMKD1NZTUJPTF9LSU5EX0tFWRAUEhQKEFNZTUJPTF9LSU5EX05VTEwQFRIbChdTWU1CT0xfS0lORF9FTlVNX01FTUJFUhAWEhYKElNZTUJPTF9LSU5EX1NUUlVDVBAXEhUKEVNZTUJPTF9LSU5EX0VWRU5UEBgSGAoUU1lNQk9MX0tJTkRfT1BFUkFUT1IQGRIeChpTWU1CT0xfS0lORF9UWVBFX1BBUkFNRVRFUhAaKnsKCFNldmVyaXR5EhgKFFNFVkVSSVRZX1VOU1BFQ0lGSUVEEAASEgoOU0VWRVJJVFlfRVJST1IQARIUChBTRVZFUklUWV9XQVJOSU5HEAISGAoUU0VWRVJJVFlfSU5GT1JNQVRJT04QAxIRCg1TRVZFUklUWV9ISU5UEAQyigwKBlJ1bm5lchJKCg5GaW5kRGVmaW5pdGlvbhIbLmxzcG1lc2gudjEuUG9zaXRpb25SZXF1ZXN0GhsubHNwbWVzaC52MS5Mb2NhdGlvbnNBbnN3ZXISTgoSRmluZFR5cGVEZWZpbml0aW9uEhsubHNwbWVzaC52MS5Qb3NpdGlvblJlcXVlc3QaGy5sc3BtZXNoLnYxLkxvY2F0aW9uc0Fuc3dlchJPChNGaW5kSW1wbGVtZW50YXRpb25zEhsubHNwbWVzaC52MS5Qb3NpdGlvblJlcXVlc3QaGy5sc3BtZXNoLnYxLkxvY2F0aW9uc0Fuc3dlchJNCg5GaW5kUmVmZXJlbmNlcxIdLmxzcG1lc2gudjEuUmVmZXJlbmNlc1JlcXVlc3QaHC5sc3BtZXNoLnYxLlJlZmVyZW5jZXNBbnN3ZXISPQoFSG92ZXISGy5sc3BtZXNoLnYxLlBvc2l0aW9uUmVxdWVzdBoXLmxzcG1lc2gudjEuSG92ZXJBbnN3ZXISTQoPRG9jdW1lbnRTeW1ib2xzEhcubHNwbWVzaC52MS5GaWxlUmVxdWVzdBohLmxzcG1lc2gudjEuRG9jdW1lbnRTeW1ib2xzQW5zd2VyElsKEFdvcmtzcGFjZVN5bWJvbHMSIy5sc3BtZXNoLnYxLldvcmtzcGFjZVN5bWJvbHNSZXF1ZXN0GiIubHNwbWVzaC52MS5Xb3Jrc3BhY2VTeW1ib2xzQW5zd2VyEkwKC0RpYWdub3N0aWNzEh4ubHNwbWVzaC52MS5EaWFnbm9zdGljc1JlcXVlc3QaHS5sc3BtZXNoLnYxLkRpYWdub3N0aWNzQW5zd2VyEkoKC0NvbXBsZXRpb25zEh0ubHNwbWVzaC52MS5Db21wbGV0aW9uUmVxdWVzdBocLmxzcG1lc2gudjEuQ29tcGxldGlvbkFuc3dlchJNCg1TaWduYXR1cmVIZWxwEhsubHNwbWVzaC52MS5Qb3NpdGlvblJlcXVlc3QaHy5sc3BtZXNoLnYxLlNpZ25hdHVyZUhlbHBBbnN3ZXISTAoLQ29kZUFjdGlvbnMSHi5sc3BtZXNoLnYxLkNvZGVBY3Rpb25zUmVxdWVzdBodLmxzcG1lc2gudjEuQ29kZUFjdGlvbnNBbnN3ZXISQwoORm9ybWF0RG9jdW1lbnQSGS5sc3BtZXNoLnYxLkZvcm1hdFJlcXVlc3QaFi5sc3BtZXNoLnYxLkVkaXRBbnN3ZXISRwoMUmVuYW1lU3ltYm9sEh8ubHNwbWVzaC52MS5SZW5hbWVTeW1ib2xSZXF1ZXN0GhYubHNwbWVzaC52MS5FZGl0QW5zd2VyEkMKClJlbmFtZUZpbGUSHS5sc3BtZXNoLnYxLlJlbmFtZUZpbGVSZXF1ZXN0GhYubHNwbWVzaC52MS5FZGl0QW5zd2VyEkoKEkFwcGx5V29ya3NwYWNlRWRpdBIcLmxzcG1lc2gudjEuQXBwbHlFZGl0UmVxdWVzdBoWLmxzcG1lc2gudjEuRWRpdEFuc3dlchJKCg1DYWxsSGllcmFyY2h5EhwubHNwbWVzaC52MS5IaWVyYXJjaHlSZXF1ZXN0GhsubHNwbWVzaC52MS5IaWVyYXJjaHlBbnN3ZXISSgoNVHlwZUhpZXJhcmNoeRIcLmxzcG1lc2gudjEuSGllcmFyY2h5UmVxdWVzdBobLmxzcG1lc2gudjEuSGllcmFyY2h5QW5zd2VyEkkKCklubGF5SGludHMSHS5sc3BtZXNoLnYxLklubGF5SGludHNSZXF1ZXN0GhwubHNwbWVzaC52MS5JbmxheUhpbnRzQW5zd2VyElgKD1dvcmtzcGFjZVN0YXR1cxIiLmxzcG1lc2gudjEuV29ya3NwYWNlU3RhdHVzUmVxdWVzdBohLmxzcG1lc2gudjEuV29ya3NwYWNlU3RhdHVzQW5zd2VyEkYKCERlc2NyaWJlEhsubHNwbWVzaC52MS5EZXNjcmliZVJlcXVlc3QaHS5sc3BtZXNoLnYxLlJ1bm5lckRlc2NyaXB0aW9uYgZwcm90bzM");
 
 /**
  * @generated from message lspmesh.v1.WorkspaceRef
@@ -258,6 +258,14 @@ export type AnswerStatus = Message<"lspmesh.v1.AnswerStatus"> & {
    * @generated from field: lspmesh.v1.Position resolved = 6;
    */
   resolved?: Position | undefined;
+
+  /**
+   * Files passed over in whole-workspace work (unreadable, binary, too large, their server
+   * failing), each with why; the rest of the answer is unaffected.
+   *
+   * @generated from field: repeated lspmesh.v1.SkippedFile skipped = 7;
+   */
+  skipped: SkippedFile[];
 };
 
 /**
@@ -266,6 +274,30 @@ export type AnswerStatus = Message<"lspmesh.v1.AnswerStatus"> & {
  */
 export const AnswerStatusSchema: GenMessage<AnswerStatus> = /*@__PURE__*/
   messageDesc(file_lspmesh_v1_runner, 6);
+
+/**
+ * @generated from message lspmesh.v1.SkippedFile
+ */
+export type SkippedFile = Message<"lspmesh.v1.SkippedFile"> & {
+  /**
+   * workspace-relative
+   *
+   * @generated from field: string file = 1;
+   */
+  file: string;
+
+  /**
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message lspmesh.v1.SkippedFile.
+ * Use `create(SkippedFileSchema)` to create a new message.
+ */
+export const SkippedFileSchema: GenMessage<SkippedFile> = /*@__PURE__*/
+  messageDesc(file_lspmesh_v1_runner, 7);
 
 /**
  * @generated from message lspmesh.v1.TextEdit
@@ -287,7 +319,7 @@ export type TextEdit = Message<"lspmesh.v1.TextEdit"> & {
  * Use `create(TextEditSchema)` to create a new message.
  */
 export const TextEditSchema: GenMessage<TextEdit> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 7);
+  messageDesc(file_lspmesh_v1_runner, 8);
 
 /**
  * @generated from message lspmesh.v1.FileEdit
@@ -323,7 +355,7 @@ export type FileEdit = Message<"lspmesh.v1.FileEdit"> & {
  * Use `create(FileEditSchema)` to create a new message.
  */
 export const FileEditSchema: GenMessage<FileEdit> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 8);
+  messageDesc(file_lspmesh_v1_runner, 9);
 
 /**
  * @generated from message lspmesh.v1.FileOperation
@@ -352,7 +384,7 @@ export type FileOperation = Message<"lspmesh.v1.FileOperation"> & {
  * Use `create(FileOperationSchema)` to create a new message.
  */
 export const FileOperationSchema: GenMessage<FileOperation> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 9);
+  messageDesc(file_lspmesh_v1_runner, 10);
 
 /**
  * @generated from enum lspmesh.v1.FileOperation.Kind
@@ -383,7 +415,7 @@ export enum FileOperation_Kind {
  * Describes the enum lspmesh.v1.FileOperation.Kind.
  */
 export const FileOperation_KindSchema: GenEnum<FileOperation_Kind> = /*@__PURE__*/
-  enumDesc(file_lspmesh_v1_runner, 9, 0);
+  enumDesc(file_lspmesh_v1_runner, 10, 0);
 
 /**
  * Applied in this order: CREATE operations, then the text edits (against the files' content before
@@ -408,7 +440,7 @@ export type WorkspaceEdit = Message<"lspmesh.v1.WorkspaceEdit"> & {
  * Use `create(WorkspaceEditSchema)` to create a new message.
  */
 export const WorkspaceEditSchema: GenMessage<WorkspaceEdit> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 10);
+  messageDesc(file_lspmesh_v1_runner, 11);
 
 /**
  * @generated from message lspmesh.v1.DocumentSymbol
@@ -450,7 +482,7 @@ export type DocumentSymbol = Message<"lspmesh.v1.DocumentSymbol"> & {
  * Use `create(DocumentSymbolSchema)` to create a new message.
  */
 export const DocumentSymbolSchema: GenMessage<DocumentSymbol> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 11);
+  messageDesc(file_lspmesh_v1_runner, 12);
 
 /**
  * @generated from message lspmesh.v1.WorkspaceSymbol
@@ -489,7 +521,7 @@ export type WorkspaceSymbol = Message<"lspmesh.v1.WorkspaceSymbol"> & {
  * Use `create(WorkspaceSymbolSchema)` to create a new message.
  */
 export const WorkspaceSymbolSchema: GenMessage<WorkspaceSymbol> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 12);
+  messageDesc(file_lspmesh_v1_runner, 13);
 
 /**
  * @generated from message lspmesh.v1.Diagnostic
@@ -531,7 +563,7 @@ export type Diagnostic = Message<"lspmesh.v1.Diagnostic"> & {
  * Use `create(DiagnosticSchema)` to create a new message.
  */
 export const DiagnosticSchema: GenMessage<Diagnostic> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 13);
+  messageDesc(file_lspmesh_v1_runner, 14);
 
 /**
  * @generated from message lspmesh.v1.PositionRequest
@@ -553,7 +585,7 @@ export type PositionRequest = Message<"lspmesh.v1.PositionRequest"> & {
  * Use `create(PositionRequestSchema)` to create a new message.
  */
 export const PositionRequestSchema: GenMessage<PositionRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 14);
+  messageDesc(file_lspmesh_v1_runner, 15);
 
 /**
  * @generated from message lspmesh.v1.LocationsAnswer
@@ -575,7 +607,7 @@ export type LocationsAnswer = Message<"lspmesh.v1.LocationsAnswer"> & {
  * Use `create(LocationsAnswerSchema)` to create a new message.
  */
 export const LocationsAnswerSchema: GenMessage<LocationsAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 15);
+  messageDesc(file_lspmesh_v1_runner, 16);
 
 /**
  * @generated from message lspmesh.v1.ReferencesRequest
@@ -609,7 +641,7 @@ export type ReferencesRequest = Message<"lspmesh.v1.ReferencesRequest"> & {
  * Use `create(ReferencesRequestSchema)` to create a new message.
  */
 export const ReferencesRequestSchema: GenMessage<ReferencesRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 16);
+  messageDesc(file_lspmesh_v1_runner, 17);
 
 /**
  * @generated from message lspmesh.v1.ReferencesAnswer
@@ -638,7 +670,7 @@ export type ReferencesAnswer = Message<"lspmesh.v1.ReferencesAnswer"> & {
  * Use `create(ReferencesAnswerSchema)` to create a new message.
  */
 export const ReferencesAnswerSchema: GenMessage<ReferencesAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 17);
+  messageDesc(file_lspmesh_v1_runner, 18);
 
 /**
  * @generated from message lspmesh.v1.HoverAnswer
@@ -667,7 +699,7 @@ export type HoverAnswer = Message<"lspmesh.v1.HoverAnswer"> & {
  * Use `create(HoverAnswerSchema)` to create a new message.
  */
 export const HoverAnswerSchema: GenMessage<HoverAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 18);
+  messageDesc(file_lspmesh_v1_runner, 19);
 
 /**
  * @generated from message lspmesh.v1.FileRequest
@@ -689,7 +721,7 @@ export type FileRequest = Message<"lspmesh.v1.FileRequest"> & {
  * Use `create(FileRequestSchema)` to create a new message.
  */
 export const FileRequestSchema: GenMessage<FileRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 19);
+  messageDesc(file_lspmesh_v1_runner, 20);
 
 /**
  * @generated from message lspmesh.v1.DocumentSymbolsAnswer
@@ -711,7 +743,7 @@ export type DocumentSymbolsAnswer = Message<"lspmesh.v1.DocumentSymbolsAnswer"> 
  * Use `create(DocumentSymbolsAnswerSchema)` to create a new message.
  */
 export const DocumentSymbolsAnswerSchema: GenMessage<DocumentSymbolsAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 20);
+  messageDesc(file_lspmesh_v1_runner, 21);
 
 /**
  * @generated from message lspmesh.v1.WorkspaceSymbolsRequest
@@ -755,7 +787,7 @@ export type WorkspaceSymbolsRequest = Message<"lspmesh.v1.WorkspaceSymbolsReques
  * Use `create(WorkspaceSymbolsRequestSchema)` to create a new message.
  */
 export const WorkspaceSymbolsRequestSchema: GenMessage<WorkspaceSymbolsRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 21);
+  messageDesc(file_lspmesh_v1_runner, 22);
 
 /**
  * @generated from message lspmesh.v1.WorkspaceSymbolsAnswer
@@ -777,7 +809,7 @@ export type WorkspaceSymbolsAnswer = Message<"lspmesh.v1.WorkspaceSymbolsAnswer"
  * Use `create(WorkspaceSymbolsAnswerSchema)` to create a new message.
  */
 export const WorkspaceSymbolsAnswerSchema: GenMessage<WorkspaceSymbolsAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 22);
+  messageDesc(file_lspmesh_v1_runner, 23);
 
 /**
  * @generated from message lspmesh.v1.DiagnosticsRequest
@@ -816,7 +848,7 @@ export type DiagnosticsRequest = Message<"lspmesh.v1.DiagnosticsRequest"> & {
  * Use `create(DiagnosticsRequestSchema)` to create a new message.
  */
 export const DiagnosticsRequestSchema: GenMessage<DiagnosticsRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 23);
+  messageDesc(file_lspmesh_v1_runner, 24);
 
 /**
  * @generated from message lspmesh.v1.FileDiagnostics
@@ -857,7 +889,7 @@ export type FileDiagnostics = Message<"lspmesh.v1.FileDiagnostics"> & {
  * Use `create(FileDiagnosticsSchema)` to create a new message.
  */
 export const FileDiagnosticsSchema: GenMessage<FileDiagnostics> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 24);
+  messageDesc(file_lspmesh_v1_runner, 25);
 
 /**
  * @generated from message lspmesh.v1.DiagnosticsAnswer
@@ -877,6 +909,19 @@ export type DiagnosticsAnswer = Message<"lspmesh.v1.DiagnosticsAnswer"> & {
    * @generated from field: uint64 epoch = 3;
    */
   epoch: bigint;
+
+  /**
+   * Whole-workspace requests: source files left unchecked because the per-request file cap was
+   * reached (a lower bound when truncated_at_least is set: the listing itself stopped).
+   *
+   * @generated from field: uint32 truncated = 4;
+   */
+  truncated: number;
+
+  /**
+   * @generated from field: bool truncated_at_least = 5;
+   */
+  truncatedAtLeast: boolean;
 };
 
 /**
@@ -884,7 +929,7 @@ export type DiagnosticsAnswer = Message<"lspmesh.v1.DiagnosticsAnswer"> & {
  * Use `create(DiagnosticsAnswerSchema)` to create a new message.
  */
 export const DiagnosticsAnswerSchema: GenMessage<DiagnosticsAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 25);
+  messageDesc(file_lspmesh_v1_runner, 26);
 
 /**
  * @generated from message lspmesh.v1.CompletionRequest
@@ -920,7 +965,7 @@ export type CompletionRequest = Message<"lspmesh.v1.CompletionRequest"> & {
  * Use `create(CompletionRequestSchema)` to create a new message.
  */
 export const CompletionRequestSchema: GenMessage<CompletionRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 26);
+  messageDesc(file_lspmesh_v1_runner, 27);
 
 /**
  * @generated from message lspmesh.v1.CompletionItem
@@ -971,7 +1016,7 @@ export type CompletionItem = Message<"lspmesh.v1.CompletionItem"> & {
  * Use `create(CompletionItemSchema)` to create a new message.
  */
 export const CompletionItemSchema: GenMessage<CompletionItem> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 27);
+  messageDesc(file_lspmesh_v1_runner, 28);
 
 /**
  * @generated from message lspmesh.v1.CompletionAnswer
@@ -1007,7 +1052,7 @@ export type CompletionAnswer = Message<"lspmesh.v1.CompletionAnswer"> & {
  * Use `create(CompletionAnswerSchema)` to create a new message.
  */
 export const CompletionAnswerSchema: GenMessage<CompletionAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 28);
+  messageDesc(file_lspmesh_v1_runner, 29);
 
 /**
  * @generated from message lspmesh.v1.SignatureHelpAnswer
@@ -1049,7 +1094,7 @@ export type SignatureHelpAnswer = Message<"lspmesh.v1.SignatureHelpAnswer"> & {
  * Use `create(SignatureHelpAnswerSchema)` to create a new message.
  */
 export const SignatureHelpAnswerSchema: GenMessage<SignatureHelpAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 29);
+  messageDesc(file_lspmesh_v1_runner, 30);
 
 /**
  * @generated from message lspmesh.v1.CodeActionsRequest
@@ -1092,7 +1137,7 @@ export type CodeActionsRequest = Message<"lspmesh.v1.CodeActionsRequest"> & {
  * Use `create(CodeActionsRequestSchema)` to create a new message.
  */
 export const CodeActionsRequestSchema: GenMessage<CodeActionsRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 30);
+  messageDesc(file_lspmesh_v1_runner, 31);
 
 /**
  * @generated from message lspmesh.v1.CodeAction
@@ -1138,7 +1183,7 @@ export type CodeAction = Message<"lspmesh.v1.CodeAction"> & {
  * Use `create(CodeActionSchema)` to create a new message.
  */
 export const CodeActionSchema: GenMessage<CodeAction> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 31);
+  messageDesc(file_lspmesh_v1_runner, 32);
 
 /**
  * @generated from message lspmesh.v1.CodeActionsAnswer
@@ -1165,7 +1210,7 @@ export type CodeActionsAnswer = Message<"lspmesh.v1.CodeActionsAnswer"> & {
  * Use `create(CodeActionsAnswerSchema)` to create a new message.
  */
 export const CodeActionsAnswerSchema: GenMessage<CodeActionsAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 32);
+  messageDesc(file_lspmesh_v1_runner, 33);
 
 /**
  * @generated from message lspmesh.v1.FormatRequest
@@ -1202,7 +1247,7 @@ export type FormatRequest = Message<"lspmesh.v1.FormatRequest"> & {
  * Use `create(FormatRequestSchema)` to create a new message.
  */
 export const FormatRequestSchema: GenMessage<FormatRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 33);
+  messageDesc(file_lspmesh_v1_runner, 34);
 
 /**
  * @generated from message lspmesh.v1.EditAnswer
@@ -1236,7 +1281,7 @@ export type EditAnswer = Message<"lspmesh.v1.EditAnswer"> & {
  * Use `create(EditAnswerSchema)` to create a new message.
  */
 export const EditAnswerSchema: GenMessage<EditAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 34);
+  messageDesc(file_lspmesh_v1_runner, 35);
 
 /**
  * @generated from message lspmesh.v1.RenameTarget
@@ -1260,7 +1305,7 @@ export type RenameTarget = Message<"lspmesh.v1.RenameTarget"> & {
  * Use `create(RenameTargetSchema)` to create a new message.
  */
 export const RenameTargetSchema: GenMessage<RenameTarget> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 35);
+  messageDesc(file_lspmesh_v1_runner, 36);
 
 /**
  * @generated from message lspmesh.v1.RenameSymbolRequest
@@ -1292,7 +1337,7 @@ export type RenameSymbolRequest = Message<"lspmesh.v1.RenameSymbolRequest"> & {
  * Use `create(RenameSymbolRequestSchema)` to create a new message.
  */
 export const RenameSymbolRequestSchema: GenMessage<RenameSymbolRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 36);
+  messageDesc(file_lspmesh_v1_runner, 37);
 
 /**
  * @generated from message lspmesh.v1.RenameFileRequest
@@ -1324,7 +1369,7 @@ export type RenameFileRequest = Message<"lspmesh.v1.RenameFileRequest"> & {
  * Use `create(RenameFileRequestSchema)` to create a new message.
  */
 export const RenameFileRequestSchema: GenMessage<RenameFileRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 37);
+  messageDesc(file_lspmesh_v1_runner, 38);
 
 /**
  * @generated from message lspmesh.v1.ApplyEditRequest
@@ -1346,7 +1391,7 @@ export type ApplyEditRequest = Message<"lspmesh.v1.ApplyEditRequest"> & {
  * Use `create(ApplyEditRequestSchema)` to create a new message.
  */
 export const ApplyEditRequestSchema: GenMessage<ApplyEditRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 38);
+  messageDesc(file_lspmesh_v1_runner, 39);
 
 /**
  * @generated from message lspmesh.v1.HierarchyRequest
@@ -1380,7 +1425,7 @@ export type HierarchyRequest = Message<"lspmesh.v1.HierarchyRequest"> & {
  * Use `create(HierarchyRequestSchema)` to create a new message.
  */
 export const HierarchyRequestSchema: GenMessage<HierarchyRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 39);
+  messageDesc(file_lspmesh_v1_runner, 40);
 
 /**
  * @generated from enum lspmesh.v1.HierarchyRequest.Direction
@@ -1410,7 +1455,7 @@ export enum HierarchyRequest_Direction {
  * Describes the enum lspmesh.v1.HierarchyRequest.Direction.
  */
 export const HierarchyRequest_DirectionSchema: GenEnum<HierarchyRequest_Direction> = /*@__PURE__*/
-  enumDesc(file_lspmesh_v1_runner, 39, 0);
+  enumDesc(file_lspmesh_v1_runner, 40, 0);
 
 /**
  * @generated from message lspmesh.v1.HierarchyNode
@@ -1459,7 +1504,7 @@ export type HierarchyNode = Message<"lspmesh.v1.HierarchyNode"> & {
  * Use `create(HierarchyNodeSchema)` to create a new message.
  */
 export const HierarchyNodeSchema: GenMessage<HierarchyNode> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 40);
+  messageDesc(file_lspmesh_v1_runner, 41);
 
 /**
  * @generated from message lspmesh.v1.HierarchyAnswer
@@ -1481,7 +1526,7 @@ export type HierarchyAnswer = Message<"lspmesh.v1.HierarchyAnswer"> & {
  * Use `create(HierarchyAnswerSchema)` to create a new message.
  */
 export const HierarchyAnswerSchema: GenMessage<HierarchyAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 41);
+  messageDesc(file_lspmesh_v1_runner, 42);
 
 /**
  * @generated from message lspmesh.v1.InlayHintsRequest
@@ -1510,7 +1555,7 @@ export type InlayHintsRequest = Message<"lspmesh.v1.InlayHintsRequest"> & {
  * Use `create(InlayHintsRequestSchema)` to create a new message.
  */
 export const InlayHintsRequestSchema: GenMessage<InlayHintsRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 42);
+  messageDesc(file_lspmesh_v1_runner, 43);
 
 /**
  * @generated from message lspmesh.v1.InlayHint
@@ -1537,7 +1582,7 @@ export type InlayHint = Message<"lspmesh.v1.InlayHint"> & {
  * Use `create(InlayHintSchema)` to create a new message.
  */
 export const InlayHintSchema: GenMessage<InlayHint> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 43);
+  messageDesc(file_lspmesh_v1_runner, 44);
 
 /**
  * @generated from message lspmesh.v1.InlayHintsAnswer
@@ -1559,7 +1604,7 @@ export type InlayHintsAnswer = Message<"lspmesh.v1.InlayHintsAnswer"> & {
  * Use `create(InlayHintsAnswerSchema)` to create a new message.
  */
 export const InlayHintsAnswerSchema: GenMessage<InlayHintsAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 44);
+  messageDesc(file_lspmesh_v1_runner, 45);
 
 /**
  * @generated from message lspmesh.v1.WorkspaceStatusRequest
@@ -1576,7 +1621,7 @@ export type WorkspaceStatusRequest = Message<"lspmesh.v1.WorkspaceStatusRequest"
  * Use `create(WorkspaceStatusRequestSchema)` to create a new message.
  */
 export const WorkspaceStatusRequestSchema: GenMessage<WorkspaceStatusRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 45);
+  messageDesc(file_lspmesh_v1_runner, 46);
 
 /**
  * @generated from message lspmesh.v1.LanguageStatus
@@ -1623,7 +1668,7 @@ export type LanguageStatus = Message<"lspmesh.v1.LanguageStatus"> & {
  * Use `create(LanguageStatusSchema)` to create a new message.
  */
 export const LanguageStatusSchema: GenMessage<LanguageStatus> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 46);
+  messageDesc(file_lspmesh_v1_runner, 47);
 
 /**
  * @generated from message lspmesh.v1.WorkspaceStatusAnswer
@@ -1640,7 +1685,7 @@ export type WorkspaceStatusAnswer = Message<"lspmesh.v1.WorkspaceStatusAnswer"> 
  * Use `create(WorkspaceStatusAnswerSchema)` to create a new message.
  */
 export const WorkspaceStatusAnswerSchema: GenMessage<WorkspaceStatusAnswer> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 47);
+  messageDesc(file_lspmesh_v1_runner, 48);
 
 /**
  * What a runner serves, from its languages file: gateways route files by these extensions, so a
@@ -1656,7 +1701,7 @@ export type DescribeRequest = Message<"lspmesh.v1.DescribeRequest"> & {
  * Use `create(DescribeRequestSchema)` to create a new message.
  */
 export const DescribeRequestSchema: GenMessage<DescribeRequest> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 48);
+  messageDesc(file_lspmesh_v1_runner, 49);
 
 /**
  * @generated from message lspmesh.v1.ServedLanguage
@@ -1682,7 +1727,7 @@ export type ServedLanguage = Message<"lspmesh.v1.ServedLanguage"> & {
  * Use `create(ServedLanguageSchema)` to create a new message.
  */
 export const ServedLanguageSchema: GenMessage<ServedLanguage> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 49);
+  messageDesc(file_lspmesh_v1_runner, 50);
 
 /**
  * @generated from message lspmesh.v1.RunnerDescription
@@ -1706,7 +1751,7 @@ export type RunnerDescription = Message<"lspmesh.v1.RunnerDescription"> & {
  * Use `create(RunnerDescriptionSchema)` to create a new message.
  */
 export const RunnerDescriptionSchema: GenMessage<RunnerDescription> = /*@__PURE__*/
-  messageDesc(file_lspmesh_v1_runner, 50);
+  messageDesc(file_lspmesh_v1_runner, 51);
 
 /**
  * @generated from enum lspmesh.v1.ServerState

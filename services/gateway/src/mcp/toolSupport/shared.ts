@@ -139,6 +139,10 @@ export const answerStatusShape = {
   language: z.string().describe("Language id, e.g. typescript."),
   server: z.string().describe("Language server name and version."),
   resolved: positionOutput.optional().describe("Where a symbol argument resolved to (1-based line and column)."),
+  skipped: z
+    .array(z.object({ file: z.string(), reason: z.string() }))
+    .optional()
+    .describe("Files passed over in whole-workspace work (binary, too large, their server failing), with why."),
 };
 
 export type AnswerStatusOutput = z.output<z.ZodObject<typeof answerStatusShape>>;
@@ -167,6 +171,7 @@ export function statusFrom(status: AnswerStatus | undefined): AnswerStatusOutput
   };
   if (status?.note) output.note = status.note;
   if (status?.resolved) output.resolved = { line: status.resolved.line, column: status.resolved.column };
+  if (status?.skipped.length) output.skipped = status.skipped.map(({ file, reason }) => ({ file, reason }));
   return output;
 }
 
@@ -244,6 +249,8 @@ export function mergeStatuses(
     server: distinct(statuses.map((status) => status.server)),
   };
   if (notes.length > 0) merged.note = notes.join("; ");
+  const skipped = statuses.flatMap((status) => status.skipped ?? []);
+  if (skipped.length > 0) merged.skipped = skipped;
   return merged;
 }
 

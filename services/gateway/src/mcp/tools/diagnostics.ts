@@ -1,38 +1,19 @@
 // diagnostics: errors and warnings for some files or the whole workspace, optionally waiting
-// for diagnostics that belong to the files' current content.
-import { type Diagnostic, type DiagnosticsAnswer, type FileDiagnostics, Severity } from "@lspmesh/proto";
+// for diagnostics that belong to the files' current content. The answer is shaped in diagnosticsReport.ts.
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
-import { defineTool, type ToolAnswer } from "../defineTool.js";
-import { counted, emptyAnswerText, isNotReady, lines, statusHeader } from "../text.js";
+import { defineTool } from "../defineTool.js";
 import { toGatewayError } from "../toolErrors.js";
-import {
-  answerStatusShape,
-  collectParts,
-  fileArgument,
-  mergeStatuses,
-  rangeFrom,
-  rangeShape,
-  statusFrom,
-  workspaceArgument,
-} from "../toolSupport/shared.js";
+import { collectParts, fileArgument, limitArgument, workspaceArgument } from "../toolSupport/shared.js";
+import { diagnosticsOutput, mergedDiagnosticsAnswer, SEVERITIES } from "./diagnosticsReport.js";
 
 /** Default and largest wait for fresh diagnostics, in ms. */
 const DEFAULT_WAIT_MS = 3000;
 const MAX_WAIT_MS = 60_000;
 const MAX_FILES = 500;
-
-const SEVERITIES = ["error", "warning", "information", "hint"] as const;
-type SeverityName = (typeof SEVERITIES)[number];
-
-const SEVERITY_NAMES: Record<Severity, SeverityName> = {
-  [Severity.ERROR]: "error",
-  [Severity.WARNING]: "warning",
-  [Severity.INFORMATION]: "information",
-  [Severity.HINT]: "hint",
-  // LSP leaves a missing severity to the client; editors show it as an error.
-  [Severity.UNSPECIFIED]: "error",
-};
+/** Diagnostics listed per answer by default, and at most (the rest is paged with offset). */
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 500;
 
 const input = z.object({
   workspace: workspaceArgument,
@@ -40,7 +21,7 @@ const input = z.object({
     .array(fileArgument, { error: "files must be a list of workspace-relative paths" })
     .max(MAX_FILES, { error: `files lists more than ${MAX_FILES} paths; omit it to check the whole workspace` })
     .optional()
-    .describe('Workspace-relative paths to check, e.g. ["src/a.ts"]. Omit for every file the servers have checked.'),
+    .describe('Workspace-relative paths to check, e.g. ["src/a.ts"]. Omit to check the whole workspace.'),
   wait_ms: z
     .number({ error: "wait_ms must be a number" })
     .int({ error: "wait_ms must be a whole number of milliseconds" })
@@ -50,138 +31,42 @@ const input = z.object({
     .describe(
       `Milliseconds to wait for diagnostics computed from the files' current content, e.g. right after an edit (0-${MAX_WAIT_MS}, default ${DEFAULT_WAIT_MS}). 0 answers at once with what is known.`,
     ),
-});
-
-const diagnosticOutput = z.object({
-  ...rangeShape,
-  severity: z.enum(SEVERITIES),
-  code: z.string().optional().describe("The server's diagnostic code, e.g. 2322."),
-  source: z.string().optional().describe("What produced it, e.g. typescript."),
-  message: z.string(),
-});
-
-type DiagnosticOutput = z.output<typeof diagnosticOutput>;
-
-const fileDiagnosticsOutput = z.object({
-  file: z.string(),
-  fresh: z.boolean().describe("True when the diagnostics belong to the file's current content."),
-  version: z.number().int().describe("Document version the diagnostics belong to."),
-  diagnostics: z.array(diagnosticOutput),
-});
-
-type FileDiagnosticsOutput = z.output<typeof fileDiagnosticsOutput>;
-
-const output = z.object({
-  ...answerStatusShape,
-  files: z.array(fileDiagnosticsOutput),
-  counts: z.object({
-    error: z.number().int(),
-    warning: z.number().int(),
-    information: z.number().int(),
-    hint: z.number().int(),
-  }),
-});
-
-function diagnosticFrom(diagnostic: Diagnostic): DiagnosticOutput {
-  const output: DiagnosticOutput = {
-    ...rangeFrom(diagnostic.range),
-    severity: SEVERITY_NAMES[diagnostic.severity] ?? "error",
-    message: diagnostic.message,
-  };
-  if (diagnostic.code) output.code = diagnostic.code;
-  if (diagnostic.source) output.source = diagnostic.source;
-  return output;
-}
-
-function fileFrom(file: FileDiagnostics): FileDiagnosticsOutput {
-  return {
-    file: file.file,
-    fresh: file.fresh,
-    version: file.version,
-    diagnostics: file.diagnostics.map(diagnosticFrom),
-  };
-}
-
-/** "src/a.ts:3:7 error 2322: Type ..." with continuation lines of long messages indented. */
-function diagnosticLine(file: string, diagnostic: DiagnosticOutput): string {
-  const code = diagnostic.code ? ` ${diagnostic.code}` : "";
-  const message = diagnostic.message.trimEnd().replaceAll("\n", "\n  ");
-  return `${file}:${diagnostic.line}:${diagnostic.column} ${diagnostic.severity}${code}: ${message}`;
-}
-
-function summary(counts: Record<SeverityName, number>, fileCount: number): string {
-  const parts = SEVERITIES.filter((severity) => counts[severity] > 0).map((severity) =>
-    counted(
-      counts[severity],
-      severity === "information" ? "info" : severity,
-      severity === "information" ? "infos" : undefined,
+  severity: z
+    .enum(SEVERITIES, { error: `severity must be one of ${SEVERITIES.join(", ")}` })
+    .optional()
+    .describe(
+      'Lowest severity listed: "error", "warning", "information" or "hint". Default "warning" (errors and warnings) for the whole workspace, "hint" (everything) for named files. Counts cover every severity.',
     ),
-  );
-  return `${parts.join(", ")} in ${counted(fileCount, "file")}:`;
-}
-
-export function diagnosticsAnswer(
-  answer: DiagnosticsAnswer,
-  requestedFiles: string[],
-): ToolAnswer<z.output<typeof output>> {
-  return mergedDiagnosticsAnswer([answer], requestedFiles);
-}
-
-/** Answers of several runners (files grouped by language): files concatenated, status merged. */
-export function mergedDiagnosticsAnswer(
-  answers: readonly DiagnosticsAnswer[],
-  requestedFiles: string[],
-  missing: string[] = [],
-): ToolAnswer<z.output<typeof output>> {
-  const status =
-    answers.length === 1 && missing.length === 0
-      ? statusFrom(answers[0]!.status)
-      : mergeStatuses(
-          answers.map((answer) => statusFrom(answer.status)),
-          missing,
-        );
-  const files = answers.flatMap((answer) => answer.files.map(fileFrom));
-  const counts = { error: 0, warning: 0, information: 0, hint: 0 };
-  for (const file of files) for (const diagnostic of file.diagnostics) counts[diagnostic.severity] += 1;
-
-  const withProblems = files.filter((file) => file.diagnostics.length > 0);
-  const stale = files.filter((file) => !file.fresh).map((file) => file.file);
-  const staleNote =
-    stale.length > 0
-      ? `Not yet re-checked after their latest change (retry with a larger wait_ms): ${stale.join(", ")}`
-      : undefined;
-
-  let text: string;
-  if (withProblems.length > 0) {
-    text = lines(
-      statusHeader(status),
-      summary(counts, withProblems.length),
-      ...withProblems.flatMap((file) => file.diagnostics.map((diagnostic) => diagnosticLine(file.file, diagnostic))),
-      staleNote,
-    );
-  } else if (isNotReady(status)) {
-    text = emptyAnswerText(status, "");
-  } else if (staleNote) {
-    text = lines("No diagnostics reported so far.", staleNote);
-  } else {
-    const scope = requestedFiles.length > 0 ? counted(requestedFiles.length, "file") : "the workspace";
-    text = `No problems: no diagnostics in ${scope}.`;
-  }
-  return { text, structured: { ...status, files, counts } };
-}
+  limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "diagnostics"),
+  offset: z
+    .number({ error: "offset must be a number" })
+    .int({ error: "offset must be a whole number" })
+    .min(0, { error: "offset must be 0 or more" })
+    .default(0)
+    .describe("Index of the first diagnostic to list (0-based), from next_offset of the previous answer."),
+});
 
 export const diagnosticsTool = defineTool({
   name: "diagnostics",
   title: "Diagnostics",
   description:
     "Compiler and linter errors and warnings from the language servers, for the given files or for the whole workspace, " +
-    "each as file:line:column (1-based; column in Unicode code points) with severity, code and message. " +
+    "each as file:line:column (1-based; column in Unicode code points) with severity, code and message, under a summary " +
+    "line with the true counts (clean files are counted, not listed). The whole workspace lists errors and warnings by " +
+    'default (severity: "hint" for everything); at most limit (default 50) are listed, the rest paged with offset. ' +
     "After editing files, keep wait_ms (default 3000) so the answer reflects the new content; fresh=false marks files " +
-    "whose diagnostics are older than their content. partial=true means a server was not ready, so an empty list proves nothing.",
+    "whose diagnostics are older than their content. partial=true means the answer may be incomplete (a server not " +
+    "ready, files left unchecked or skipped), so an empty list proves nothing.",
   input,
-  output,
+  output: diagnosticsOutput,
   async run(args, call) {
     const files = args.files ?? [];
+    const view = {
+      severity: args.severity ?? (files.length > 0 ? "hint" : "warning"),
+      limit: args.limit,
+      offset: args.offset,
+      requestedFiles: files,
+    } as const;
     const workspace = await call.workspace(args.workspace);
     // The runner may spend up to wait_ms waiting, so the deadline grows by that much.
     const options = { extraMs: args.wait_ms };
@@ -197,7 +82,7 @@ export const diagnosticsTool = defineTool({
         options,
       );
       const { answers, missing } = collectParts(parts);
-      return mergedDiagnosticsAnswer(answers, files, missing);
+      return mergedDiagnosticsAnswer(answers, view, missing);
     }
     // Files go to the runner of their own language, one call per language, in parallel.
     // A file no runner serves is reported as missing, like a failed group (alone, it is the error).
@@ -230,6 +115,6 @@ export const diagnosticsTool = defineTool({
       }),
     );
     const { answers, missing } = collectParts([...parts, ...unserved]);
-    return mergedDiagnosticsAnswer(answers, files, missing);
+    return mergedDiagnosticsAnswer(answers, view, missing);
   },
 });

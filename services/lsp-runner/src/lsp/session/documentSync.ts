@@ -27,6 +27,11 @@ export interface DocumentSyncHost {
   isRunning(): boolean;
   /** Throws when the session can no longer take requests. */
   assertUsable(): void;
+  /**
+   * Resolves once the server answered a request sent now (any answer, an error included): what it
+   * sent before that answer, such as diagnostics pushed while handling earlier notifications, has arrived.
+   */
+  roundTrip(): Promise<void>;
 }
 
 export class DocumentSync {
@@ -74,6 +79,33 @@ export class DocumentSync {
         });
       }
       return existing;
+    });
+  }
+
+  /**
+   * Has the server check an open document again although its text did not change: didClose, then
+   * didOpen of the same text with the next version. Servers that only push may publish nothing
+   * for a file whose diagnostics stayed the same (typescript-language-server says nothing about a
+   * clean file that stays clean), so without this such a file could never be called fresh after a
+   * workspace change. What the server pushes for the closed document (an empty list) arrives
+   * before the round trip completes and is ignored as belonging to no open document.
+   * Returns the reopened document, or undefined when it is not open (or the server is gone).
+   */
+  recheck(uri: string): Promise<OpenDocument | undefined> {
+    return this.serialized(async () => {
+      const { documents, diagnostics, connection } = this.host;
+      const document = documents.peek(uri);
+      if (!document || !this.host.isRunning()) return undefined;
+      this.host.assertUsable();
+      // The old record stays: shown marked not fresh if the server says nothing in time.
+      documents.delete(uri);
+      await connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
+      await this.host.roundTrip();
+      const reopened = documents.open(uri, document.languageId, document.text, diagnostics.mark());
+      await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+        textDocument: { uri, languageId: reopened.languageId, version: reopened.version, text: reopened.text },
+      });
+      return reopened;
     });
   }
 

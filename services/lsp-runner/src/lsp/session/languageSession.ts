@@ -177,6 +177,13 @@ export class LanguageSession {
       maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
       isRunning: () => this.process.isRunning,
       assertUsable: () => this.assertUsable(),
+      roundTrip: () =>
+        this.send(LIVENESS_PROBE_METHOD, null, this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, undefined, {
+          checkLiveness: false,
+        }).then(
+          () => undefined,
+          () => undefined,
+        ),
     });
     answerServerRequests(this.process.connection, {
       settings: this.language.settings ?? {},
@@ -371,6 +378,14 @@ export class LanguageSession {
   /** Open documents, least recently used first. */
   openDocuments(): OpenDocument[] {
     return this.documents.all();
+  }
+
+  /**
+   * Reopens an open document with the same text so that the server checks it again and pushes
+   * its diagnostics (see DocumentSync.recheck). Returns the reopened document, or undefined.
+   */
+  recheckDocument(uri: string): Promise<OpenDocument | undefined> {
+    return this.busy(() => this.sync.recheck(uri));
   }
 
   /** didClose for an open document (its file was renamed or deleted, or it is no longer needed). */

@@ -1,0 +1,241 @@
+// The diagnostics answer sized for a model: a summary line with the true counts, then one line per
+// diagnostic at or above the asked severity, a page at a time (limit/offset) and never more text
+// than DIAGNOSTICS_TEXT_BUDGET. Clean files are counted, not listed.
+import { type Diagnostic, type DiagnosticsAnswer, type FileDiagnostics, Severity } from "@lspmesh/proto";
+import { z } from "zod";
+import type { ToolAnswer } from "../defineTool.js";
+import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
+import { answerStatusShape, mergeStatuses, rangeFrom, rangeShape, statusFrom } from "../toolSupport/shared.js";
+
+/** Most characters of text in one diagnostics answer (about 4 000 tokens); the rest is paged. */
+export const DIAGNOSTICS_TEXT_BUDGET = 16_000;
+/** Most characters of one diagnostic's message in the text (structuredContent has all of it). */
+const MESSAGE_TEXT_LIMIT = 1_000;
+/** Files named in the "not yet re-checked" line, at most. */
+const STALE_NAMED = 10;
+
+export const SEVERITIES = ["error", "warning", "information", "hint"] as const;
+export type SeverityName = (typeof SEVERITIES)[number];
+
+const SEVERITY_NAMES: Record<Severity, SeverityName> = {
+  [Severity.ERROR]: "error",
+  [Severity.WARNING]: "warning",
+  [Severity.INFORMATION]: "information",
+  [Severity.HINT]: "hint",
+  // LSP leaves a missing severity to the client; editors show it as an error.
+  [Severity.UNSPECIFIED]: "error",
+};
+
+const diagnosticOutput = z.object({
+  ...rangeShape,
+  severity: z.enum(SEVERITIES),
+  code: z.string().optional().describe("The server's diagnostic code, e.g. 2322."),
+  source: z.string().optional().describe("What produced it, e.g. typescript."),
+  message: z.string(),
+});
+
+type DiagnosticOutput = z.output<typeof diagnosticOutput>;
+
+const fileDiagnosticsOutput = z.object({
+  file: z.string(),
+  fresh: z.boolean().describe("True when the diagnostics belong to the file's current content."),
+  version: z.number().int().describe("Document version the diagnostics belong to."),
+  diagnostics: z.array(diagnosticOutput).describe("This page's diagnostics of the file, at or above severity."),
+});
+
+type FileDiagnosticsOutput = z.output<typeof fileDiagnosticsOutput>;
+
+const severityCounts = z.object({
+  error: z.number().int(),
+  warning: z.number().int(),
+  information: z.number().int(),
+  hint: z.number().int(),
+});
+
+type SeverityCounts = z.output<typeof severityCounts>;
+
+export const diagnosticsOutput = z.object({
+  ...answerStatusShape,
+  files: z
+    .array(fileDiagnosticsOutput)
+    .describe("Files with diagnostics on this page; for named files, every named file (clean ones with none)."),
+  counts: severityCounts.describe("Every diagnostic found in the checked files, by severity, whatever the filter."),
+  total: z.number().int().describe("Diagnostics at or above severity: what paging walks through."),
+  offset: z.number().int().describe("Index of this page's first diagnostic."),
+  next_offset: z.number().int().optional().describe("Pass as offset for the next page; absent on the last page."),
+  files_checked: z.number().int().describe("Files whose diagnostics were looked at."),
+  files_with_problems: z.number().int().describe("Checked files with at least one diagnostic at or above severity."),
+  files_clean: z
+    .number()
+    .int()
+    .describe("Checked files with none at or above severity, and fresh (not counted: files not re-checked yet)."),
+  not_fresh: z
+    .array(z.string())
+    .describe(`Files whose diagnostics are older than their content (at most ${STALE_NAMED} named).`),
+  not_fresh_count: z.number().int().describe("How many files are not fresh."),
+  unchecked_files: z
+    .number()
+    .int()
+    .describe("Whole-workspace calls: source files left out by the per-call file cap (name files to check them)."),
+  unchecked_at_least: z.boolean().describe("unchecked_files is a lower bound (the workspace listing stopped)."),
+});
+
+export type DiagnosticsOutput = z.output<typeof diagnosticsOutput>;
+
+export interface DiagnosticsView {
+  /** Lowest severity listed. */
+  severity: SeverityName;
+  limit: number;
+  offset: number;
+  /** Files the caller named; empty for the whole workspace. */
+  requestedFiles: readonly string[];
+}
+
+function diagnosticFrom(diagnostic: Diagnostic): DiagnosticOutput {
+  const output: DiagnosticOutput = {
+    ...rangeFrom(diagnostic.range),
+    severity: SEVERITY_NAMES[diagnostic.severity] ?? "error",
+    message: diagnostic.message,
+  };
+  if (diagnostic.code) output.code = diagnostic.code;
+  if (diagnostic.source) output.source = diagnostic.source;
+  return output;
+}
+
+/** "src/a.ts:3:7 error 2322: Type ..." with continuation lines of long messages indented. */
+function diagnosticLine(file: string, diagnostic: DiagnosticOutput): string {
+  const code = diagnostic.code ? ` ${diagnostic.code}` : "";
+  let message = diagnostic.message.trimEnd();
+  if (message.length > MESSAGE_TEXT_LIMIT) message = `${message.slice(0, MESSAGE_TEXT_LIMIT)}… (message cut)`;
+  return `${file}:${diagnostic.line}:${diagnostic.column} ${diagnostic.severity}${code}: ${message.replaceAll("\n", "\n  ")}`;
+}
+
+function severityLabel(severity: SeverityName, count: number): string {
+  return severity === "information" ? counted(count, "info", "infos") : counted(count, severity);
+}
+
+/** "errors and warnings", "errors only", "any severity". */
+function filterPhrase(severity: SeverityName): string {
+  const rank = SEVERITIES.indexOf(severity);
+  if (rank === 0) return "errors";
+  if (rank === SEVERITIES.length - 1) return "diagnostics";
+  return `${SEVERITIES.slice(0, rank).join("s, ")}s or ${severity}s`.replace("informations", "infos");
+}
+
+export function diagnosticsAnswer(answer: DiagnosticsAnswer, view: DiagnosticsView): ToolAnswer<DiagnosticsOutput> {
+  return mergedDiagnosticsAnswer([answer], view);
+}
+
+/** Answers of several runners (files grouped by language): files concatenated, status merged. */
+export function mergedDiagnosticsAnswer(
+  answers: readonly DiagnosticsAnswer[],
+  view: DiagnosticsView,
+  missing: string[] = [],
+): ToolAnswer<DiagnosticsOutput> {
+  const status =
+    answers.length === 1 && missing.length === 0
+      ? statusFrom(answers[0]!.status)
+      : mergeStatuses(
+          answers.map((answer) => statusFrom(answer.status)),
+          missing,
+        );
+  const checked: FileDiagnostics[] = answers.flatMap((answer) => answer.files);
+  const rank = SEVERITIES.indexOf(view.severity);
+  const counts: SeverityCounts = { error: 0, warning: 0, information: 0, hint: 0 };
+  const listed: Array<{ file: FileDiagnostics; diagnostic: DiagnosticOutput }> = [];
+  const withProblems = new Set<string>();
+  for (const file of checked) {
+    for (const diagnostic of file.diagnostics.map(diagnosticFrom)) {
+      counts[diagnostic.severity] += 1;
+      if (SEVERITIES.indexOf(diagnostic.severity) > rank) continue;
+      listed.push({ file, diagnostic });
+      withProblems.add(file.file);
+    }
+  }
+  const stale = checked.filter((file) => !file.fresh).map((file) => file.file);
+  const unchecked = answers.reduce((sum, answer) => sum + answer.truncated, 0);
+  const uncheckedAtLeast = answers.some((answer) => answer.truncatedAtLeast);
+
+  // The page: at most `limit` diagnostics from `offset`, and no more text than the budget allows.
+  const pageLines: string[] = [];
+  const page: typeof listed = [];
+  let textSize = 0;
+  for (const entry of listed.slice(view.offset, view.offset + view.limit)) {
+    const line = diagnosticLine(entry.file.file, entry.diagnostic);
+    if (page.length > 0 && textSize + line.length + 1 > DIAGNOSTICS_TEXT_BUDGET - 2_000) break;
+    page.push(entry);
+    pageLines.push(line);
+    textSize += line.length + 1;
+  }
+  const nextOffset = view.offset + page.length < listed.length ? view.offset + page.length : undefined;
+
+  const files: FileDiagnosticsOutput[] = [];
+  const byFile = new Map<string, FileDiagnosticsOutput>();
+  const fileOutput = (file: FileDiagnostics) => {
+    let output = byFile.get(file.file);
+    if (!output) {
+      output = { file: file.file, fresh: file.fresh, version: file.version, diagnostics: [] };
+      byFile.set(file.file, output);
+      files.push(output);
+    }
+    return output;
+  };
+  if (view.requestedFiles.length > 0) for (const file of checked) fileOutput(file);
+  for (const { file, diagnostic } of page) fileOutput(file).diagnostics.push(diagnostic);
+
+  const filesClean = checked.filter((file) => file.fresh && !withProblems.has(file.file)).length;
+  const staleClean = checked.filter((file) => !file.fresh && !withProblems.has(file.file)).length;
+  const hidden = SEVERITIES.filter((severity, index) => index > rank && counts[severity] > 0);
+  const hiddenNote =
+    hidden.length > 0
+      ? `${hidden.map((severity) => severityLabel(severity, counts[severity])).join(", ")} not shown (severity: "${hidden.at(-1)}" includes them)`
+      : undefined;
+  const staleNote =
+    stale.length > 0
+      ? `Not yet re-checked after their latest change (retry with a larger wait_ms): ${stale.slice(0, STALE_NAMED).join(", ")}${stale.length > STALE_NAMED ? ` and ${stale.length - STALE_NAMED} more` : ""}`
+      : undefined;
+
+  let text: string;
+  if (listed.length > 0) {
+    const shownSeverities = SEVERITIES.filter((severity, index) => index <= rank && counts[severity] > 0);
+    const parts = [
+      `${shownSeverities.map((severity) => severityLabel(severity, counts[severity])).join(", ")} in ${counted(withProblems.size, "file")}`,
+      `${counted(filesClean, "file")} clean`,
+      staleClean > 0 ? `${counted(staleClean, "file")} not checked again yet` : undefined,
+      hiddenNote,
+    ];
+    const summary = `${parts.filter(Boolean).join("; ")}.`;
+    const pageNote =
+      nextOffset !== undefined || view.offset > 0
+        ? `Showing ${view.offset + 1}-${view.offset + page.length} of ${listed.length}${nextOffset !== undefined ? `; call again with offset: ${nextOffset} for more` : ""}.`
+        : undefined;
+    text = lines(statusHeader(status), summary, ...pageLines, pageNote, staleNote);
+  } else if (status.state !== "ready" && stale.length === 0) {
+    text = emptyAnswerText(status, "");
+  } else if (staleNote) {
+    text = lines(statusHeader(status), "No diagnostics reported so far.", staleNote);
+  } else {
+    // Ready: a partial answer (files left unchecked, skipped) says why in its header.
+    const scope = view.requestedFiles.length > 0 ? "file" : "checked file";
+    text = lines(
+      statusHeader(status),
+      `No problems: no ${filterPhrase(view.severity)} in ${counted(checked.length, scope)}${hiddenNote ? `; ${hiddenNote}` : ""}.`,
+    );
+  }
+  const structured: DiagnosticsOutput = {
+    ...status,
+    files,
+    counts,
+    total: listed.length,
+    offset: view.offset,
+    files_checked: checked.length,
+    files_with_problems: withProblems.size,
+    files_clean: filesClean,
+    not_fresh: stale.slice(0, STALE_NAMED),
+    not_fresh_count: stale.length,
+    unchecked_files: unchecked,
+    unchecked_at_least: uncheckedAtLeast,
+  };
+  if (nextOffset !== undefined) structured.next_offset = nextOffset;
+  return { text, structured };
+}
