@@ -24,6 +24,7 @@ const FILES: Record<string, string> = {
     '{\n  // the library only\n  "compilerOptions": { "strict": true, "module": "ESNext", "moduleResolution": "Bundler", "noEmit": true },\n  "include": ["src"],\n}\n',
   "src/compose.ts": "export function compose(a: number, b: number): number {\n  return a + b;\n}\n",
   "src/index.ts": 'import { compose } from "./compose";\n\nexport const total = compose(1, 2);\n',
+  "src/variants.ts": "export const composeA = 1;\nexport const composeB = 2;\nexport class Composer {}\n",
   "test/tsconfig.json":
     '{ "compilerOptions": { "strict": true, "module": "ESNext", "moduleResolution": "Bundler", "noEmit": true }, "include": ["."] }\n',
   "test/compose.spec.ts": 'import { compose } from "../src/compose";\n\nexport const checked = compose(2, 3) === 5;\n',
@@ -75,6 +76,16 @@ test("cold: the first workspace_symbols finds symbols of every project", async (
   expect(bench.status?.partial).toBe(false);
   const compose = await client.workspaceSymbols({ workspace: ws, query: "compose", language: "typescript", limit: 10 });
   expect(compose.symbols.map((symbol) => symbol.location?.file)).toContain("src/compose.ts");
+});
+
+test("a limit keeps the best-ranked matches and the total counts them all", async () => {
+  const best = await client.workspaceSymbols({ workspace: ws, query: "compose", language: "typescript", limit: 1 });
+  expect(best.symbols.map((symbol) => `${symbol.name} ${symbol.location?.file}`)).toEqual(["compose src/compose.ts"]);
+  expect(best.total).toBeGreaterThanOrEqual(4); // compose, composeA, composeB, Composer
+  const all = await client.workspaceSymbols({ workspace: ws, query: "compose", language: "typescript", limit: 100 });
+  expect(all.total).toBe(all.symbols.length);
+  // Ranked: exact, then case-sensitive prefixes, then case-insensitive ones.
+  expect(all.symbols.map((symbol) => symbol.name)).toEqual(["compose", "composeA", "composeB", "Composer"]);
 });
 
 test("cold: the first find_references covers the tests and benchmarks projects", async () => {

@@ -1,7 +1,8 @@
 // A language server that loses part of itself: SIGKILL the tsserver under
 // typescript-language-server (what the kernel's OOM killer does on big repositories). The wrapper
 // lives on and would answer every request "nothing"; the runner notices the broken tree, restarts
-// the server, and no answer in between claims `ready` with an empty result.
+// the server, and no answer in between claims `ready` with an empty result. The wrapper killed
+// itself is the plain crash. Both under load: four callers hovering all along.
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
@@ -56,12 +57,40 @@ afterAll(async () => {
   fixture[Symbol.dispose]();
 });
 
-test("tsserver killed under a live wrapper: never ready-and-empty, correct again within 10 s, nothing leaked", async () => {
+/** Concurrent callers hovering in a loop (the load), each recording what it saw. */
+function hoverLoad(callers: number, stop: AbortSignal) {
+  const seen = { answers: 0, readyAndEmpty: 0, otherErrors: [] as string[] };
+  const loops = Array.from({ length: callers }, async () => {
+    while (!stop.aborted) {
+      const answer = await hoverMain().catch((error: ServiceError) => error);
+      if ("contents" in answer) {
+        seen.answers++;
+        if (answer.status?.state === ServerState.READY && !answer.status.partial && answer.contents === "") {
+          seen.readyAndEmpty++;
+        }
+      } else {
+        const code = answer.metadata.get("lspmesh-error-code")[0];
+        if (code !== "UNAVAILABLE") seen.otherErrors.push(`${code}: ${answer.details}`);
+      }
+      await sleep(20);
+    }
+  });
+  return { seen, done: Promise.all(loops) };
+}
+
+test.each([
+  { victim: "tsserver (the wrapper lives on)", pick: (line: string) => line.includes("tsserver.js") },
+  { victim: "the wrapper", pick: (line: string) => line.includes("typescript-language-server") },
+])("$victim killed under load: never ready-and-empty, correct again within 10 s, nothing leaked", async ({ pick }) => {
   expect((await hoverMain()).contents).toContain("PoliteGreeter");
   const [group] = await runner.sessions.pids();
-  const tsserver = (await processesInTheseGroups([group!])).find((pid) => commandLine(pid).includes("tsserver.js"));
-  expect(tsserver, "tsserver runs in the server's process group").toBeDefined();
-  process.kill(tsserver!, "SIGKILL");
+  const victim = (await processesInTheseGroups([group!])).find((pid) => pick(commandLine(pid)));
+  expect(victim, "the process runs in the server's process group").toBeDefined();
+
+  const stop = new AbortController();
+  const load = hoverLoad(4, stop.signal);
+  await sleep(300);
+  process.kill(victim!, "SIGKILL");
 
   const killedAt = Date.now();
   let recovered = false;
@@ -71,7 +100,7 @@ test("tsserver killed under a live wrapper: never ready-and-empty, correct again
       const readyAndEmpty =
         answer.status?.state === ServerState.READY && !answer.status.partial && answer.contents === "";
       expect(readyAndEmpty, "an empty answer claimed ready and complete").toBe(false);
-      if (answer.contents.includes("PoliteGreeter")) {
+      if (answer.contents.includes("PoliteGreeter") && (await runner.sessions.pids())[0] !== group) {
         recovered = true;
         break;
       }
@@ -81,7 +110,12 @@ test("tsserver killed under a live wrapper: never ready-and-empty, correct again
     }
     await sleep(200);
   }
-  expect(recovered, "hover answers correctly again within 10 s").toBe(true);
+  stop.abort();
+  await load.done;
+  expect(recovered, "hover answers correctly again within 10 s, from a new server").toBe(true);
+  expect(load.seen.readyAndEmpty, "answers under load that claimed ready with nothing").toBe(0);
+  expect(load.seen.otherErrors).toEqual([]);
+  expect(load.seen.answers).toBeGreaterThan(0);
   // The broken server's group is gone entirely (wrapper and all).
   await groupsGone([group!], 10_000);
 });

@@ -80,7 +80,10 @@ export interface WorkspaceSymbol {
 
 export interface WorkspaceSymbolsAnswer {
   status: AnswerStatus;
+  /** The best `limit` matches by the shared ranking (@lspmesh/proto rankSymbols). */
   symbols: WorkspaceSymbol[];
+  /** Matches in the workspace before the limit. */
+  total: number;
 }
 
 export interface Diagnostic {

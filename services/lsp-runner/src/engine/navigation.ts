@@ -1,5 +1,7 @@
 // Navigation and information queries: definitions, references, hover, symbols.
 
+import { pathToFileURL } from "node:url";
+import { rankSymbols, type SymbolKind, symbolKindName } from "@lspmesh/proto";
 import type {
   LocationLink,
   DocumentSymbol as LspDocumentSymbol,
@@ -44,8 +46,9 @@ import type {
   WorkspaceSymbolsQuery,
 } from "./queries.js";
 
-/** Workspace symbols returned when the caller gives no limit (default 100). */
+/** Workspace symbols returned when the caller gives no limit (default 100), and at most (1000). */
 const DEFAULT_SYMBOL_LIMIT = 100;
+const MAX_SYMBOL_LIMIT = 1_000;
 
 const LOCATION_METHODS = {
   definition: { type: DefinitionRequest.type, capability: "definitionProvider" },
@@ -206,44 +209,67 @@ export class NavigationQueries {
           partial: false,
           note: `the workspace has no ${what}`,
         },
+        total: 0,
       };
     }
-    const max = limit > 0 ? limit : DEFAULT_SYMBOL_LIMIT;
+    const max = Math.min(limit > 0 ? limit : DEFAULT_SYMBOL_LIMIT, MAX_SYMBOL_LIMIT);
     const parts = await Promise.all(
-      present.map(({ anchor }) => this.symbolsOfLanguage(ref, paths, anchor, query, max, signal)),
+      present.map(({ anchor }) => this.symbolsOfLanguage(ref, paths, anchor, query, signal)),
     );
-    const symbols = parts.flatMap((part) => part.symbols).slice(0, max);
-    const omitted = parts.reduce((sum, part) => sum + part.omitted, 0);
-    if (parts.length === 1) {
-      return this.engine.withStatus<WorkspaceSymbolsAnswer>(
-        parts[0]!.session,
-        { symbols },
-        {
-          empty: symbols.length === 0,
-          omitted,
-          projects: parts[0]!.projects,
-        },
+    // Every match of every language ranked first, then the best `max` kept: a limit never cuts
+    // in the server's order. Matches outside the workspace are left out and counted.
+    const inside = (uri: string) => uri.startsWith(`${pathToFileURL(paths.root).href}/`);
+    const matches = parts.flatMap((part) =>
+      part.matches
+        .filter((symbol) => inside(symbol.location.uri))
+        .map((symbol) => {
+          const start = "range" in symbol.location ? symbol.location.range.start : { line: 0, character: 0 };
+          const ranked = {
+            name: symbol.name,
+            kind: symbolKindName(symbol.kind as number as SymbolKind),
+            location: { file: symbol.location.uri, line: start.line, column: start.character },
+          };
+          return { ...ranked, symbol, part };
+        }),
+    );
+    const outside = parts.reduce((sum, part) => sum + part.matches.length, 0) - matches.length;
+    let dropped = 0; // inside by name, outside once resolved (a symlink out)
+    const symbols: WorkspaceSymbolsAnswer["symbols"] = [];
+    const lines = new Map(parts.map((part) => [part, new FileLines(part.session)]));
+    for (const { symbol, part } of rankSymbols(matches, query)) {
+      if (symbols.length >= max) break;
+      const range =
+        "range" in symbol.location
+          ? symbol.location.range
+          : { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+      const location = await this.engine.convertLocation(
+        paths,
+        lines.get(part)!,
+        part.session,
+        symbol.location.uri,
+        range,
       );
+      if (!location) {
+        dropped++;
+        continue;
+      }
+      symbols.push({ name: symbol.name, kind: symbol.kind, containerName: symbol.containerName ?? "", location });
     }
+    const total = matches.length - dropped;
+    const omitted = outside + dropped;
     const statuses = parts.map(
       (part) =>
         this.engine.withStatus<WorkspaceSymbolsAnswer>(
           part.session,
-          { symbols: part.symbols },
-          {
-            empty: part.symbols.length === 0,
-            omitted: part.omitted,
-            projects: part.projects,
-          },
+          { symbols, total },
+          { empty: symbols.length === 0, omitted, projects: part.projects },
         ).status,
     );
+    if (parts.length === 1) return { symbols, total, status: statuses[0]! };
     const status = this.engine.combinedStatus(parts.map((part) => part.session));
     status.partial = statuses.some((s) => s.partial);
-    status.note = statuses
-      .map((s) => s.note)
-      .filter(Boolean)
-      .join("; ");
-    return { symbols, status };
+    status.note = [...new Set(statuses.map((s) => s.note).filter(Boolean))].join("; ");
+    return { symbols, total, status };
   }
 
   /**
@@ -279,35 +305,19 @@ export class NavigationQueries {
     return merged;
   }
 
+  /** Every match of one language's server, from every project, not yet converted. */
   private async symbolsOfLanguage(
     ref: WorkspaceRef,
     paths: WorkspacePaths,
     anchor: string,
     query: string,
-    max: number,
     signal?: AbortSignal,
   ) {
     const context = await this.engine.openDocument(ref, anchor, paths);
     requireCapability(context.session, "workspaceSymbolProvider", WorkspaceSymbolRequest.method);
     const projects = await this.engine.loadProjects(context);
-    const result = await this.symbolsOfEveryProject(context, projects, query, signal);
-    const lines = new FileLines(context.session);
-    const symbols: WorkspaceSymbolsAnswer["symbols"] = [];
-    let omitted = 0;
-    for (const symbol of result ?? []) {
-      if (symbols.length >= max) break;
-      const range =
-        "range" in symbol.location
-          ? symbol.location.range
-          : { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
-      const location = await this.engine.convertLocation(paths, lines, context.session, symbol.location.uri, range);
-      if (!location) {
-        omitted++;
-        continue;
-      }
-      symbols.push({ name: symbol.name, kind: symbol.kind, containerName: symbol.containerName ?? "", location });
-    }
-    return { session: context.session, symbols, omitted, projects };
+    const matches = await this.symbolsOfEveryProject(context, projects, query, signal);
+    return { session: context.session, matches, projects };
   }
 }
 

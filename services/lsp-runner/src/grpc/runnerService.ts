@@ -108,7 +108,7 @@ export function runnerService(
         signal: context.signal,
         onlyLanguages: request.languages,
       });
-      return { status: answerStatus(answer.status), symbols: answer.symbols };
+      return { ...answer, status: answerStatus(answer.status) };
     }),
     diagnostics: guarded(async (request, context) => {
       const answer = await engine.diagnostics.diagnostics({

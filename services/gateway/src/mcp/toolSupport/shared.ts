@@ -7,7 +7,6 @@ import {
   SERVER_STATES,
   ServerState,
   type ServerStateName,
-  SymbolKind,
 } from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
@@ -212,12 +211,6 @@ export function locationFrom(
   const output: LocationOutput = { file: location.file, ...rangeFrom(location.range), snippet: location.snippet };
   if (location.external) output.external = true;
   return output;
-}
-
-/** "enum_member" for SymbolKind.ENUM_MEMBER; "symbol" when the server gave no kind. */
-export function symbolKindName(kind: SymbolKind): string {
-  if (kind === SymbolKind.UNSPECIFIED) return "symbol";
-  return (SymbolKind[kind] ?? "symbol").toLowerCase();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // document_symbols: the outline of one file, nested, with kinds and ranges.
-import type { DocumentSymbol, DocumentSymbolsAnswer } from "@lspmesh/proto";
+import { type DocumentSymbol, type DocumentSymbolsAnswer, symbolKindName } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
@@ -10,7 +10,6 @@ import {
   rangeFrom,
   rangeShape,
   statusFrom,
-  symbolKindName,
   workspaceArgument,
 } from "../toolSupport/shared.js";
 

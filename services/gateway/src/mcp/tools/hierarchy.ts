@@ -1,6 +1,6 @@
 // call_hierarchy and type_hierarchy: a tree rooted at the symbol at a position, `depth` levels of
 // callers/callees or subtypes/supertypes.
-import { type HierarchyAnswer, type HierarchyNode, HierarchyRequest_Direction } from "@lspmesh/proto";
+import { type HierarchyAnswer, type HierarchyNode, HierarchyRequest_Direction, symbolKindName } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type GatewayTool, type ToolAnswer } from "../defineTool.js";
 import { describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
@@ -15,7 +15,6 @@ import {
   rangeFrom,
   rangeShape,
   statusFrom,
-  symbolKindName,
 } from "../toolSupport/shared.js";
 
 export interface HierarchyNodeOutput {

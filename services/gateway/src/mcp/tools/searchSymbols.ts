@@ -1,7 +1,7 @@
 // search_symbols: symbols matching a query across every workspace the caller may see. Scatters
 // workspace-symbol queries to the runners concerned in parallel under one deadline, merges and
 // ranks what arrived, and names every workspace that did not answer (partial, never silent).
-import type { WorkspaceSymbolsAnswer } from "@lspmesh/proto";
+import { rankSymbols, symbolKindName, type WorkspaceSymbolsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 import type { WorkspaceTarget } from "../../workspaces.js";
@@ -16,9 +16,7 @@ import {
   locationOutput,
   mergeStatuses,
   statusFrom,
-  symbolKindName,
 } from "../toolSupport/shared.js";
-import { rankSymbols } from "../toolSupport/symbolRanking.js";
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
@@ -62,7 +60,7 @@ const workspaceOutcomeOutput = z.object({
     ),
   code: z.string().optional(),
   message: z.string().optional(),
-  count: z.number().int().describe("Symbols it returned."),
+  count: z.number().int().describe("Symbols matching in it, before the limit."),
 });
 
 type WorkspaceOutcome = z.output<typeof workspaceOutcomeOutput>;
@@ -91,6 +89,7 @@ export function searchAnswer(
   const outcomes: WorkspaceOutcome[] = [];
   const symbols: SymbolOutput[] = [];
   const statuses: AnswerStatusOutput[] = [];
+  let total = 0;
   for (const result of results) {
     if (result.error) {
       outcomes.push({
@@ -120,10 +119,13 @@ export function searchAnswer(
       }),
     );
     symbols.push(...found);
+    // The runner ranks before its limit and counts every match (older runners: what they sent).
+    const count = result.answers.reduce((sum, answer) => sum + Math.max(answer.total, answer.symbols.length), 0);
+    total += count;
     const outcome: WorkspaceOutcome = {
       workspace: result.workspace,
       outcome: status.partial || status.state !== "ready" ? "partial" : "ok",
-      count: found.length,
+      count,
     };
     if (status.note) outcome.message = status.note;
     outcomes.push(outcome);
@@ -147,7 +149,7 @@ export function searchAnswer(
       ? gaps.length > 0
         ? `No symbols matching "${query}" found so far; some workspaces did not answer completely (see below), so retry shortly.`
         : `No symbols match "${query}" in ${counted(outcomes.length, "workspace")}.`
-      : `${counted(ranked.length, "symbol")} matching "${query}" in ${counted(outcomes.length - gaps.filter((g) => g.outcome !== "partial").length, "workspace")}${ranked.length > shown.length ? `; showing the best ${shown.length}` : ""}:`;
+      : `${counted(total, "symbol")} matching "${query}" in ${counted(outcomes.length - gaps.filter((g) => g.outcome !== "partial").length, "workspace")}${total > shown.length ? `; showing the best ${shown.length} (raise limit for more)` : ""}:`;
   const text = lines(
     header,
     ...shown.map((symbol) => {
@@ -166,13 +168,14 @@ export function searchAnswer(
         ]
       : []),
   );
-  return { text, structured: { ...status, query, symbols: shown, total: ranked.length, workspaces: outcomes } };
+  return { text, structured: { ...status, query, symbols: shown, total, workspaces: outcomes } };
 }
 
 async function searchOne(
   call: ToolCall,
   target: WorkspaceTarget,
   query: string,
+  limit: number,
   deadlineMs: number,
 ): Promise<WorkspaceResult> {
   try {
@@ -180,7 +183,7 @@ async function searchOne(
       target,
       call.languagesOf(target),
       (runner, options, languages) =>
-        runner.workspaceSymbols({ workspace: target, query, languages: languages.filter(Boolean) }, options),
+        runner.workspaceSymbols({ workspace: target, query, limit, languages: languages.filter(Boolean) }, options),
       // No failover: a cold start on another runner cannot finish under the search deadline, and
       // hundreds of them at once would swamp the pool; the workspace is labelled instead.
       { timeoutMs: deadlineMs, progress: false, failover: false },
@@ -222,7 +225,13 @@ export const searchSymbolsTool = defineTool({
     let answered = 0;
     const results = await Promise.all(
       targets.map(async (target) => {
-        const result = await searchOne(call, target, args.query, Math.min(SEARCH_DEADLINE_MS, call.callTimeoutMs));
+        const result = await searchOne(
+          call,
+          target,
+          args.query,
+          args.limit,
+          Math.min(SEARCH_DEADLINE_MS, call.callTimeoutMs),
+        );
         answered += 1;
         call.progress(`${answered} of ${targets.length} workspaces answered`, targets.length);
         return result;

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { ServerState, SymbolKind, WorkspaceSymbolsAnswerSchema } from "@lspmesh/proto";
 import { expect, test } from "vitest";
-import { workspaceSymbolsAnswer } from "./workspaceSymbols.js";
+import { mergedWorkspaceSymbolsAnswer, workspaceSymbolsAnswer } from "./workspaceSymbols.js";
 
 test("each match shows kind, name, container and where it is declared", () => {
   const answer = create(WorkspaceSymbolsAnswerSchema, {
@@ -24,7 +24,7 @@ test("each match shows kind, name, container and where it is declared", () => {
       },
     ],
   });
-  const { text, structured } = workspaceSymbolsAnswer(answer, "prüf");
+  const { text, structured } = workspaceSymbolsAnswer(answer, "prüf", 100);
   expect(text).toBe(
     '2 symbols matching "prüf":\nfunction Überprüfe (in prüfung)  prüfung/prüfe.go:12:6\nstruct Config  config.go:3:6',
   );
@@ -46,11 +46,33 @@ test("each match shows kind, name, container and where it is declared", () => {
 
 test("no matches: plain from a ready server, not-ready wording while indexing", () => {
   const ready = create(WorkspaceSymbolsAnswerSchema, { status: { state: ServerState.READY } });
-  expect(workspaceSymbolsAnswer(ready, "nothing").text).toBe('No symbols match "nothing".');
+  expect(workspaceSymbolsAnswer(ready, "nothing", 100).text).toBe('No symbols match "nothing".');
   const indexing = create(WorkspaceSymbolsAnswerSchema, {
     status: { state: ServerState.INDEXING, language: "go", partial: true },
   });
-  expect(workspaceSymbolsAnswer(indexing, "x").text).toBe(
+  expect(workspaceSymbolsAnswer(indexing, "x", 100).text).toBe(
     "No results yet: the go server is indexing; try again shortly.",
   );
+});
+
+test("the true total is told when the list is cut, and answers of several languages are ranked together", () => {
+  const symbol = (name: string, file: string, kind = SymbolKind.FUNCTION) => ({
+    name,
+    kind,
+    location: { file, range: { start: { line: 1, column: 1 } } },
+  });
+  const typescript = create(WorkspaceSymbolsAnswerSchema, {
+    status: { state: ServerState.READY, language: "typescript" },
+    symbols: [symbol("composeAll", "a.ts"), symbol("compose", "b.ts")],
+    total: 40,
+  });
+  const python = create(WorkspaceSymbolsAnswerSchema, {
+    status: { state: ServerState.READY, language: "python" },
+    symbols: [symbol("Compose", "c.py", SymbolKind.CLASS)],
+    total: 1,
+  });
+  const { text, structured } = mergedWorkspaceSymbolsAnswer([typescript, python], "compose", 2);
+  expect(structured.total).toBe(41);
+  expect(structured.symbols.map((s) => s.name)).toEqual(["compose", "Compose"]);
+  expect(text.split("\n")[0]).toBe('41 symbols matching "compose"; showing the best 2 (raise limit for more):');
 });

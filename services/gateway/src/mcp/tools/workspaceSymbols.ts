@@ -1,18 +1,22 @@
 // workspace_symbols: symbols whose names match a query, in one workspace.
-import type { WorkspaceSymbol, WorkspaceSymbolsAnswer } from "@lspmesh/proto";
+import { rankSymbols, symbolKindName, type WorkspaceSymbol, type WorkspaceSymbolsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
 import {
   answerStatusShape,
   collectParts,
+  limitArgument,
   locationFrom,
   locationOutput,
   mergeStatuses,
   statusFrom,
-  symbolKindName,
   workspaceArgument,
 } from "../toolSupport/shared.js";
+
+/** Symbols listed by default, and at most (the runner's own maximum). */
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
 
 const input = z.object({
   workspace: workspaceArgument,
@@ -21,6 +25,7 @@ const input = z.object({
     .min(1, { error: "query must not be empty; give part of a symbol name" })
     .max(256, { error: "query is longer than 256 characters" })
     .describe("Part of a symbol name, e.g. parseConf; servers match fuzzily, so exact case is not needed."),
+  limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "symbols after ranking"),
 });
 
 const workspaceSymbolOutput = z.object({
@@ -35,7 +40,8 @@ type WorkspaceSymbolOutput = z.output<typeof workspaceSymbolOutput>;
 const output = z.object({
   ...answerStatusShape,
   query: z.string(),
-  symbols: z.array(workspaceSymbolOutput),
+  symbols: z.array(workspaceSymbolOutput).describe("The best `limit` matches, ranked."),
+  total: z.number().int().describe("Matches in the workspace before the limit."),
 });
 
 function symbolFrom(symbol: WorkspaceSymbol): WorkspaceSymbolOutput {
@@ -57,15 +63,17 @@ function symbolLine(symbol: WorkspaceSymbolOutput): string {
 export function workspaceSymbolsAnswer(
   answer: WorkspaceSymbolsAnswer,
   query: string,
+  limit: number,
   missing: string[] = [],
 ): ToolAnswer<z.output<typeof output>> {
-  return mergedWorkspaceSymbolsAnswer([answer], query, missing);
+  return mergedWorkspaceSymbolsAnswer([answer], query, limit, missing);
 }
 
 /** Answers from several runners (one per language group): deduplicated, status merged. */
 export function mergedWorkspaceSymbolsAnswer(
   answers: readonly WorkspaceSymbolsAnswer[],
   query: string,
+  limit: number,
   missing: string[] = [],
 ): ToolAnswer<z.output<typeof output>> {
   const status =
@@ -76,7 +84,7 @@ export function mergedWorkspaceSymbolsAnswer(
           missing,
         );
   const seen = new Set<string>();
-  const symbols = answers
+  const unique = answers
     .flatMap((answer) => answer.symbols.map(symbolFrom))
     .filter((symbol) => {
       const key = `${symbol.name}\u0000${symbol.location.file}:${symbol.location.line}:${symbol.location.column}`;
@@ -84,15 +92,22 @@ export function mergedWorkspaceSymbolsAnswer(
       seen.add(key);
       return true;
     });
+  // Each runner ranked its matches before its limit; the merge of several is ranked again.
+  const symbols = (answers.length > 1 ? rankSymbols(unique, query) : unique).slice(0, limit);
+  const total = Math.max(
+    answers.reduce((sum, answer) => sum + answer.total, 0),
+    unique.length,
+  );
+  const more = total > symbols.length ? `; showing the best ${symbols.length} (raise limit for more)` : "";
   const text =
     symbols.length === 0
       ? emptyAnswerText(status, `No symbols match "${query}".`)
       : lines(
           statusHeader(status),
-          `${counted(symbols.length, "symbol")} matching "${query}":`,
+          `${counted(total, "symbol")} matching "${query}"${more}:`,
           ...symbols.map(symbolLine),
         );
-  return { text, structured: { ...status, query, symbols } };
+  return { text, structured: { ...status, query, symbols, total } };
 }
 
 export const workspaceSymbolsTool = defineTool({
@@ -100,16 +115,20 @@ export const workspaceSymbolsTool = defineTool({
   title: "Workspace symbols",
   description:
     "Find classes, functions, types, variables and other symbols by name across one workspace, " +
-    "with the file, 1-based line and column of each declaration (ready to pass to the position tools). " +
+    "with the file, 1-based line and column of each declaration (ready to pass to the position tools), " +
+    "ranked (exact name, prefix, substring, fuzzy; then by kind); total counts every match, limit (default 100) caps the list. " +
     "partial=true means the server was still indexing and more symbols may match later.",
   input,
   output,
   async run(args, call) {
     const workspace = await call.workspace(args.workspace);
     const parts = await call.sendEach(workspace, call.languagesOf(workspace), (runner, options, languages) =>
-      runner.workspaceSymbols({ workspace, query: args.query, languages: languages.filter(Boolean) }, options),
+      runner.workspaceSymbols(
+        { workspace, query: args.query, limit: args.limit, languages: languages.filter(Boolean) },
+        options,
+      ),
     );
     const { answers, missing } = collectParts(parts);
-    return mergedWorkspaceSymbolsAnswer(answers, args.query, missing);
+    return mergedWorkspaceSymbolsAnswer(answers, args.query, args.limit, missing);
   },
 });

@@ -1,11 +1,21 @@
-// Ranking of cross-workspace symbol matches (search_symbols): exact name > prefix > substring >
-// fuzzy, case-sensitive before case-insensitive at each step; then by kind (types before
-// functions before members before variables); then shorter names, then name, workspace, file.
+// The order symbol matches are ranked in (workspace_symbols, search_symbols), the same in the
+// runner (ranked before a limit cuts) and the gateway (merging runners and workspaces): exact name
+// > prefix > substring > fuzzy, case-sensitive before case-insensitive at each step; then by kind
+// (types before functions before members before variables); then shorter names, then name,
+// workspace, file, position. Kind names are the tool contract's: SymbolKind in lower case.
+import { SymbolKind } from "./gen/lspmesh/v1/runner_pb.js";
+
+/** The tool-contract name of a symbol kind: "class", "enum_member", … ("symbol" when unknown). */
+export function symbolKindName(kind: SymbolKind): string {
+  if (kind === SymbolKind.UNSPECIFIED) return "symbol";
+  return (SymbolKind[kind] ?? "symbol").toLowerCase();
+}
 
 export interface RankedSymbol {
   name: string;
   kind: string;
-  workspace: string;
+  /** Cross-workspace search only. */
+  workspace?: string;
   location: { file: string; line: number; column: number };
 }
 
@@ -50,7 +60,7 @@ export function compareSymbols(query: string): (a: RankedSymbol, b: RankedSymbol
     kindRank(a.kind) - kindRank(b.kind) ||
     a.name.length - b.name.length ||
     a.name.localeCompare(b.name) ||
-    a.workspace.localeCompare(b.workspace) ||
+    (a.workspace ?? "").localeCompare(b.workspace ?? "") ||
     a.location.file.localeCompare(b.location.file) ||
     a.location.line - b.location.line ||
     a.location.column - b.location.column;
