@@ -30,6 +30,14 @@ describe("answers from a server that is not ready", () => {
     expect(emptyAnswerText({ ...ready, partial: true }, "none")).toMatch(/^No results yet: .* answered only partially/);
   });
 
+  test("a ready server's partial answer gives its reason, not 'try again shortly' (waiting does not lift a cap)", () => {
+    const capped = { ...ready, partial: true, note: "40 more source file(s) not checked" };
+    expect(statusHeader(capped)).toBe("Partial answer, results may be incomplete: 40 more source file(s) not checked.");
+    expect(emptyAnswerText(capped, "none")).toBe(
+      "No results, but the answer may be incomplete: 40 more source file(s) not checked.",
+    );
+  });
+
   test("a non-empty partial answer gets a header; a complete one does not", () => {
     expect(statusHeader(indexing)).toBe(
       "Partial answer: the typescript server is indexing, so results may be incomplete; try again shortly for more.",

@@ -35,12 +35,15 @@ export function isNotReady(status: AnswerStatusOutput): boolean {
 /** First line for a non-empty answer from a server that is not ready; undefined otherwise. */
 export function statusHeader(status: AnswerStatusOutput): string | undefined {
   if (!isNotReady(status)) return undefined;
+  // A ready server's partial answer has a reason that waiting does not fix (a cap, skipped files).
+  if (status.state === "ready" && status.note) return `Partial answer, results may be incomplete: ${status.note}.`;
   return `Partial answer: ${serverName(status)} ${STATE_PHRASES[status.state]}, so results may be incomplete; ${RETRY_ADVICE[status.state]} for more.${noteSuffix(status)}`;
 }
 
 /** The text of an answer without results: `noResults` only when the server is ready and complete. */
 export function emptyAnswerText(status: AnswerStatusOutput, noResults: string): string {
   if (!isNotReady(status)) return noResults;
+  if (status.state === "ready" && status.note) return `No results, but the answer may be incomplete: ${status.note}.`;
   return `No results yet: ${serverName(status)} ${STATE_PHRASES[status.state]}; ${RETRY_ADVICE[status.state]}.${noteSuffix(status)}`;
 }
 
