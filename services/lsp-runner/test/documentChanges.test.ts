@@ -145,20 +145,21 @@ describe("an edit made on disk, seen by the workspace watcher", () => {
     expect(after.epoch).toBeGreaterThan(before.epoch);
   });
 
-  test("diagnostics older than the content are never passed off as current, and a quiet file is checked again", async () => {
+  test("diagnostics older than the content, or only pushed, are never passed off as current", async () => {
     // greeter.ts (now version 2) stays clean, and typescript-language-server publishes nothing
-    // for a clean file that stays clean: the only diagnostics held belong to version 1.
+    // for a clean file that stays clean; whatever it pushed may be a first, syntax-only result.
     const atOnce = await h.client.diagnostics({ workspace: ws, files: ["src/greeter.ts"], waitMs: 0 });
-    expect(atOnce.files[0]).toMatchObject({ file: "src/greeter.ts", fresh: false, version: 1, diagnostics: [] });
+    expect(atOnce.files[0]).toMatchObject({ file: "src/greeter.ts", fresh: false, diagnostics: [] });
     expect(atOnce.status?.partial).toBe(true);
     expect(atOnce.status?.note).toContain("no diagnostics newer than the current content of src/greeter.ts");
 
-    // With time to wait, the runner has the server check the file again (reopened as version 3).
+    // With time to wait, tsserver is asked for the file's complete diagnostics.
     const waited = await h.client.diagnostics({ workspace: ws, files: ["src/greeter.ts"], waitMs: 5000 });
-    expect(waited.files[0]).toMatchObject({ file: "src/greeter.ts", fresh: true, version: 3, diagnostics: [] });
+    expect(waited.files[0]).toMatchObject({ file: "src/greeter.ts", fresh: true, version: 2, diagnostics: [] });
     expect(waited.status?.partial).toBe(false);
-    // The reopened document is the one definitions and later syncs use.
-    expect(await definitionLine(h)).toEqual(["src/greeter.ts:15"]);
+    // What was asked for stays known as complete until the next change.
+    const again = await h.client.diagnostics({ workspace: ws, files: ["src/greeter.ts"], waitMs: 0 });
+    expect(again.files[0]).toMatchObject({ fresh: true, version: 2 });
   });
 
   test("a quiet workspace is not partial forever: after an edit every file is called fresh again", async () => {
@@ -179,6 +180,38 @@ describe("an edit made on disk, seen by the workspace watcher", () => {
     const again = await h.client.diagnostics({ workspace: ws, files: [], waitMs: 0 });
     expect(again.status?.partial).toBe(false);
     expect(again.files.every((f) => f.fresh)).toBe(true);
+  });
+});
+
+describe("a server that only pushes diagnostics (typescript-language-server without the pull command)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    const pushOnly = { ...typescriptLanguage(), diagnosticsPull: undefined };
+    h = await startHarness({ watchWorkspaces: true, languages: new LanguageRegistry([pushOnly]) });
+  });
+  afterAll(() => h?.close());
+
+  test("a file left unannounced after a change is reopened and checked again, so a quiet workspace ends fresh", async () => {
+    const before = await diagnosticsOf(h, ["src/broken.ts", "src/main.ts", "src/greeter.ts"]);
+    expect(before.files["src/greeter.ts"]).toEqual({ fresh: true, version: 1, codes: [] });
+    // Clean to clean: the server publishes nothing for greeter.ts.
+    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V3);
+    await waitFor(
+      () => definitionLine(h),
+      (lines) => lines[0] === "src/greeter.ts:18",
+      "the watcher synced greeter.ts",
+    );
+    const atOnce = await h.client.diagnostics({ workspace: ws, files: ["src/greeter.ts"], waitMs: 0 });
+    expect(atOnce.files[0]).toMatchObject({ fresh: false, version: 1 });
+    const whole = await h.client.diagnostics({ workspace: ws, files: [], waitMs: 10_000 });
+    expect(whole.status?.partial).toBe(false);
+    expect(whole.files.map((f) => [f.file, f.fresh, f.diagnostics.map((d) => d.code)])).toEqual([
+      ["src/broken.ts", true, ["2322"]],
+      ["src/greeter.ts", true, []],
+      ["src/main.ts", true, []],
+    ]);
+    // Reopened as version 3 with the same text: the server checked it again.
+    expect(whole.files.find((f) => f.file === "src/greeter.ts")?.version).toBe(3);
   });
 });
 

@@ -14,7 +14,13 @@ import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
 import { service as healthService } from "grpc-health-check";
 import { afterEach, expect, test } from "vitest";
 import { Message } from "vscode-jsonrpc";
-import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "./runnerInternals.js";
+import {
+  LanguageRegistry,
+  type RunnerServer,
+  SingleWorkspaceLocator,
+  startRunnerServer,
+  typescriptLanguage,
+} from "./runnerInternals.js";
 import { eventually, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
 
 const ws = { tenant: "local", workspace: "default" };
@@ -56,6 +62,8 @@ test("close(): health NOT_SERVING first, the call under way finishes with its an
   const runner: RunnerServer = await startRunnerServer({
     listen: "127.0.0.1:0",
     locator: new SingleWorkspaceLocator(workspace.dir, ws.tenant, ws.workspace),
+    // Waiting for pushed diagnostics keeps the call under way for a while (a pull answers at once).
+    languages: new LanguageRegistry([{ ...typescriptLanguage(), diagnosticsPull: undefined }]),
     onServerMessage: ({ message }) => sent.push(message),
   });
   cleanup.push(() => runner.close());
@@ -92,6 +100,9 @@ test("close(): health NOT_SERVING first, the call under way finishes with its an
   expect(answer.files[0]?.diagnostics.map((d) => [d.code, d.range?.start?.line, d.range?.start?.column])).toEqual([
     ["2322", 1, 14],
   ]);
+  await eventually("the health watch to report NOT_SERVING", async () =>
+    statuses.includes("NOT_SERVING") ? true : undefined,
+  );
   expect(statuses).toEqual(["SERVING", "NOT_SERVING"]);
   const refused = (await hoverMain(client).catch((error: ServiceError) => error)) as ServiceError;
   expect(refused).toBeInstanceOf(Error);

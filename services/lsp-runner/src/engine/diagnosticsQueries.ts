@@ -7,7 +7,7 @@ import type { Diagnostic as LspDiagnostic } from "vscode-languageserver-protocol
 import { RunnerError } from "../errors.js";
 import type { StoredDiagnostics } from "../lsp/session/diagnosticsStore.js";
 import { fromLspRange, type PositionEncoding } from "../lsp/session/positionEncoding.js";
-import { pullDiagnostics } from "../lsp/session/pullDiagnostics.js";
+import { canPullDiagnostics, pullDiagnostics } from "../lsp/session/pullDiagnostics.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
 import type { Diagnostic, DiagnosticsAnswer, FileDiagnostics, SkippedFile } from "./answers.js";
 import type { DocumentContext, EngineContext } from "./engineContext.js";
@@ -18,6 +18,9 @@ const WORKSPACE_DIAGNOSTICS_FILE_LIMIT = 200;
 
 /** Source files listed to count what a whole-workspace check leaves out, at most (default 20 000). */
 const WORKSPACE_FILES_LISTED = 20_000;
+
+/** Files whose diagnostics are asked for at once (a server answers them in turn), default 4. */
+const PULL_CONCURRENCY = 4;
 
 /** Longest wait for a server's own new diagnostics before a file is checked again, in ms (default 1 000). */
 const RECHECK_AFTER_MS = 1_000;
@@ -82,7 +85,15 @@ export class DiagnosticsQueries {
       notes.push(`${skipped.length} file(s) skipped: ${listed.join("; ")}${more}`);
     }
     const deadline = Date.now() + waitMs;
-    const results = await Promise.all(contexts.map((context) => this.fileDiagnostics(context, deadline, signal)));
+    // Waiting for pushes costs nothing; pulls make the server work, so a few at a time.
+    const pullSlot = concurrencyLimit(PULL_CONCURRENCY);
+    const results = await Promise.all(
+      contexts.map((context) =>
+        canPullDiagnostics(context.session)
+          ? pullSlot(() => this.fileDiagnostics(context, deadline, signal))
+          : this.fileDiagnostics(context, deadline, signal),
+      ),
+    );
     const sessions = [...new Set(contexts.map((c) => c.session))];
     const stale = results.filter((r) => !r.fresh).map((r) => r.file);
     const status = this.engine.combinedStatus(sessions);
@@ -125,7 +136,8 @@ export class DiagnosticsQueries {
     const store = session.diagnostics;
     let after = Math.max(document.syncedAt, store.changedAt);
     let latest: StoredDiagnostics | undefined;
-    if (!session.pullsDiagnostics) {
+    const pulls = canPullDiagnostics(session);
+    if (!pulls) {
       latest = await this.waitForPush(context, after, recheckAt(deadline), signal);
       // Checked before, but nothing newer came: the server may be leaving diagnostics that did
       // not change unannounced. Have it check the file again (reopen) and wait for the rest.
@@ -138,16 +150,23 @@ export class DiagnosticsQueries {
       // Lets what came settle (syntax and semantic results come separately), or waits for the rest.
       latest = await this.waitForPush(context, after, deadline, signal);
     }
+    let pulled: StoredDiagnostics | undefined;
     const remaining = deadline - Date.now();
-    if (session.pullsDiagnostics && remaining > 0 && !signal?.aborted) {
+    // Servers may register pull diagnostics just after starting (pyright): asked now if so.
+    const pullsNow = canPullDiagnostics(session);
+    if (pullsNow && remaining > 0 && !signal?.aborted) {
       const until = AbortSignal.timeout(remaining);
-      latest = await pullDiagnostics(session, document, signal ? AbortSignal.any([signal, until]) : until).catch(
+      pulled = await pullDiagnostics(session, document, signal ? AbortSignal.any([signal, until]) : until).catch(
         () => undefined,
       );
     }
+    // Where the server can be asked, only what it answered when asked is complete: what it pushed
+    // may be a first, syntax-only result. Otherwise pushed results that settled count.
+    latest = pulled ?? (pullsNow ? newest(store.pulledOf(document.uri), store.get(document.uri)) : latest);
     latest ??= store.get(document.uri);
     const fresh =
       latest !== undefined &&
+      (latest.pulled === true || !pullsNow) &&
       latest.sequence > after &&
       latest.version === document.version &&
       latest.contentSha256 === document.hash;
@@ -209,5 +228,27 @@ export function convertDiagnostic(
     code: diagnostic.code === undefined ? "" : String(diagnostic.code),
     source: diagnostic.source ?? "",
     message: diagnostic.message,
+  };
+}
+
+/** The later of two records (by sequence). */
+function newest(a: StoredDiagnostics | undefined, b: StoredDiagnostics | undefined): StoredDiagnostics | undefined {
+  if (!a || !b) return a ?? b;
+  return a.sequence >= b.sequence ? a : b;
+}
+
+/** Runs the functions given to it at most `limit` at a time, in the order given. */
+function concurrencyLimit(limit: number): <R>(work: () => Promise<R>) => Promise<R> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (work) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await work();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
   };
 }

@@ -18,6 +18,8 @@ export function typescriptLanguage(): LanguageServerConfig {
     args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
     // The wrapper outlives a killed tsserver and then answers every request empty.
     watchProcessTree: true,
+    // Its pushes cannot tell a file's complete check from a syntax-only first result.
+    diagnosticsPull: "tsserverRequest",
     initializationOptions: {
       // Never the workspace's node_modules copy: a workspace must not choose the code we run.
       // One tsserver, no syntax server: while the project loads, a syntax server answers definition

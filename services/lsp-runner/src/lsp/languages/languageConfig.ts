@@ -35,6 +35,7 @@ const languageEntrySchema = z.strictObject({
   diagnosticsSettleMs: z.int().min(0).max(60_000).optional(),
   watchProcessTree: z.boolean().optional(),
   readinessProbe: z.literal("workspaceSymbol").optional(),
+  diagnosticsPull: z.literal("tsserverRequest").optional(),
   install: z.string().optional(),
 });
 
@@ -169,6 +170,7 @@ function overrideLanguage(base: LanguageDefinition, entry: LanguageEntry): Langu
     // Another command has another process tree: the built-in's setting does not carry over.
     watchProcessTree: commandChanged ? entry.watchProcessTree : (entry.watchProcessTree ?? base.watchProcessTree),
     readinessProbe: commandChanged ? entry.readinessProbe : (entry.readinessProbe ?? base.readinessProbe),
+    diagnosticsPull: commandChanged ? entry.diagnosticsPull : (entry.diagnosticsPull ?? base.diagnosticsPull),
   };
 }
 

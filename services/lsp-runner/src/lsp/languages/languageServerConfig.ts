@@ -31,6 +31,13 @@ export interface LanguageServerConfig {
    * server's own progress reports.
    */
   readonly readinessProbe?: "workspaceSymbol";
+  /**
+   * How to ask a server that only pushes diagnostics for a file's complete diagnostics now:
+   * "tsserverRequest" runs tsserver's syntactic, semantic and suggestion checks through
+   * typescript-language-server's `typescript.tsserverRequest` command. Default: servers that offer
+   * `textDocument/diagnostic` are asked with it; the others are waited for.
+   */
+  readonly diagnosticsPull?: "tsserverRequest";
   /** How to install the server, shown when its command cannot be started. */
   readonly install?: string;
 }

@@ -17,9 +17,13 @@ test("records carry version, hash and the epoch; every change advances the epoch
   expect(second).toBeGreaterThan(change);
   expect(store.changedAt).toBe(second);
   expect(store.epoch).toBeGreaterThanOrEqual(started + 2);
-  const after = store.record("file:///a.ts", [], 2, "h2", "result-2");
+  const after = store.record("file:///a.ts", [], 2, "h2", { resultId: "result-2", pulled: true });
   expect(after.sequence).toBeGreaterThan(store.changedAt);
-  expect(after).toMatchObject({ epoch: store.epoch, resultId: "result-2" });
+  expect(after).toMatchObject({ epoch: store.epoch, resultId: "result-2", pulled: true });
+  // A push after a pull is the latest record; the pull stays known as the last complete one.
+  const pushed = store.record("file:///a.ts", [error("syntax only")], 2, "h2");
+  expect(store.get("file:///a.ts")).toBe(pushed);
+  expect(store.pulledOf("file:///a.ts")).toBe(after);
 });
 
 test("listeners hear every record; one failing listener does not stop the others", () => {

@@ -16,12 +16,16 @@ export interface StoredDiagnostics {
   readonly receivedAt: number;
   /** Result id of a pulled report, sent back as previousResultId on the next pull. */
   readonly resultId?: string;
+  /** Asked for and answered complete (pulled), rather than pushed (possibly a first, partial result). */
+  readonly pulled?: boolean;
 }
 
 export type DiagnosticsListener = (uri: string, stored: StoredDiagnostics) => void;
 
 export class DiagnosticsStore {
   private readonly byUri = new Map<string, StoredDiagnostics>();
+  /** The last pulled record per file, kept when pushes come after it. */
+  private readonly pulledByUri = new Map<string, StoredDiagnostics>();
   private readonly waiters = new Set<() => void>();
   private readonly listeners = new Set<DiagnosticsListener>();
   private sequence = 0;
@@ -61,7 +65,7 @@ export class DiagnosticsStore {
     diagnostics: readonly Diagnostic[],
     version: number,
     contentSha256: string,
-    resultId?: string,
+    origin: { resultId?: string; pulled?: boolean } = {},
   ): StoredDiagnostics {
     const stored: StoredDiagnostics = {
       diagnostics,
@@ -70,9 +74,11 @@ export class DiagnosticsStore {
       epoch: this.currentEpoch,
       sequence: ++this.sequence,
       receivedAt: Date.now(),
-      ...(resultId === undefined ? {} : { resultId }),
+      ...(origin.resultId === undefined ? {} : { resultId: origin.resultId }),
+      ...(origin.pulled ? { pulled: true } : {}),
     };
     this.byUri.set(uri, stored);
+    if (origin.pulled) this.pulledByUri.set(uri, stored);
     for (const wake of this.waiters) wake();
     for (const listener of this.listeners) {
       try {
@@ -88,8 +94,14 @@ export class DiagnosticsStore {
     return this.byUri.get(uri);
   }
 
+  /** The last pulled record of a file, even when pushes came after it. */
+  pulledOf(uri: string): StoredDiagnostics | undefined {
+    return this.pulledByUri.get(uri);
+  }
+
   delete(uri: string): void {
     this.byUri.delete(uri);
+    this.pulledByUri.delete(uri);
   }
 
   /** Calls listener for every record from now on; returns the unsubscribe. */

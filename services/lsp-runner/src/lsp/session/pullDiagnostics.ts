@@ -1,6 +1,6 @@
-// Pull diagnostics (`textDocument/diagnostic`, LSP 3.17) for one open document: the answer
-// belongs to the content the server had when it received the request, which is the document's
-// current version because requests are sent after the syncs before them.
+// Pull diagnostics (`textDocument/diagnostic`, LSP 3.17, or a server's own check command) for one
+// open document: the answer belongs to the content the server had when it received the request,
+// which is the document's current version because requests are sent after the syncs before them.
 import {
   type DocumentDiagnosticParams,
   DocumentDiagnosticRequest,
@@ -11,9 +11,19 @@ import { RunnerError } from "../../errors.js";
 import type { OpenDocument } from "../documents/openDocument.js";
 import type { StoredDiagnostics } from "./diagnosticsStore.js";
 import type { LanguageSession } from "./languageSession.js";
+import { tsserverDiagnostics } from "./tsserverDiagnostics.js";
 
 /** Pause before asking again when the server cancelled a pull to retrigger it (ms, default 100). */
 const RETRIGGER_DELAY_MS = 100;
+
+/**
+ * Whether a document's complete diagnostics can be asked for now: with `textDocument/diagnostic`,
+ * or with the server's own check command (LanguageServerConfig.diagnosticsPull). Otherwise they
+ * can only be waited for as the server pushes them.
+ */
+export function canPullDiagnostics(session: LanguageSession): boolean {
+  return session.pullsDiagnostics || session.language.diagnosticsPull === "tsserverRequest";
+}
 
 /** Pulls, records and returns the document's diagnostics; throws when the server fails or signal aborts. */
 export async function pullDiagnostics(
@@ -21,9 +31,12 @@ export async function pullDiagnostics(
   document: OpenDocument,
   signal?: AbortSignal,
 ): Promise<StoredDiagnostics> {
+  if (!session.pullsDiagnostics && session.language.diagnosticsPull === "tsserverRequest") {
+    return tsserverDiagnostics(session, document, signal);
+  }
   const { uri, version, hash } = document;
   for (;;) {
-    const previous = session.diagnostics.get(uri);
+    const previous = session.diagnostics.pulledOf(uri);
     const params: DocumentDiagnosticParams = {
       textDocument: { uri },
       identifier: session.registrations.optionsOf<{ identifier?: string }>(DocumentDiagnosticRequest.method)
@@ -33,7 +46,7 @@ export async function pullDiagnostics(
     try {
       const report = await session.request(DocumentDiagnosticRequest.type, params, signal);
       const items = report.kind === "unchanged" ? (previous?.diagnostics ?? []) : report.items;
-      return session.diagnostics.record(uri, items, version, hash, report.resultId);
+      return session.diagnostics.record(uri, items, version, hash, { resultId: report.resultId, pulled: true });
     } catch (error) {
       // "Server cancelled, ask again" (e.g. a newer change arrived): retry until the caller's signal ends it.
       if (!isRetrigger(error) || signal?.aborted) throw error;

@@ -1,0 +1,91 @@
+// TypeScript diagnostics asked of tsserver (the `typescript.tsserverRequest` pull) equal what
+// typescript-language-server itself pushes for the same files: errors, warnings and suggestion
+// hints, with the same ranges, codes, sources and messages. Two runners on one workspace, one of
+// them configured to wait for pushes only.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createClient, type ServiceClient } from "@lspmesh/grpc";
+import { type DiagnosticsAnswer, Runner } from "@lspmesh/proto";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import {
+  LanguageRegistry,
+  type RunnerServer,
+  SingleWorkspaceLocator,
+  startRunnerServer,
+  typescriptLanguage,
+} from "./runnerInternals.js";
+
+const ws = { tenant: "local", workspace: "default" };
+const FILES: Record<string, string> = {
+  "tsconfig.json":
+    '{ "compilerOptions": { "strict": true, "target": "ES2022", "noEmit": true }, "include": ["src"] }\n',
+  "src/sum.ts":
+    "export function add(a: number, b: number) {\n  return a + b;\n}\nconst unused = 1;\nexport const label: string = add(1, 2);\n",
+  "src/use.ts":
+    'import { add } from "./sum";\n\n/** @deprecated use add */\nexport function plus(a: number, b: number) {\n  return add(a, b);\n}\n\nexport const sum = plus(1, 2) + add("x", 2);\nexport function later() {\n  return new Promise((resolve) => setTimeout(resolve, 1)).then(() => 1);\n}\n',
+  "src/clean.ts": "export const ok = 1;\n",
+  "src/syntax.ts": "export const broken = (1 + ;\n",
+};
+
+let dir: string;
+const runners: RunnerServer[] = [];
+const clients: Array<ServiceClient<typeof Runner.method>> = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "lspmesh-tsserver-diagnostics-"));
+  for (const [file, text] of Object.entries(FILES)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+  for (const language of [typescriptLanguage(), { ...typescriptLanguage(), diagnosticsPull: undefined }]) {
+    const runner = await startRunnerServer({
+      listen: "127.0.0.1:0",
+      locator: new SingleWorkspaceLocator(dir, ws.tenant, ws.workspace),
+      languages: new LanguageRegistry([language]),
+    });
+    runners.push(runner);
+    clients.push(createClient(Runner, runner.address));
+  }
+});
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await Promise.all(runners.map((runner) => runner.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const shape = (answer: DiagnosticsAnswer) =>
+  answer.files.map((file) => ({
+    file: file.file,
+    fresh: file.fresh,
+    diagnostics: file.diagnostics.map((d) => ({
+      at: `${d.range?.start?.line}:${d.range?.start?.column}-${d.range?.end?.line}:${d.range?.end?.column}`,
+      severity: d.severity,
+      code: d.code,
+      source: d.source,
+      message: d.message,
+    })),
+  }));
+
+test("pulled diagnostics equal the pushed ones, file by file", async () => {
+  const [pulled, pushed] = await Promise.all(
+    clients.map((client) => client.diagnostics({ workspace: ws, files: [], waitMs: 20_000 })),
+  );
+  expect(pulled!.status?.partial).toBe(false);
+  expect(pushed!.status?.partial).toBe(false);
+  const pulledShape = shape(pulled!);
+  expect(pulledShape).toEqual(shape(pushed!));
+  // The cases are all there: an error, a suggestion hint, a deprecation, a syntax error, a clean file.
+  const codes = pulledShape.flatMap((file) => file.diagnostics.map((d) => `${file.file} ${d.code}/${d.severity}`));
+  expect(codes).toEqual(
+    expect.arrayContaining([
+      "src/sum.ts 2322/1",
+      "src/sum.ts 6133/4",
+      "src/use.ts 2345/1",
+      "src/use.ts 6387/4",
+      "src/syntax.ts 1109/1",
+    ]),
+  );
+  expect(pulledShape.find((file) => file.file === "src/clean.ts")?.diagnostics).toEqual([]);
+});
