@@ -15,8 +15,16 @@ export function parseFlags<T extends ParseArgsConfig>(config: T): ReturnType<typ
   try {
     return parseArgs(config);
   } catch (error) {
-    throw new SettingsError((error as Error).message);
+    throw new SettingsError(flagProblem(error as Error & { code?: string }));
   }
+}
+
+/** node:util parseArgs' message in one short clause ("unknown option '--x'", not a lecture on "--"). */
+function flagProblem(error: Error & { code?: string }): string {
+  const option = /'(-[^']*)'/.exec(error.message)?.[1];
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) return `unknown option '${option}'`;
+  if (error.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") return error.message.replace(/\.\s.*$/s, "");
+  return error.message;
 }
 
 /** A trimmed value, or undefined when missing or blank. */

@@ -34,7 +34,10 @@ export interface GatewayOptions {
   callTimeoutMs?: number;
   /** Host header hostnames accepted when bound to a non-loopback address; unset = not checked. */
   allowedHosts?: string[];
-  /** Origin hostnames accepted when bound to a non-loopback address; unset = browsers refused. */
+  /**
+   * Browser origins accepted: hostnames when bound to a non-loopback address, exact origins
+   * ("http://localhost:5173") on loopback; unset = browsers refused.
+   */
   allowedOrigins?: string[];
   /** Public base URL for the protected-resource metadata (default: from the Host header). */
   publicUrl?: string;
@@ -43,6 +46,8 @@ export interface GatewayOptions {
   /** Process metrics (CPU, memory, event loop) on /metrics too (default false). */
   processMetrics?: boolean;
   progressIntervalMs?: number;
+  /** Serve no tool that can write files (default false). */
+  readOnly?: boolean;
 }
 
 export interface RunningGateway {
@@ -96,6 +101,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     limiter: options.limiter,
     metrics,
     progressIntervalMs: options.progressIntervalMs,
+    readOnly: options.readOnly,
   };
   // legacy: 'stateless' (the default) serves 2025-era clients next to 2026-07-28 ones.
   const mcp = createMcpHandler(() => createGatewayMcpServer(deps), {
@@ -108,7 +114,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     allowlists,
     logger,
     authenticator: options.authenticator,
-    requiredScope,
+    // Read-only serves no writing tool: a call naming one is answered "not found" by MCP.
+    requiredScope: options.readOnly ? () => "lsp:read" : requiredScope,
     publicUrl: options.publicUrl,
     authorizationServers: options.authorizationServers,
     metrics,

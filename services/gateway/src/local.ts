@@ -11,8 +11,10 @@ import { createGatewayMcpServer } from "./mcp/createMcpServer.js";
 import { StaticRunnerRouter } from "./routing/staticRouter.js";
 import { StaticWorkspaceResolver } from "./workspaces.js";
 
-/** The one local caller: the user who started the process. */
-const LOCAL_PRINCIPAL: Principal = { tenant: LOCAL_TENANT, subject: "local", scopes: ["lsp:read", "lsp:write"] };
+/** The one local caller: the user who started the process (reading only in read-only mode). */
+function localPrincipal(readOnly: boolean | undefined): Principal {
+  return { tenant: LOCAL_TENANT, subject: "local", scopes: readOnly ? ["lsp:read"] : ["lsp:read", "lsp:write"] };
+}
 
 export interface LocalGatewayOptions {
   /** host:port of the runner serving the folder. */
@@ -20,19 +22,28 @@ export interface LocalGatewayOptions {
   /** Workspace id the folder is served as. */
   workspace: string;
   logger?: Logger;
+  /** No tool that can write files is served (default false). */
+  readOnly?: boolean;
 }
 
 /** MCP over HTTP on a loopback address (the caller checks it is one), without tokens. */
 export function startLocalGateway(
-  options: LocalGatewayOptions & { host: string; port: number },
+  options: LocalGatewayOptions & {
+    host: string;
+    port: number;
+    /** Browser origins allowed to call (exact, e.g. "http://localhost:5173"); default none. */
+    allowedOrigins?: string[];
+  },
 ): Promise<RunningGateway> {
   return startGateway({
     host: options.host,
     port: options.port,
     router: new StaticRunnerRouter(options.runnerAddress),
     workspaces: new StaticWorkspaceResolver({ tenant: LOCAL_TENANT, workspace: options.workspace }),
-    authenticator: new NoTokenAuthenticator(LOCAL_PRINCIPAL),
+    authenticator: new NoTokenAuthenticator(localPrincipal(options.readOnly)),
     logger: options.logger,
+    readOnly: options.readOnly,
+    allowedOrigins: options.allowedOrigins,
   });
 }
 
@@ -50,7 +61,8 @@ export function serveLocalStdio(options: LocalGatewayOptions): LocalStdioGateway
     workspaces: new StaticWorkspaceResolver({ tenant: LOCAL_TENANT, workspace: options.workspace }),
     logger,
     callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
-    defaultPrincipal: LOCAL_PRINCIPAL,
+    defaultPrincipal: localPrincipal(options.readOnly),
+    readOnly: options.readOnly,
   };
   const handle = serveStdio(() => createGatewayMcpServer(deps), {
     onerror: (error) => logger.warn("stdio error", { error: error.message }),

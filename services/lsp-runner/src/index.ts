@@ -5,6 +5,7 @@ export { type EmbeddedEngine, type EmbeddedEngineOptions, openEmbeddedEngine } f
 export type { Diagnostic, DiagnosticsAnswer, FileDiagnostics } from "./engine/answers.js";
 export { RunnerError, type RunnerErrorCode } from "./errors.js";
 export { LanguageConfigError } from "./lsp/languages/languageConfig.js";
+export { type LanguageServerSummary, languageServers } from "./lsp/languages/languageServers.js";
 export { main } from "./main.js";
 export { type RunnerHooks, type RunnerSettings, type RunningRunner, startRunner } from "./startRunner.js";
 export { listSourceFiles } from "./workspace/sourceFiles.js";

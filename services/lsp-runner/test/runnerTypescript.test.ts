@@ -93,6 +93,14 @@ describe("answers equal the server's, positions exact", () => {
     const polite = answer.symbols.find((s) => s.name === "PoliteGreeter");
     expect(polite?.range?.start).toMatchObject({ line: 7, column: 1 });
     expect(polite?.children.map((c) => c.name)).toEqual(["greet"]);
+    // The server is named with its version and the TypeScript it runs.
+    expect(answer.status?.server).toMatch(/^typescript-language-server \d+\.\d+\.\d+ \(TypeScript \d+\.\d+\.\d+\)$/);
+    // In the order they appear in the file (tsserver lists them by name).
+    expect(answer.symbols.map((s) => `${s.name}:${s.range?.start?.line}`)).toEqual([
+      "Greeter:2",
+      "PoliteGreeter:7",
+      "makeGreeting:14",
+    ]);
   });
 
   test("workspace symbols find declarations in files never opened", async () => {

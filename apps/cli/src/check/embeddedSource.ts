@@ -1,9 +1,15 @@
 // Diagnostics from language servers started in this process on a local checkout, through the
 // runner's embedded engine (the same code that answers the gateway's `diagnostics` tool).
 import { realpathSync } from "node:fs";
-import { type Diagnostic, type EmbeddedEngine, openEmbeddedEngine, RunnerError } from "@lspmesh/lsp-runner";
+import {
+  type Diagnostic,
+  type EmbeddedEngine,
+  LanguageConfigError,
+  openEmbeddedEngine,
+  RunnerError,
+} from "@lspmesh/lsp-runner";
 import { severityFromLsp } from "./findings.js";
-import { type DiagnosticsSource, type SourceAnswer, SourceError } from "./source.js";
+import { CheckError, type DiagnosticsSource, type SourceAnswer, SourceError } from "./source.js";
 
 export class EmbeddedSource implements DiagnosticsSource {
   readonly description = "embedded language servers";
@@ -16,8 +22,17 @@ export class EmbeddedSource implements DiagnosticsSource {
   ) {}
 
   /** `workspace` only names the sessions (e.g. "head", "base"); `dir` is the checkout. */
-  static async open(dir: string, workspace: string, log?: (line: string) => void): Promise<EmbeddedSource> {
-    const engine = await openEmbeddedEngine({ dir, workspace, log });
+  static async open(
+    dir: string,
+    workspace: string,
+    log?: (line: string) => void,
+    languagesFile?: string,
+  ): Promise<EmbeddedSource> {
+    const engine = await openEmbeddedEngine({ dir, workspace, log, ...(languagesFile ? { languagesFile } : {}) }).catch(
+      (error: unknown) => {
+        throw error instanceof LanguageConfigError ? new CheckError(error.message) : error;
+      },
+    );
     const roots = [...new Set([dir, realpathSync(dir)])].map((root) => `${root.replace(/\/+$/, "")}/`);
     return new EmbeddedSource(engine, roots);
   }

@@ -1,9 +1,8 @@
 // `lspmesh check` command line → CheckOptions. Pure: every mistake is a UsageError (exit 2)
 // naming the fix.
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { ID_PATTERN } from "@lspmesh/proto";
-import { UsageError } from "../usage.js";
+import { parseCommandFlags, UsageError } from "../usage.js";
 import { FAIL_ON_LEVELS, type FailOn } from "./findings.js";
 import { FORMATS, type FormatName } from "./formats/index.js";
 
@@ -28,6 +27,8 @@ export interface CheckOptions {
   allowIncomplete: boolean;
   includeHints: boolean;
   gateway?: GatewayOptions;
+  /** JSON file overriding or adding language servers (embedded mode). */
+  languagesFile?: string;
   help: boolean;
 }
 
@@ -49,6 +50,9 @@ export function parseCheckArgs(args: string[], env: NodeJS.ProcessEnv): CheckOpt
     );
   }
   if (files && values["changed-since"]) throw new UsageError("give --files or --changed-since, not both");
+  if (values.languages && values.gateway) {
+    throw new UsageError("--languages configures embedded language servers; a gateway's runners have their own");
+  }
 
   const failOn = (values["fail-on"] ?? "error") as FailOn;
   if (!FAIL_ON_LEVELS.includes(failOn)) {
@@ -70,12 +74,13 @@ export function parseCheckArgs(args: string[], env: NodeJS.ProcessEnv): CheckOpt
     allowIncomplete: values["allow-incomplete"] ?? false,
     includeHints: values["include-hints"] ?? false,
     ...gatewayOptions(values, env),
+    ...(values.languages ? { languagesFile: values.languages } : {}),
     help: values.help ?? false,
   };
 }
 
 function parseFlags(args: string[]) {
-  return parseArgs({
+  return parseCommandFlags({
     args,
     allowPositionals: true,
     options: {
@@ -93,6 +98,7 @@ function parseFlags(args: string[]) {
       workspace: { type: "string" },
       "base-workspace": { type: "string" },
       "token-env": { type: "string" },
+      languages: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

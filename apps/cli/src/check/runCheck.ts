@@ -71,13 +71,13 @@ export async function runCheck(options: CheckOptions, io: CheckIo): Promise<Chec
         readBase = (file) => git!.show(baseCommit, file);
       }
     } else {
-      const embedded = await EmbeddedSource.open(options.dir, "head", io.log);
+      const embedded = await EmbeddedSource.open(options.dir, "head", io.log, options.languagesFile);
       cleanup.add(() => embedded.close());
       head = embedded;
       if (baseCommit) {
         const checkout = await exportBase(git!, baseCommit);
         cleanup.add(() => checkout.close());
-        const embeddedBase = await EmbeddedSource.open(checkout.dir, "base", io.log);
+        const embeddedBase = await EmbeddedSource.open(checkout.dir, "base", io.log, options.languagesFile);
         cleanup.add(() => embeddedBase.close());
         base = embeddedBase;
         readBase = (file) => readText(join(checkout.dir, file));

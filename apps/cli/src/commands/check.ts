@@ -3,7 +3,6 @@
 // infrastructure errors (bad flags, git failures, unreachable gateway, a crashed language server).
 
 import { writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { text } from "node:stream/consumers";
 import { closeOnSignals } from "@lspmesh/service-kit";
 import { Cleanup } from "../check/cleanup.js";
@@ -12,9 +11,10 @@ import { parseCheckArgs } from "../check/options.js";
 import { progressLine, wantsColor } from "../check/progress.js";
 import { runCheck } from "../check/runCheck.js";
 import { CheckError } from "../check/source.js";
-import { UsageError } from "../usage.js";
+import { UsageError, usageHint } from "../usage.js";
+import { CLI_VERSION } from "./version.js";
 
-const HELP = `usage: lspmesh check [what] [--base REF] [options]
+export const HELP = `usage: lspmesh check [what] [--base REF] [options]
 
 What to check (default: every file of the workspace):
   --files PATH…            these files (relative to --dir); --files - reads paths from stdin
@@ -35,6 +35,7 @@ Options:
                            diagnostics by then are incomplete
   --allow-incomplete       incomplete files do not fail the check
   --include-hints          also report hints (editor suggestions such as unused variables)
+  --languages FILE         JSON overriding or adding language servers (docs/languages.md)
 
 Through a gateway instead of local language servers:
   --gateway URL            the gateway's MCP endpoint, e.g. https://lspmesh.example.com/mcp
@@ -45,8 +46,6 @@ Through a gateway instead of local language servers:
 Exit codes: 0 passed · 1 failed or incomplete · 2 usage or infrastructure error.
 See docs/ci.md for GitHub Actions and GitLab CI examples.`;
 
-const require = createRequire(import.meta.url);
-const VERSION = (require("../../package.json") as { version: string }).version;
 /** How long a finished check may take to let go of its last sockets before exiting anyway, in ms. */
 const EXIT_GRACE_MS = 5_000;
 
@@ -75,7 +74,7 @@ async function check(args: string[]): Promise<number> {
       readStdin: () => text(process.stdin),
       progress: progressLine(),
       log: process.env.LSPMESH_LOG_LEVEL === "debug" ? (line) => process.stderr.write(`${line}\n`) : undefined,
-      toolVersion: VERSION,
+      toolVersion: CLI_VERSION,
     });
     const color = wantsColor(process.stdout, process.env);
     for (const { format, file } of options.reports) {
@@ -88,7 +87,7 @@ async function check(args: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError || error instanceof CheckError) {
       process.stderr.write(`lspmesh check: ${error.message}\n`);
-      if (error instanceof UsageError) process.stderr.write("Run `lspmesh check --help` for the options.\n");
+      if (error instanceof UsageError) process.stderr.write(`${usageHint("check", HELP)}\n`);
       return 2;
     }
     // Anything else is a bug, still an infrastructure failure to CI: exit 2, never 1.

@@ -1,15 +1,14 @@
 // `lspmesh diagnostics`: a workspace's current diagnostics from NATS, file by file, and with
 // --watch every change after that, for dashboards and bots that stay connected.
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { DEFAULT_WORKSPACE, ID_PATTERN, LOCAL_TENANT } from "@lspmesh/proto";
 import { closeOnSignals } from "@lspmesh/service-kit";
 import { CheckError } from "../check/source.js";
-import { UsageError } from "../usage.js";
+import { parseCommandFlags, UsageError } from "../usage.js";
 import { openDiagnosticsFeed } from "../watch/diagnosticsFeed.js";
 import { renderMessageJson, renderMessageText } from "../watch/renderMessage.js";
 
-const HELP = `usage: lspmesh diagnostics [--watch] [--nats URL] [--tenant T] [--workspace W] [--format text|json]
+export const HELP = `usage: lspmesh diagnostics [--watch] [--nats URL] [--tenant T] [--workspace W] [--format text|json]
 
 Prints the latest diagnostics of every file of a workspace, as published by its runners on NATS
 (stream LSPMESH_DIAG, subjects lspmesh.diag.<tenant>.<workspace>.>), then exits; with --watch it
@@ -23,7 +22,7 @@ keeps printing each file's diagnostics whenever they change, until Ctrl-C.
 
 function parseFlags(args: string[]) {
   try {
-    return parseArgs({
+    return parseCommandFlags({
       args,
       allowPositionals: true,
       options: {

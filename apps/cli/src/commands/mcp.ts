@@ -4,18 +4,20 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { serveLocalStdio } from "@lspmesh/gateway";
-import { startRunner } from "@lspmesh/lsp-runner";
+import { LanguageConfigError, startRunner } from "@lspmesh/lsp-runner";
 import { DEFAULT_WORKSPACE, ID_PATTERN, ID_RULE, LOCAL_TENANT } from "@lspmesh/proto";
 import { createJsonLogger, parseFlags } from "@lspmesh/service-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Server } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { UsageError } from "../usage.js";
+import { ConfigFileError, UsageError } from "../usage.js";
 
-const HELP = `usage: lspmesh mcp [dir] [--workspace ${DEFAULT_WORKSPACE}]                embedded: serve dir over stdio
+export const HELP = `usage: lspmesh mcp DIR [--workspace ${DEFAULT_WORKSPACE}] [--read-only] [--languages FILE]   embedded: serve DIR over stdio
        lspmesh mcp --gateway URL [--token-env LSPMESH_TOKEN]     proxy: forward to a gateway
 
 Embedded mode runs a language-server runner in this process (no network, no token), like serve.
+DIR is required: MCP clients often start servers in / or their own folder. --read-only serves no
+tool that can write files; --languages FILE overrides or adds language servers (docs/languages.md).
 Proxy mode forwards every tool to the gateway at URL (e.g. https://lspmesh.example.com/mcp) with
 Authorization: Bearer <the value of the --token-env variable, LSPMESH_TOKEN by default>.
 The protocol runs on stdin/stdout; logs go to stderr. Closing stdin stops it.`;
@@ -31,6 +33,8 @@ export async function runMcpCommand(args: string[]): Promise<void> {
       gateway: { type: "string" },
       "token-env": { type: "string" },
       workspace: { type: "string" },
+      "read-only": { type: "boolean" },
+      languages: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -45,7 +49,13 @@ export async function runMcpCommand(args: string[]): Promise<void> {
     return;
   }
   if (positionals.length > 1) throw new UsageError(`mcp takes one folder, got ${positionals.length}`);
-  await runEmbedded(positionals[0] ?? ".", values.workspace ?? DEFAULT_WORKSPACE);
+  const folder = positionals[0];
+  if (folder === undefined) {
+    throw new UsageError(
+      `give the project folder, e.g. lspmesh mcp ${process.cwd() === "/" ? "/path/to/project" : process.cwd()}`,
+    );
+  }
+  await runEmbedded(folder, values.workspace ?? DEFAULT_WORKSPACE, values["read-only"] ?? false, values.languages);
 }
 
 /** Runs `close` once when stdin ends or on SIGINT/SIGTERM, then exits 0; returns that shutdown. */
@@ -63,7 +73,12 @@ function stopWhenDone(close: () => Promise<void>): () => void {
   return shutdown;
 }
 
-async function runEmbedded(folder: string, workspace: string): Promise<void> {
+async function runEmbedded(
+  folder: string,
+  workspace: string,
+  readOnly: boolean,
+  languagesFile: string | undefined,
+): Promise<void> {
   const dir = resolve(folder);
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) throw new UsageError(`'${folder}' is not a folder`);
@@ -72,13 +87,20 @@ async function runEmbedded(folder: string, workspace: string): Promise<void> {
     service: "mcp",
     level: process.env.LSPMESH_LOG_LEVEL === "debug" ? "debug" : "warn",
   });
-  const runner = await startRunner({ listen: "127.0.0.1:0", workspaces: { dir, tenant: LOCAL_TENANT, workspace } });
-  const stdio = serveLocalStdio({ runnerAddress: runner.address, workspace, logger });
+  const runner = await startRunner({
+    listen: "127.0.0.1:0",
+    workspaces: { dir, tenant: LOCAL_TENANT, workspace },
+    languagesFile,
+  }).catch((error: unknown) => {
+    throw error instanceof LanguageConfigError ? new ConfigFileError(error.message) : error;
+  });
+  const stdio = serveLocalStdio({ runnerAddress: runner.address, workspace, logger, readOnly });
   stopWhenDone(async () => {
     await stdio.close();
     await runner.close();
   });
-  process.stderr.write(`lspmesh mcp: serving ${dir} as workspace '${workspace}' over stdio\n`);
+  const mode = readOnly ? " (read-only: no tool writes files)" : "";
+  process.stderr.write(`lspmesh mcp: serving ${dir} as workspace '${workspace}' over stdio${mode}\n`);
 }
 
 async function runProxy(gateway: string, tokenEnv: string): Promise<void> {

@@ -1,17 +1,18 @@
 // `lspmesh serve [dir]`: single-machine mode. One process runs a runner on a loopback port and
 // the gateway in front of it, serving `dir` as tenant "local", workspace "default".
 import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
 import { startLocalGateway } from "@lspmesh/gateway";
 import { LanguageConfigError, startRunner } from "@lspmesh/lsp-runner";
 import { DEFAULT_GATEWAY_PORT, DEFAULT_WORKSPACE, ID_PATTERN, ID_RULE, LOCAL_TENANT } from "@lspmesh/proto";
 import { closeOnSignals, createJsonLogger, parseFlags } from "@lspmesh/service-kit";
-import { ConfigFileError, parsePort, UsageError } from "../usage.js";
+import { ConfigFileError, folderToServe, parseOrigin, parsePort, UsageError } from "../usage.js";
 
-const HELP = `usage: lspmesh serve [dir] [--port ${DEFAULT_GATEWAY_PORT}] [--host 127.0.0.1] [--workspace ${DEFAULT_WORKSPACE}] [--languages FILE]
+export const HELP = `usage: lspmesh serve [dir] [--port ${DEFAULT_GATEWAY_PORT}] [--host 127.0.0.1] [--workspace ${DEFAULT_WORKSPACE}] [--languages FILE] [--read-only] [--allow-origin ORIGIN]
 
-Serves dir (default: the current folder) over MCP at http://HOST:PORT/mcp.
---languages FILE overrides or adds language servers (JSON; see docs/languages.md).
+Serves dir over MCP at http://HOST:PORT/mcp (without dir: the current folder, never / or your home folder).
+--languages FILE     overrides or adds language servers (JSON; see docs/languages.md)
+--read-only          serve no tool that can write files (code actions, format, rename, apply)
+--allow-origin URL   let browser pages from this exact origin call (repeatable; default: none)
 No token is needed on loopback. Stop with Ctrl-C: every language server is stopped with it.`;
 
 function isLoopbackAddress(host: string): boolean {
@@ -28,6 +29,8 @@ export async function runServeCommand(args: string[]): Promise<void> {
       host: { type: "string" },
       workspace: { type: "string" },
       languages: { type: "string" },
+      "read-only": { type: "boolean" },
+      "allow-origin": { type: "string", multiple: true },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -36,7 +39,9 @@ export async function runServeCommand(args: string[]): Promise<void> {
     return;
   }
   if (positionals.length > 1) throw new UsageError(`serve takes one folder, got ${positionals.length}`);
-  const dir = resolve(positionals[0] ?? ".");
+  const { dir, implicit } = folderToServe(positionals[0], "serve");
+  const allowedOrigins = (values["allow-origin"] ?? []).map(parseOrigin);
+  const readOnly = values["read-only"] ?? false;
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) throw new UsageError(`'${positionals[0] ?? "."}' is not a folder`);
   const port = parsePort(values.port, DEFAULT_GATEWAY_PORT);
@@ -62,14 +67,20 @@ export async function runServeCommand(args: string[]): Promise<void> {
   ).catch((error: unknown) => {
     throw error instanceof LanguageConfigError ? new ConfigFileError(error.message) : error;
   });
-  const gateway = await startLocalGateway({ host, port, runnerAddress: runner.address, workspace, logger }).catch(
-    async (error: NodeJS.ErrnoException) => {
-      await runner.close();
-      if (error.code === "EADDRINUSE")
-        throw new UsageError(`port ${port} on ${host} is in use: pick another with --port`);
-      throw error;
-    },
-  );
+  const gateway = await startLocalGateway({
+    host,
+    port,
+    runnerAddress: runner.address,
+    workspace,
+    logger,
+    readOnly,
+    allowedOrigins,
+  }).catch(async (error: NodeJS.ErrnoException) => {
+    await runner.close();
+    if (error.code === "EADDRINUSE")
+      throw new UsageError(`port ${port} on ${host} is in use: pick another with --port`);
+    throw error;
+  });
   closeOnSignals(
     async () => {
       await gateway.close();
@@ -77,5 +88,7 @@ export async function runServeCommand(args: string[]): Promise<void> {
     },
     { log: (message) => process.stderr.write(`lspmesh: ${message}\n`) },
   );
-  process.stdout.write(`lspmesh: serving ${dir} as workspace '${workspace}' at ${gateway.url}\n`);
+  const mode = readOnly ? " (read-only: no tool writes files)" : "";
+  const which = implicit ? " (no folder given: the current folder)" : "";
+  process.stdout.write(`lspmesh: serving ${dir}${which} as workspace '${workspace}' at ${gateway.url}${mode}\n`);
 }

@@ -1,11 +1,18 @@
 // Which Host and Origin headers the MCP endpoint accepts (DNS-rebinding and CSRF protection).
-import { localhostAllowedHostnames, localhostAllowedOrigins } from "@modelcontextprotocol/server";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { originValidation } from "@modelcontextprotocol/node";
+import { localhostAllowedHostnames } from "@modelcontextprotocol/server";
 
 export interface Allowlists {
   /** Allowed Host hostnames (no port; IPv6 in brackets); undefined = Host is not checked. */
   hosts: string[] | undefined;
-  /** Allowed Origin hostnames; requests without an Origin header (non-browser clients) always pass. */
+  /**
+   * Browser origins accepted; requests without an Origin header (non-browser clients) always
+   * pass. On loopback exact origins ("http://localhost:5173"), elsewhere hostnames.
+   */
   origins: string[];
+  /** Origins are compared exactly (scheme, host and port), not by hostname. */
+  exactOrigins: boolean;
 }
 
 export function isLoopbackHost(host: string): boolean {
@@ -13,12 +20,51 @@ export function isLoopbackHost(host: string): boolean {
   return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
+/** "http://localhost:5173/" → "http://localhost:5173"; undefined for anything but an http(s) origin. */
+export function normalizeOrigin(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * On loopback only localhost names are accepted, whatever is configured. Elsewhere the configured
- * lists apply: without a host list the Host header is not checked (tokens protect the endpoint),
- * and without an origin list every browser Origin is refused.
+ * On loopback only localhost Host names are accepted, and a browser only from the exact origins
+ * configured (none by default, besides the server's own): any local web page — a dev server, a package's page — could
+ * otherwise drive the tools, since a local server takes no token. Elsewhere the configured lists
+ * apply: without a host list the Host header is not checked (tokens protect the endpoint), and
+ * without an origin list every browser Origin is refused.
  */
 export function allowlistsFor(bindHost: string, configured: { hosts?: string[]; origins?: string[] }): Allowlists {
-  if (isLoopbackHost(bindHost)) return { hosts: localhostAllowedHostnames(), origins: localhostAllowedOrigins() };
-  return { hosts: configured.hosts, origins: configured.origins ?? [] };
+  if (isLoopbackHost(bindHost)) {
+    const origins = (configured.origins ?? []).flatMap((origin) => normalizeOrigin(origin) ?? []);
+    return { hosts: localhostAllowedHostnames(), origins, exactOrigins: true };
+  }
+  return { hosts: configured.hosts, origins: configured.origins ?? [], exactOrigins: false };
+}
+
+/** The Origin guard: returns whether the request may proceed, else it has answered 403. */
+export function originGuard(allowlists: Allowlists): (req: IncomingMessage, res: ServerResponse) => boolean {
+  if (!allowlists.exactOrigins) return originValidation(allowlists.origins);
+  const allowed = new Set(allowlists.origins);
+  return (req, res) => {
+    const header = req.headers.origin;
+    if (header === undefined) return true;
+    const origin = normalizeOrigin(header) ?? "";
+    // Same origin (the Host already checked to be a localhost name): no other site's page.
+    if (allowed.has(origin) || origin === normalizeOrigin(`http://${req.headers.host ?? ""}`)) return true;
+    res.writeHead(403, { "content-type": "application/json" }).end(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        error: {
+          code: -32_000,
+          message: `Origin '${header}' may not call this local lspmesh: browser pages are refused unless it is started with --allow-origin ${normalizeOrigin(header) ?? "ORIGIN"}`,
+        },
+        id: null,
+      }),
+    );
+    return false;
+  };
 }

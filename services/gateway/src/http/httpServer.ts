@@ -2,7 +2,7 @@
 // authentication; RFC 9728 protected-resource metadata; /healthz, /readyz and /metrics; 404 elsewhere.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Logger } from "@lspmesh/service-kit";
-import { hostHeaderValidation, originValidation, toNodeHandler } from "@modelcontextprotocol/node";
+import { hostHeaderValidation, toNodeHandler } from "@modelcontextprotocol/node";
 import {
   bearerAuthChallengeResponse,
   getOAuthProtectedResourceMetadataUrl,
@@ -15,7 +15,7 @@ import { authInfoFor, type Principal, SCOPES, type Scope } from "../auth/princip
 import { missingScope } from "../auth/scopeDecision.js";
 import type { TenantLimiter } from "../limits/tenantLimiter.js";
 import type { GatewayMetrics } from "../ops/metrics.js";
-import type { Allowlists } from "./allowlists.js";
+import { type Allowlists, originGuard } from "./allowlists.js";
 import { InFlightRequests } from "./inFlightRequests.js";
 
 export const MCP_PATH = "/mcp";
@@ -56,7 +56,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
     maxRequestBodySize: MAX_BODY_BYTES,
   });
   const checkHost = options.allowlists.hosts ? hostHeaderValidation(options.allowlists.hosts) : () => true;
-  const checkOrigin = originValidation(options.allowlists.origins);
+  const checkOrigin = originGuard(options.allowlists);
   const inFlight = new InFlightRequests();
 
   const baseUrl = (req: IncomingMessage) =>

@@ -59,8 +59,18 @@ const INSTRUCTIONS = [
   "Errors start with a stable code (for example NOT_FOUND, INVALID_ARGUMENT, NO_LANGUAGE_SERVER, RATE_LIMITED) followed by what to do about it.",
 ].join("\n");
 
+/** Tools that can write files (code actions, format, rename, apply): every tool not annotated read-only. */
+export function canWrite(tool: GatewayTool): boolean {
+  return tool.annotations.readOnlyHint !== true;
+}
+
 export function createGatewayMcpServer(deps: ToolDeps): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
-  for (const tool of GATEWAY_TOOLS) tool.register(server, deps);
+  const server = new McpServer(SERVER_INFO, {
+    instructions: deps.readOnly ? `${INSTRUCTIONS}\n${READ_ONLY_INSTRUCTION}` : INSTRUCTIONS,
+  });
+  for (const tool of GATEWAY_TOOLS) if (!deps.readOnly || !canWrite(tool)) tool.register(server, deps);
   return server;
 }
+
+const READ_ONLY_INSTRUCTION =
+  "This server is read-only: the edit tools (code_actions, format_document, rename_symbol, rename_file, apply_workspace_edit) are not offered.";

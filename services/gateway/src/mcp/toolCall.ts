@@ -31,6 +31,8 @@ export interface ToolDeps {
   /** The caller when the transport carries none (stdio); HTTP always attaches a verified one. */
   readonly defaultPrincipal?: Principal | undefined;
   readonly progressIntervalMs?: number | undefined;
+  /** Serve no tool that can write files (absent from tools/list, so never callable). */
+  readonly readOnly?: boolean | undefined;
 }
 
 export interface SendOptions {

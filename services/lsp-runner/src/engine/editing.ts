@@ -38,6 +38,7 @@ import {
 } from "./engineContext.js";
 import { invalidRenameReason } from "./identifiers.js";
 import type { ApplyEditQuery, CodeActionsQuery, FormatQuery, RenameFileQuery, RenameSymbolQuery } from "./queries.js";
+import { changingEdits } from "./textEdits.js";
 import { emptyEdit, fromLspWorkspaceEdit, isEmptyEdit } from "./workspaceEdits.js";
 
 /** How long code actions wait for the diagnostics of the file's current content, in ms (default 5 000). */
@@ -145,6 +146,11 @@ export class EditingQueries {
     const edit = await fromLspWorkspaceEdit(context.paths, context.session, {
       changes: edits && edits.length > 0 ? { [context.document.uri]: edits } : {},
     });
+    // Formatters may answer with edits that rewrite whitespace as it is: only real changes count.
+    for (const fileEdit of edit.files) {
+      fileEdit.edits = changingEdits(context.document.text, fileEdit.edits, fileEdit.file);
+    }
+    edit.files = edit.files.filter((fileEdit) => fileEdit.edits.length > 0);
     return this.finish(ref, context, edit, apply);
   }
 

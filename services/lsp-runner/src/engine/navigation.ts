@@ -166,10 +166,11 @@ export class NavigationQueries {
         kind: symbol.kind,
         range: fromLspRange(lines, symbol.range, encoding),
         selectionRange: fromLspRange(lines, symbol.selectionRange, encoding),
-        children: (symbol.children ?? []).map(convert),
+        children: inSourceOrder((symbol.children ?? []).map(convert)),
       };
     };
-    const symbols = (result ?? []).map(convert);
+    // Servers list symbols in their own order (tsserver: by kind and name); answers read top-down.
+    const symbols = inSourceOrder((result ?? []).map(convert));
     return this.engine.withStatus<DocumentSymbolsAnswer>(context.session, { symbols }, { empty: symbols.length === 0 });
   }
 
@@ -319,6 +320,17 @@ export class NavigationQueries {
     const matches = await this.symbolsOfEveryProject(context, projects, query, signal);
     return { session: context.session, matches, projects };
   }
+}
+
+/** Symbols by where they start (then end): the order they appear in the file. */
+function inSourceOrder(symbols: DocumentSymbol[]): DocumentSymbol[] {
+  return symbols.sort(
+    (a, b) =>
+      a.range.start.line - b.range.start.line ||
+      a.range.start.column - b.range.start.column ||
+      a.range.end.line - b.range.end.line ||
+      a.range.end.column - b.range.end.column,
+  );
 }
 
 function normaliseLocations(result: LspLocation | LspLocation[] | LocationLink[] | null): LspLocation[] {

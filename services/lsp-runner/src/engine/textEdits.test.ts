@@ -1,6 +1,6 @@
 import { expect, test } from "vitest";
 import type { TextEdit } from "./answers.js";
-import { applyTextEdits } from "./textEdits.js";
+import { applyTextEdits, changingEdits } from "./textEdits.js";
 
 const edit = (line: number, column: number, endLine: number, endColumn: number, newText: string): TextEdit => ({
   range: { start: { line, column }, end: { line: endLine, column: endColumn } },
@@ -42,4 +42,11 @@ test("overlapping edits and positions outside the text are refused", () => {
   expect(() => applyTextEdits("abc", [edit(1, 5, 1, 5, "x")], "a.ts")).toThrow(/past its end/);
   expect(() => applyTextEdits("abc", [edit(4, 1, 4, 1, "x")], "a.ts")).toThrow(/outside the file/);
   expect(() => applyTextEdits("abc", [edit(1, 3, 1, 2, "x")], "a.ts")).toThrow(/ends before/);
+});
+
+test("edits that rewrite a span as it is are no changes", () => {
+  const text = "if (a) {\n  b();\n}\n";
+  const same = edit(2, 1, 2, 3, "  ");
+  const real = edit(2, 3, 2, 3, " ");
+  expect(changingEdits(text, [same, real, edit(3, 1, 3, 2, "}")], "a.ts")).toEqual([real]);
 });

@@ -32,6 +32,16 @@ export function applyTextEdits(text: string, edits: readonly TextEdit[], file: s
   return result + text.slice(cursor);
 }
 
+/** The edits that change the text: an edit replacing a span with the same text is left out. */
+export function changingEdits(text: string, edits: readonly TextEdit[], file: string): TextEdit[] {
+  const starts = lineStarts(text);
+  return edits.filter(
+    (edit) =>
+      text.slice(offsetOf(text, starts, edit.range.start, file), offsetOf(text, starts, edit.range.end, file)) !==
+      edit.newText,
+  );
+}
+
 function lineStarts(text: string): number[] {
   const starts = [0];
   for (const match of text.matchAll(LINE_BREAK)) starts.push(match.index + match[0].length);

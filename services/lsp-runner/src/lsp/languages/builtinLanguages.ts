@@ -20,6 +20,7 @@ export function typescriptLanguage(): LanguageServerConfig {
     watchProcessTree: true,
     // Its pushes cannot tell a file's complete check from a syntax-only first result.
     diagnosticsPull: "tsserverRequest",
+    serverDescription: `typescript-language-server ${packageVersion("typescript-language-server")} (TypeScript ${packageVersion("typescript")})`,
     initializationOptions: {
       // Never the workspace's node_modules copy: a workspace must not choose the code we run.
       // One tsserver, no syntax server: while the project loads, a syntax server answers definition
@@ -63,6 +64,7 @@ export function typescriptNativeLanguage(): LanguageServerConfig {
     extensions: TYPESCRIPT_EXTENSIONS,
     command: nativeTypescriptExecutable() ?? "tsc",
     args: ["--lsp", "--stdio"],
+    serverDescription: `TypeScript ${packageVersion("typescript-native")} (tsc --lsp)`,
     settings: {
       typescript: { inlayHints: { parameterNames: { enabled: "all" }, variableTypes: { enabled: true } } },
       javascript: { inlayHints: { parameterNames: { enabled: "all" }, variableTypes: { enabled: true } } },
@@ -70,6 +72,15 @@ export function typescriptNativeLanguage(): LanguageServerConfig {
     install:
       "the runner's typescript-native dependency (npm:typescript@7) has no binary for this platform; install TypeScript 7 and set its tsc as the command",
   };
+}
+
+/** The version of a dependency of the runner ("unknown" when it is not installed). */
+function packageVersion(name: string): string {
+  try {
+    return (require(`${name}/package.json`) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
 }
 
 /** `@typescript/typescript-<platform>-<arch>/lib/tsc` next to typescript-native, if installed. */
@@ -96,6 +107,7 @@ export function pythonLanguage(): LanguageServerConfig {
     initializationOptions: { disablePullDiagnostics: true },
     // Pyright reports no progress while it analyses the workspace.
     readinessProbe: "workspaceSymbol",
+    serverDescription: `pyright ${packageVersion("pyright")}`,
     settings: {
       python: {
         analysis: { autoSearchPaths: true, useLibraryCodeForTypes: true, diagnosticMode: "openFilesOnly" },

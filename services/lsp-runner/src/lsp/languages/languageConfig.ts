@@ -171,6 +171,8 @@ function overrideLanguage(base: LanguageDefinition, entry: LanguageEntry): Langu
     watchProcessTree: commandChanged ? entry.watchProcessTree : (entry.watchProcessTree ?? base.watchProcessTree),
     readinessProbe: commandChanged ? entry.readinessProbe : (entry.readinessProbe ?? base.readinessProbe),
     diagnosticsPull: commandChanged ? entry.diagnosticsPull : (entry.diagnosticsPull ?? base.diagnosticsPull),
+    // Another command is another server: the built-in's description would be wrong.
+    serverDescription: commandChanged ? undefined : base.serverDescription,
   };
 }
 

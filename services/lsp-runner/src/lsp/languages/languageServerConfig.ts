@@ -38,6 +38,11 @@ export interface LanguageServerConfig {
    * `textDocument/diagnostic` are asked with it; the others are waited for.
    */
   readonly diagnosticsPull?: "tsserverRequest";
+  /**
+   * The server's name and version for answers, when its initialize answer does not give both
+   * (typescript-language-server names no version and not the TypeScript it runs).
+   */
+  readonly serverDescription?: string;
   /** How to install the server, shown when its command cannot be started. */
   readonly install?: string;
 }

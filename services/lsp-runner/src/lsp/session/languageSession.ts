@@ -299,9 +299,12 @@ export class LanguageSession {
     this.capabilities = result.capabilities;
     const negotiated = result.capabilities.positionEncoding;
     this.encoding = negotiated === "utf-8" || negotiated === "utf-32" ? negotiated : "utf-16";
-    this.serverName = [result.serverInfo?.name ?? this.language.id, result.serverInfo?.version]
-      .filter(Boolean)
-      .join(" ");
+    const info = result.serverInfo;
+    this.serverName =
+      info?.name && info.version
+        ? `${info.name} ${info.version}`
+        : (this.language.serverDescription ??
+          [info?.name ?? this.language.id, info?.version].filter(Boolean).join(" "));
     await this.process.connection.sendNotification(InitializedNotification.type, {});
     if (this.language.settings) {
       await this.process.connection.sendNotification(DidChangeConfigurationNotification.type, {
