@@ -11,6 +11,7 @@ export {
   defaultLanguages,
   pythonLanguage,
   typescriptLanguage,
+  typescriptNativeLanguage,
 } from "../src/lsp/languages/builtinLanguages.js";
 export { LanguageConfigError, loadLanguageRegistry, loadLanguages } from "../src/lsp/languages/languageConfig.js";
 export {

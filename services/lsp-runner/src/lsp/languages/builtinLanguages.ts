@@ -65,9 +65,17 @@ export function typescriptNativeLanguage(): LanguageServerConfig {
     command: nativeTypescriptExecutable() ?? "tsc",
     args: ["--lsp", "--stdio"],
     serverDescription: `TypeScript ${packageVersion("typescript-native")} (tsc --lsp)`,
+    // Automatic type acquisition off: it would run npm to download @types packages from the
+    // registry into ~/.cache/typescript/7.0 (network, a shared home folder) for any JS project.
     settings: {
-      typescript: { inlayHints: { parameterNames: { enabled: "all" }, variableTypes: { enabled: true } } },
-      javascript: { inlayHints: { parameterNames: { enabled: "all" }, variableTypes: { enabled: true } } },
+      typescript: {
+        inlayHints: { parameterNames: { enabled: "all" }, variableTypes: { enabled: true } },
+        tsserver: { automaticTypeAcquisition: { enabled: false } },
+      },
+      javascript: {
+        inlayHints: { parameterNames: { enabled: "all" }, variableTypes: { enabled: true } },
+        tsserver: { automaticTypeAcquisition: { enabled: false } },
+      },
     },
     install:
       "the runner's typescript-native dependency (npm:typescript@7) has no binary for this platform; install TypeScript 7 and set its tsc as the command",
