@@ -17,9 +17,22 @@ export interface ServeProcess extends AsyncDisposable {
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startServe(dir: string, extraArgs: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, "serve", dir, "--port", "0", ...extraArgs], {
+export interface ServeOptions {
+  /** The `lspmesh` executable to run (an installed copy); default this repository's CLI on this Node. */
+  bin?: string;
+  /** Working folder of the process (default this process's). */
+  cwd?: string;
+}
+
+export async function startServe(
+  dir: string,
+  extraArgs: string[] = [],
+  options: ServeOptions = {},
+): Promise<ServeProcess> {
+  const args = ["serve", dir, "--port", "0", ...extraArgs];
+  const child = spawn(options.bin ?? process.execPath, options.bin ? args : [CLI, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
+    cwd: options.cwd,
   });
   let stdout = "";
   let stderr = "";

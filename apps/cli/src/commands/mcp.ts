@@ -10,6 +10,7 @@ import { createJsonLogger, parseFlags } from "@lspmesh/service-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Server } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { stdioConfigs, stdioLaunch } from "../agentConfig.js";
 import { ConfigFileError, UsageError } from "../usage.js";
 
 export const HELP = `usage: lspmesh mcp DIR [--workspace ${DEFAULT_WORKSPACE}] [--read-only] [--languages FILE]   embedded: serve DIR over stdio
@@ -101,6 +102,13 @@ async function runEmbedded(
   });
   const mode = readOnly ? " (read-only: no tool writes files)" : "";
   process.stderr.write(`lspmesh mcp: serving ${dir} as workspace '${workspace}' over stdio${mode}\n`);
+  // A person at a terminal (an agent never gives a TTY): how to have an agent start it instead.
+  if (process.stdin.isTTY) {
+    const launch = stdioLaunch(dir, readOnly ? ["--read-only"] : []);
+    process.stderr.write(
+      `Have your agent start it (absolute paths, any working folder):\n${stdioConfigs(launch).join("\n")}\n`,
+    );
+  }
 }
 
 async function runProxy(gateway: string, tokenEnv: string): Promise<void> {

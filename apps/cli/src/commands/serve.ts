@@ -2,9 +2,10 @@
 // the gateway in front of it, serving `dir` as tenant "local", workspace "default".
 import { stat } from "node:fs/promises";
 import { startLocalGateway } from "@lspmesh/gateway";
-import { LanguageConfigError, startRunner } from "@lspmesh/lsp-runner";
+import { LanguageConfigError, languageServers, startRunner } from "@lspmesh/lsp-runner";
 import { DEFAULT_GATEWAY_PORT, DEFAULT_WORKSPACE, ID_PATTERN, ID_RULE, LOCAL_TENANT } from "@lspmesh/proto";
 import { closeOnSignals, createJsonLogger, parseFlags } from "@lspmesh/service-kit";
+import { httpConfigs, stdioLaunch } from "../agentConfig.js";
 import { ConfigFileError, folderToServe, parseOrigin, parsePort, UsageError } from "../usage.js";
 
 export const HELP = `usage: lspmesh serve [dir] [--port ${DEFAULT_GATEWAY_PORT}] [--host 127.0.0.1] [--workspace ${DEFAULT_WORKSPACE}] [--languages FILE] [--read-only] [--allow-origin ORIGIN]
@@ -91,4 +92,12 @@ export async function runServeCommand(args: string[]): Promise<void> {
   const mode = readOnly ? " (read-only: no tool writes files)" : "";
   const which = implicit ? " (no folder given: the current folder)" : "";
   process.stdout.write(`lspmesh: serving ${dir}${which} as workspace '${workspace}' at ${gateway.url}${mode}\n`);
+  const servers = await languageServers(values.languages);
+  const found = servers.filter((server) => server.executable).map((server) => `${server.id} (${server.server})`);
+  const missing = servers.filter((server) => !server.executable).map((server) => server.id);
+  process.stdout.write(
+    `Language servers: ${found.join(", ") || "none"}${missing.length > 0 ? `; not installed: ${missing.join(", ")} (lspmesh --version says how to install them)` : ""}\n`,
+  );
+  const launch = stdioLaunch(dir, readOnly ? ["--read-only"] : []);
+  process.stdout.write(`Connect an agent:\n${httpConfigs(gateway.url, launch).join("\n")}\n`);
 }
