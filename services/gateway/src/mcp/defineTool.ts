@@ -3,6 +3,7 @@ import type { McpServer, StandardSchemaWithJSON, ToolAnnotations } from "@modelc
 import type { z } from "zod";
 import { GatewayError } from "../errors.js";
 import { runTool } from "./pipeline/runTool.js";
+import { withinBudget } from "./text.js";
 import type { ToolCall, ToolDeps } from "./toolCall.js";
 
 /** What a tool body returns: readable text, and the structured form matching the output schema. */
@@ -85,7 +86,10 @@ export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject
             definition.name,
             async (call) => {
               const answer = await definition.run(args, call);
-              return { content: [{ type: "text", text: answer.text }], structuredContent: answer.structured };
+              return {
+                content: [{ type: "text", text: withinBudget(answer.text) }],
+                structuredContent: answer.structured,
+              };
             },
             { write: writes(args) },
           );

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { describeTarget, emptyAnswerText, locationText, statusHeader } from "./text.js";
+import { describeTarget, emptyAnswerText, locationText, statusHeader, TEXT_BUDGET, withinBudget } from "./text.js";
 import type { AnswerStatusOutput } from "./toolSupport/shared.js";
 
 const ready: AnswerStatusOutput = { state: "ready", partial: false, language: "typescript", server: "tsserver" };
@@ -78,4 +78,16 @@ describe("describeTarget with column and symbol both given", () => {
       "`greet` at src/a.ts:5:3 (not at the given src/a.ts:4:2; found near that line)",
     );
   });
+});
+
+test("any text answer is cut at a line under the budget, saying how much is left and where", () => {
+  const line = `src/a.ts:1:1 ${"x".repeat(90)}`;
+  const text = Array.from({ length: 1000 }, () => line).join("\n");
+  const cut = withinBudget(text);
+  expect(cut.length).toBeLessThanOrEqual(TEXT_BUDGET);
+  const kept = cut.split("\n").filter((l) => l === line).length;
+  expect(cut.split("\n").at(-1)).toBe(
+    `… ${1000 - kept} more lines not shown: a text answer is kept under ${TEXT_BUDGET} characters. structuredContent has everything; or narrow the request (limit and offset, a line range, one file).`,
+  );
+  expect(withinBudget("short")).toBe("short");
 });

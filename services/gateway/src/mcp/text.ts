@@ -80,3 +80,22 @@ export function counted(count: number, singular: string, plural = `${singular}s`
 export function lines(...parts: Array<string | undefined>): string {
   return parts.filter((part): part is string => part !== undefined).join("\n");
 }
+
+/** Most characters of any tool's text answer (about 6 000 tokens); structuredContent is not cut. */
+export const TEXT_BUDGET = 24_000;
+
+/**
+ * The text cut at a line boundary to fit `budget`, with how many lines were left out and where
+ * they are. Tools keep their own answers shorter (limits, paging); this is the backstop.
+ */
+export function withinBudget(text: string, budget = TEXT_BUDGET): string {
+  if (text.length <= budget) return text;
+  const room = budget - 300;
+  const cut = text.lastIndexOf("\n", room);
+  const kept = text.slice(0, cut > 0 ? cut : room);
+  const left = text
+    .slice(kept.length)
+    .split("\n")
+    .filter((line) => line !== "").length;
+  return `${kept}\n… ${counted(left, "more line")} not shown: a text answer is kept under ${budget} characters. structuredContent has everything; or narrow the request (limit and offset, a line range, one file).`;
+}
