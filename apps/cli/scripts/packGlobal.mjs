@@ -2,7 +2,11 @@
 // Packs the lspmesh command as one tarball that installs anywhere: `npm install -g
 // lspmesh-<version>.tgz`. The workspace packages it is made of (not published to any registry)
 // are bundled inside; their external dependencies become the tarball's own, pinned to the
-// versions installed here. Install it with --ignore-scripts: nothing it needs runs install scripts. Usage: node apps/cli/scripts/packGlobal.mjs [DEST_DIR] (after a build).
+// versions installed here, and with --self-contained every package they need (the closure package-lock
+// gives, copied from node_modules) is bundled too: the install then asks no registry for anything,
+// works offline, and installs exactly what the tests ran. Install it with --ignore-scripts: nothing
+// it needs runs install scripts.
+// Usage: node apps/cli/scripts/packGlobal.mjs [--self-contained] [DEST_DIR] (after a build).
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +15,9 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const CLI_DIR = join(ROOT, "apps/cli");
-const dest = resolve(process.argv[2] ?? process.cwd());
+const args = process.argv.slice(2);
+const selfContained = args.includes("--self-contained");
+const dest = resolve(args.find((arg) => !arg.startsWith("--")) ?? process.cwd());
 
 const readJson = (file) => JSON.parse(readFileSync(file, "utf8"));
 const rootManifest = readJson(join(ROOT, "package.json"));
@@ -49,6 +55,43 @@ const visit = (manifest) => {
 };
 visit(cli);
 
+/**
+ * The node_modules paths the external dependencies need, as package-lock lays them out (a closed
+ * subset of a valid layout is a valid layout).
+ */
+const dependencyClosure = () => {
+  const lock = readJson(join(ROOT, "package-lock.json")).packages;
+  const locate = (from, name) => {
+    for (let base = from; ; ) {
+      const candidate = `${base ? `${base}/` : ""}node_modules/${name}`;
+      if (lock[candidate] && !lock[candidate].link) return candidate;
+      if (!base) return undefined;
+      const parent = base.lastIndexOf("/node_modules/");
+      base = parent < 0 ? "" : base.slice(0, parent);
+    }
+  };
+  const taken = new Set();
+  const take = (from, name, optional) => {
+    const found = locate(from, name);
+    // Optional packages for other platforms are in the lock but not installed here.
+    const path = found && (existsSync(join(ROOT, found)) || !optional) ? found : undefined;
+    if (!path) {
+      if (optional) return;
+      throw new Error(`packGlobal: ${name} (needed by ${from || "lspmesh"}) is not in package-lock.json`);
+    }
+    if (taken.has(path)) return;
+    const entry = lock[path];
+    taken.add(path);
+    for (const dep of Object.keys(entry.dependencies ?? {})) take(path, dep, false);
+    for (const dep of Object.keys(entry.optionalDependencies ?? {})) take(path, dep, true);
+    for (const [dep, spec] of Object.entries(entry.peerDependencies ?? {})) {
+      take(path, dep, entry.peerDependenciesMeta?.[dep]?.optional === true || !spec);
+    }
+  };
+  for (const name of Object.keys(external)) take("", name, false);
+  return taken;
+};
+
 const staging = mkdtempSync(join(tmpdir(), "lspmesh-pack-"));
 try {
   for (const part of ["bin", "dist"]) cpSync(join(CLI_DIR, part), join(staging, part), { recursive: true });
@@ -78,8 +121,15 @@ try {
     engines: rootManifest.engines,
     files: ["bin", "dist"],
     dependencies: { ...external, ...Object.fromEntries([...bundled].map((name) => [name, cli.version])) },
-    bundleDependencies: [...bundled],
+    bundleDependencies: [...bundled, ...(selfContained ? Object.keys(external) : [])],
   };
+  if (selfContained) {
+    // Top-level folders carry their nested node_modules with them.
+    const topLevel = new Set([...dependencyClosure()].map((path) => path.split("/node_modules/")[0]));
+    for (const path of topLevel) cpSync(join(ROOT, path), join(staging, path), { recursive: true });
+    const bundledNames = [...topLevel].map((path) => path.slice("node_modules/".length));
+    manifest.bundleDependencies = [...new Set([...manifest.bundleDependencies, ...bundledNames])];
+  }
   writeFileSync(join(staging, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   mkdirSync(dest, { recursive: true });
   const packed = execFileSync("npm", ["pack", "--pack-destination", dest, "--silent"], {

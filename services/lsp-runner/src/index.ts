@@ -6,6 +6,8 @@ export type { Diagnostic, DiagnosticsAnswer, FileDiagnostics } from "./engine/an
 export { RunnerError, type RunnerErrorCode } from "./errors.js";
 export { LanguageConfigError } from "./lsp/languages/languageConfig.js";
 export { type LanguageServerSummary, languageServers } from "./lsp/languages/languageServers.js";
+export type { LifecycleEvent } from "./lsp/pool/sessionManager.js";
 export { main } from "./main.js";
+export type { ServerStateEvent } from "./runnerServer.js";
 export { type RunnerHooks, type RunnerSettings, type RunningRunner, startRunner } from "./startRunner.js";
 export { listSourceFiles } from "./workspace/sourceFiles.js";

@@ -15,9 +15,20 @@ import { runnerService } from "./grpc/runnerService.js";
 import { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
 import { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/pool/sessionManager.js";
 import type { SessionPolicyOverrides } from "./lsp/pool/sessionPolicy.js";
+import type { ServerStateName } from "./lsp/session/sessionState.js";
 import { type WarmUpEntry, warmUpSessions } from "./sessionWarmUp.js";
 import { TenantAllowlistLocator } from "./workspace/tenantAllowlist.js";
 import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
+
+/** A server's state as a console shows it. */
+export interface ServerStateEvent {
+  tenant: string;
+  workspace: string;
+  language: string;
+  state: ServerStateName | "stopped";
+  /** Work-done progress text, e.g. "Indexing: 3/10 30%" ("" when none). */
+  progress: string;
+}
 
 export interface RunnerServerOptions {
   /** host:port to listen on; port 0 picks a free one. */
@@ -31,6 +42,8 @@ export interface RunnerServerOptions {
   warmUp?: readonly WarmUpEntry[];
   /** Lifecycle changes of sessions (also logged); for status events. */
   onLifecycleEvent?: (event: LifecycleEvent) => void;
+  /** Every change of a server's state (starting, indexing, ready, …, stopped), for a console. */
+  onServerState?: (event: ServerStateEvent) => void;
   /** Every message the runner writes to a language server (tracing and tests). */
   onServerMessage?: SessionManagerOptions["onOutgoing"];
   log?: (entry: Record<string, unknown>) => void;
@@ -95,7 +108,17 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
       options.onLifecycleEvent?.(event);
     },
     onOutgoing: options.onServerMessage,
-    onSessionEvent: events.onSessionEvent,
+    onSessionEvent: (origin, event) => {
+      events.onSessionEvent(origin, event);
+      if (event.type === "diagnostics") return;
+      options.onServerState?.({
+        tenant: origin.tenant,
+        workspace: origin.workspace,
+        language: origin.language,
+        state: event.type === "closed" ? "stopped" : event.state,
+        progress: event.session.progress.summary(),
+      });
+    },
   });
   const locator = options.tenants ? new TenantAllowlistLocator(options.locator, options.tenants) : options.locator;
   const engine = new QueryEngine({ locator, languages, sessions, changes: events });

@@ -6,7 +6,8 @@ import type { RunnerConfig } from "./config.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { loadLanguageRegistry } from "./lsp/languages/languageConfig.js";
 import { containerMemoryBudget } from "./lsp/pool/memoryBudget.js";
-import { type RunnerServer, startRunnerServer } from "./runnerServer.js";
+import type { LifecycleEvent } from "./lsp/pool/sessionManager.js";
+import { type RunnerServer, type ServerStateEvent, startRunnerServer } from "./runnerServer.js";
 import { SingleWorkspaceLocator, VolumeWorkspaceLocator } from "./workspace/workspaceLocator.js";
 
 /** What a runner needs beyond its settings. */
@@ -15,6 +16,10 @@ export interface RunnerHooks {
   log?: (entry: Record<string, unknown>) => void;
   /** The event backbone (NATS in a cluster); the caller closes it after the runner. Default: in-process. */
   events?: RunnerEventBus;
+  /** Every change of a server's state, for a console (serve's progress lines). */
+  onServerState?: (event: ServerStateEvent) => void;
+  /** Servers started, failed (with the reason) and stopped. */
+  onLifecycleEvent?: (event: LifecycleEvent) => void;
 }
 
 export type RunnerSettings = Partial<Omit<RunnerConfig, "listen" | "workspaces">> &
@@ -54,5 +59,7 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     heartbeatMs: settings.heartbeatMs,
     watchWorkspaces: settings.watchWorkspaces,
     log: hooks.log,
+    onServerState: hooks.onServerState,
+    onLifecycleEvent: hooks.onLifecycleEvent,
   });
 }

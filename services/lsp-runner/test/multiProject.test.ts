@@ -101,6 +101,20 @@ test("cold: the first find_references covers the tests and benchmarks projects",
     "test/compose.spec.ts:3",
   ]);
   expect(answer.status?.partial).toBe(false);
+  // Pages of 3 (offset, limit) walk the same list once.
+  const paged: string[] = [];
+  for (let offset = 0; offset < answer.total; offset += 3) {
+    const page = await client.findReferences({
+      workspace: ws,
+      at: composeAt,
+      includeDeclaration: true,
+      limit: 3,
+      offset,
+    });
+    expect(page.total).toBe(7);
+    paged.push(...page.locations.map((location) => `${location.file}:${location.range?.start?.line}`));
+  }
+  expect(paged).toEqual(answer.locations.map((location) => `${location.file}:${location.range?.start?.line}`));
 });
 
 test("cold: the first rename, applied, changes every use in every project", async () => {

@@ -14,7 +14,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, expect, test } from "vitest";
 
 const PACK = fileURLToPath(new URL("../../../apps/cli/scripts/packGlobal.mjs", import.meta.url));
-/** Packing and installing (from npm's cache, which npm ci filled): seconds, but allow a slow registry. */
+/** Packing (about 20 s) and installing (about 30 s) the self-contained tarball, on a busy machine. */
 const INSTALL_TIMEOUT_MS = 240_000;
 
 let root: string;
@@ -25,11 +25,14 @@ let fixture: FixtureWorkspace;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "lspmesh-global-"));
   elsewhere = mkdtempSync(join(tmpdir(), "lspmesh-elsewhere-"));
-  const tarball = execFileSync(process.execPath, [PACK, join(root, "pack")], { encoding: "utf8" }).trim();
+  // Self-contained and --offline: the test never waits on (or depends on) the npm registry.
+  const tarball = execFileSync(process.execPath, [PACK, "--self-contained", join(root, "pack")], {
+    encoding: "utf8",
+  }).trim();
   const prefix = join(root, "prefix");
   const install = spawnSync(
     "npm",
-    ["install", "-g", "--prefix", prefix, "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball],
+    ["install", "-g", "--prefix", prefix, "--offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball],
     { cwd: elsewhere, encoding: "utf8", timeout: INSTALL_TIMEOUT_MS },
   );
   expect(install.status, install.stderr).toBe(0);
@@ -61,6 +64,11 @@ test("serve, started from an unrelated folder, answers the official MCP client",
     });
     expect(result.isError).toBeFalsy();
     expect(JSON.stringify(result.content)).toContain("src/greeter.ts:7:14");
+    // The console: servers found, how to connect an agent, and the server's progress lines.
+    const printed = serve.stdout();
+    expect(printed).toMatch(/Language servers: typescript \(typescript-language-server \d/);
+    expect(printed).toContain(`claude mcp add --transport http lspmesh ${serve.url.href}`);
+    expect(printed).toMatch(/lspmesh: typescript: ready \(\d+\.\d s\)/);
   } finally {
     await client.close();
   }

@@ -13,6 +13,8 @@ export interface ServeProcess extends AsyncDisposable {
   readonly child: ChildProcess;
   /** Everything the process wrote to stderr so far. */
   stderr(): string;
+  /** Everything the process wrote to stdout so far (the ready line, servers, progress lines). */
+  stdout(): string;
   /** Sends SIGINT (Ctrl-C) and waits for the exit. Idempotent. */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -61,7 +63,14 @@ export async function startServe(
     })();
     return stopping;
   };
-  return { url, child, stderr: () => stderr, stop, [Symbol.asyncDispose]: async () => void (await stop()) };
+  return {
+    url,
+    child,
+    stderr: () => stderr,
+    stdout: () => stdout,
+    stop,
+    [Symbol.asyncDispose]: async () => void (await stop()),
+  };
 }
 
 /** Every process descended from `pid` (children, grandchildren, …), from /proc. */

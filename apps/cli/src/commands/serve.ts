@@ -6,14 +6,17 @@ import { LanguageConfigError, languageServers, startRunner } from "@lspmesh/lsp-
 import { DEFAULT_GATEWAY_PORT, DEFAULT_WORKSPACE, ID_PATTERN, ID_RULE, LOCAL_TENANT } from "@lspmesh/proto";
 import { closeOnSignals, createJsonLogger, parseFlags } from "@lspmesh/service-kit";
 import { httpConfigs, stdioLaunch } from "../agentConfig.js";
+import { ServerConsole } from "../serverConsole.js";
 import { ConfigFileError, folderToServe, parseOrigin, parsePort, UsageError } from "../usage.js";
 
-export const HELP = `usage: lspmesh serve [dir] [--port ${DEFAULT_GATEWAY_PORT}] [--host 127.0.0.1] [--workspace ${DEFAULT_WORKSPACE}] [--languages FILE] [--read-only] [--allow-origin ORIGIN]
+export const HELP = `usage: lspmesh serve [dir] [--port ${DEFAULT_GATEWAY_PORT}] [--host 127.0.0.1] [--workspace ${DEFAULT_WORKSPACE}] [--languages FILE] [--read-only] [--allow-origin ORIGIN] [--quiet] [--log-format text|json]
 
 Serves dir over MCP at http://HOST:PORT/mcp (without dir: the current folder, never / or your home folder).
 --languages FILE     overrides or adds language servers (JSON; see docs/languages.md)
 --read-only          serve no tool that can write files (code actions, format, rename, apply)
 --allow-origin URL   let browser pages from this exact origin call (repeatable; default: none)
+--quiet, -q          print only the ready line (no servers, agent configs or progress lines)
+--log-format json    JSON log lines on stderr instead of the console lines (default text)
 No token is needed on loopback. Stop with Ctrl-C: every language server is stopped with it.`;
 
 function isLoopbackAddress(host: string): boolean {
@@ -32,6 +35,8 @@ export async function runServeCommand(args: string[]): Promise<void> {
       languages: { type: "string" },
       "read-only": { type: "boolean" },
       "allow-origin": { type: "string", multiple: true },
+      quiet: { type: "boolean", short: "q" },
+      "log-format": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -55,15 +60,26 @@ export async function runServeCommand(args: string[]): Promise<void> {
   const workspace = values.workspace ?? DEFAULT_WORKSPACE;
   if (!ID_PATTERN.test(workspace)) throw new UsageError(`invalid workspace id '${workspace}': ${ID_RULE}`);
 
+  const logFormat = values["log-format"] ?? "text";
+  if (logFormat !== "text" && logFormat !== "json") {
+    throw new UsageError(`--log-format must be text or json (got '${logFormat}')`);
+  }
+  const quiet = values.quiet ?? false;
+  // JSON logs: every entry from info up on stderr, instead of the console lines.
+  const json = logFormat === "json";
   const logger = createJsonLogger({
     service: "serve",
-    level: process.env.LSPMESH_LOG_LEVEL === "debug" ? "debug" : "warn",
+    level: process.env.LSPMESH_LOG_LEVEL === "debug" ? "debug" : json ? "info" : "warn",
   });
+  const progressLines = quiet || json ? undefined : new ServerConsole((line) => process.stdout.write(`${line}\n`));
   const runner = await startRunner(
     { listen: "127.0.0.1:0", workspaces: { dir, tenant: LOCAL_TENANT, workspace }, languagesFile: values.languages },
     {
       log: ({ level, msg, ...fields }) =>
-        logger[level === "error" || level === "warn" ? level : "debug"](String(msg), fields),
+        logger[level === "error" || level === "warn" || level === "info" ? level : "debug"](String(msg), fields),
+      ...(progressLines
+        ? { onServerState: progressLines.onServerState, onLifecycleEvent: progressLines.onLifecycleEvent }
+        : {}),
     },
   ).catch((error: unknown) => {
     throw error instanceof LanguageConfigError ? new ConfigFileError(error.message) : error;
@@ -92,6 +108,7 @@ export async function runServeCommand(args: string[]): Promise<void> {
   const mode = readOnly ? " (read-only: no tool writes files)" : "";
   const which = implicit ? " (no folder given: the current folder)" : "";
   process.stdout.write(`lspmesh: serving ${dir}${which} as workspace '${workspace}' at ${gateway.url}${mode}\n`);
+  if (quiet || json) return;
   const servers = await languageServers(values.languages);
   const found = servers.filter((server) => server.executable).map((server) => `${server.id} (${server.server})`);
   const missing = servers.filter((server) => !server.executable).map((server) => server.id);

@@ -25,6 +25,7 @@ import {
 } from "vscode-languageserver-protocol";
 import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
 import { fromLspRange } from "../lsp/session/positionEncoding.js";
+import { tsserverNavto } from "../lsp/session/tsserverNavto.js";
 import type { WorkspacePaths } from "../workspace/workspacePaths.js";
 import type {
   DocumentSymbol,
@@ -86,7 +87,14 @@ export class NavigationQueries {
     );
   }
 
-  async references({ ref, at, includeDeclaration, limit, signal }: ReferencesQuery): Promise<ReferencesAnswer> {
+  async references({
+    ref,
+    at,
+    includeDeclaration,
+    limit,
+    offset = 0,
+    signal,
+  }: ReferencesQuery): Promise<ReferencesAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
     requireCapability(context.session, "referencesProvider", ReferencesRequest.method);
     // References in other projects are found only when those projects are loaded.
@@ -100,7 +108,8 @@ export class NavigationQueries {
     );
     const converted = await this.engine.convertLocations(context, result ?? []);
     const total = converted.locations.length;
-    const locations = limit > 0 ? converted.locations.slice(0, limit) : converted.locations;
+    // The server's order (file, then position) is stable while nothing changes: pages follow it.
+    const locations = converted.locations.slice(offset, limit > 0 ? offset + limit : undefined);
     return this.engine.withStatus<ReferencesAnswer>(
       context.session,
       { locations, total },
@@ -274,9 +283,10 @@ export class NavigationQueries {
   }
 
   /**
-   * typescript-language-server asks tsserver for the projects of the document it used last, so
-   * each project is asked in turn, through its own document (a hover makes it the last used), and
-   * the answers are merged. Servers that search every project answer the same each time.
+   * tsserver answers workspace symbols for one project at a time, so each project is asked in
+   * turn through one of its files — named directly through typescript-language-server's
+   * tsserverRequest command, or for other such servers made the last used by a hover — and the
+   * answers are merged. Servers that search every project answer the same each time.
    */
   private async symbolsOfEveryProject(
     context: DocumentContext,
@@ -286,15 +296,26 @@ export class NavigationQueries {
   ): Promise<Array<SymbolInformation | LspWorkspaceSymbol>> {
     const { session } = context;
     const uris = [context.document.uri, ...(projects.anchorUris ?? [])];
+    // typescript-language-server can be asked per project by naming a file of it (see tsserverNavto).
+    const perProject = session.language.diagnosticsPull === "tsserverRequest";
     const seen = new Set<string>();
     const merged: Array<SymbolInformation | LspWorkspaceSymbol> = [];
     for (const [index, uri] of uris.entries()) {
-      if (index > 0) {
-        await session
-          .request(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 0 } }, signal)
-          .catch(() => undefined);
+      let answer: Array<SymbolInformation | LspWorkspaceSymbol>;
+      if (perProject) {
+        answer = await tsserverNavto(
+          (method, params) => this.engine.query(session, method, params, signal),
+          uri,
+          query,
+        );
+      } else {
+        if (index > 0) {
+          await session
+            .request(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 0 } }, signal)
+            .catch(() => undefined);
+        }
+        answer = (await this.engine.query(session, WorkspaceSymbolRequest.type, { query }, signal)) ?? [];
       }
-      const answer = (await this.engine.query(session, WorkspaceSymbolRequest.type, { query }, signal)) ?? [];
       for (const symbol of answer) {
         const start = "range" in symbol.location ? symbol.location.range.start : { line: -1, character: -1 };
         const key = `${symbol.name}\0${symbol.location.uri}\0${start.line}:${start.character}`;

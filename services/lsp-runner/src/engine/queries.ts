@@ -30,7 +30,10 @@ export interface LocationsQuery extends PositionQuery {
 
 export interface ReferencesQuery extends PositionQuery {
   includeDeclaration: boolean;
+  /** Most references returned; 0 = all. */
   limit: number;
+  /** Index of the first one returned (paging); default 0. */
+  offset?: number;
 }
 
 export interface WorkspaceSymbolsQuery extends Query {

@@ -79,6 +79,7 @@ export function runnerService(
         at: positionTarget(request.at),
         includeDeclaration: request.includeDeclaration,
         limit: request.limit,
+        offset: request.offset,
         signal: context.signal,
       });
       return { status: answerStatus(answer.status), locations: answer.locations, total: answer.total };

@@ -31,8 +31,12 @@ test("a limited answer says how many exist and how to see more", () => {
     total: 120,
   });
   const { text, structured } = referencesAnswer(answer, at);
-  expect(text.split("\n")[0]).toBe("120 references to src/a.ts:1:17; showing the first 1 (raise limit for more):");
-  expect(structured).toMatchObject({ total: 120, truncated: true });
+  expect(text.split("\n")[0]).toBe("120 references to src/a.ts:1:17; showing 1-1 (offset: 1 for the next ones):");
+  expect(structured).toMatchObject({ total: 120, truncated: true, offset: 0, next_offset: 1 });
+  // The last page has no next_offset.
+  const last = referencesAnswer(answer, at, 119);
+  expect(last.text.split("\n")[0]).toBe("120 references to src/a.ts:1:17; showing 120-120:");
+  expect(last.structured).not.toHaveProperty("next_offset");
 });
 
 test("a partial non-empty answer is labelled partial", () => {

@@ -27,6 +27,12 @@ const input = z.object({
   limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "references").describe(
     `Most references to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}); total counts them all.`,
   ),
+  offset: z
+    .number({ error: "offset must be a number" })
+    .int({ error: "offset must be a whole number" })
+    .min(0, { error: "offset must be 0 or more" })
+    .default(0)
+    .describe("Index of the first reference to return (0-based), from next_offset of the previous answer."),
 });
 
 const output = z.object({
@@ -34,22 +40,37 @@ const output = z.object({
   locations: z.array(locationOutput).describe("Reference locations, at most limit of them."),
   total: z.number().int().describe("How many references exist before the limit."),
   truncated: z.boolean().describe("True when total is larger than the locations returned."),
+  offset: z.number().int().describe("Index of the first location returned."),
+  next_offset: z.number().int().optional().describe("Pass as offset for the next page; absent on the last page."),
 });
 
-export function referencesAnswer(answer: ReferencesAnswer, at: PositionAt): ToolAnswer<z.output<typeof output>> {
+export function referencesAnswer(
+  answer: ReferencesAnswer,
+  at: PositionAt,
+  offset = 0,
+): ToolAnswer<z.output<typeof output>> {
   const status = statusFrom(answer.status);
   const locations = answer.locations.map(locationFrom);
-  const total = Math.max(answer.total, locations.length);
+  const total = Math.max(answer.total, offset + locations.length);
   const truncated = total > locations.length;
+  const next = offset + locations.length < total ? offset + locations.length : undefined;
   const target = describeTarget(at, status);
   const heading = truncated
-    ? `${counted(total, "reference")} to ${target}; showing the first ${locations.length} (raise limit for more):`
+    ? `${counted(total, "reference")} to ${target}; showing ${offset + 1}-${offset + locations.length}${next === undefined ? "" : ` (offset: ${next} for the next ones)`}:`
     : `${counted(total, "reference")} to ${target}:`;
   const text =
-    locations.length === 0
+    locations.length === 0 && offset === 0
       ? emptyAnswerText(status, `No references found to ${target}.`)
       : lines(statusHeader(status), heading, ...locations.map(locationText));
-  return { text, structured: { ...status, locations, total, truncated } };
+  const structured = {
+    ...status,
+    locations,
+    total,
+    truncated,
+    offset,
+    ...(next === undefined ? {} : { next_offset: next }),
+  };
+  return { text, structured };
 }
 
 export const findReferencesTool = defineTool({
@@ -59,7 +80,8 @@ export const findReferencesTool = defineTool({
     "Find all references to the identifier at a position across the workspace, each with its code line. " +
     "Point at code with file plus line and column (both 1-based; column counts Unicode code points), " +
     "or with file plus symbol (the exact identifier) and optionally line as a hint, which needs no column. " +
-    "include_declaration (default true) counts the declaration too; limit caps the list and total tells how many exist. " +
+    "include_declaration (default true) counts the declaration too; limit caps the list, total tells how many exist, " +
+    "and offset (next_offset of the answer) pages through the rest. " +
     "partial=true in the answer means the server was still indexing and more references may exist.",
   input,
   output,
@@ -68,10 +90,10 @@ export const findReferencesTool = defineTool({
     const workspace = await call.workspace(args.workspace);
     const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
       runner.findReferences(
-        { workspace, at, includeDeclaration: args.include_declaration, limit: args.limit },
+        { workspace, at, includeDeclaration: args.include_declaration, limit: args.limit, offset: args.offset },
         options,
       ),
     );
-    return referencesAnswer(answer, at);
+    return referencesAnswer(answer, at, args.offset);
   },
 });
