@@ -12,7 +12,6 @@ import { Message, type NotificationMessage, type RequestMessage } from "vscode-j
 import {
   LanguageRegistry,
   type LanguageServerConfig,
-  LIVENESS_PROBE_METHOD,
   type LifecycleEvent,
   type RunnerServer,
   SingleWorkspaceLocator,
@@ -83,6 +82,9 @@ beforeAll(async () => {
     languages: new LanguageRegistry([{ ...typescriptLanguage(), requestTimeoutMs: REQUEST_TIMEOUT_MS }, crashing]),
     sessionPolicy: {
       probeTimeoutMs: PROBE_TIMEOUT_MS,
+      // The liveness probe is what this file tests; stopped processes are caught sooner by the
+      // process-tree check (test/faults).
+      restartStoppedServers: false,
       maxOpenDocuments: MAX_OPEN_DOCUMENTS,
       restart: { initialBackoffMs: 50, maxBackoffMs: 400, coolDownMs: COOL_DOWN_MS },
     },
@@ -180,7 +182,16 @@ describe("a server that hangs (its process group stopped with SIGSTOP)", () => {
     // The next request waits for the probe's verdict, and gets a new server.
     const answer = await hoverMain();
     expect(answer.contents).toContain("PoliteGreeter");
-    const probes = sent.slice(from).filter((m) => isRequest(m) && m.method === LIVENESS_PROBE_METHOD);
+    // For typescript-language-server the probe is tsserver's status command (the wrapper answers `$/` requests itself).
+    const probes = sent
+      .slice(from)
+      .filter(
+        (m) =>
+          isRequest(m) &&
+          m.method === "workspace/executeCommand" &&
+          JSON.stringify(m.params) ===
+            JSON.stringify({ command: "typescript.tsserverRequest", arguments: ["status", {}] }),
+      );
     expect(probes).toHaveLength(1);
     expect(await typescriptPid()).not.toBe(pid);
     // The stopped group was killed, not left behind.

@@ -1,10 +1,11 @@
 // Thin gRPC handlers: proto request → engine call → proto answer. Errors cross the boundary
 // through grpcErrorFromRunner only.
-import type { ServiceImplementation } from "@lspmesh/grpc";
+import type { CallContext, ServiceImplementation } from "@lspmesh/grpc";
 import { HierarchyRequest_Direction, type Runner } from "@lspmesh/proto";
 import type { HierarchyAnswer } from "../engine/answers.js";
 import type { QueryEngine } from "../engine/queryEngine.js";
 import { invalidArgument } from "../errors.js";
+import { withDeadline } from "../lsp/session/requestDeadline.js";
 import { grpcErrorFromRunner } from "./errorStatus.js";
 import {
   answerStatus,
@@ -44,10 +45,14 @@ export function runnerService(
   engine: QueryEngine,
   description: RunnerDescriptionFields,
 ): ServiceImplementation<typeof Runner.method> {
+  // The caller's gRPC deadline rides on the signal: server requests time out early enough to
+  // probe (and restart) a hung server and still answer before the caller gives up.
   const guarded =
-    <Args extends unknown[], R>(handler: (...args: Args) => Promise<R>) =>
-    (...args: Args) =>
-      handler(...args).catch(grpcErrorFromRunner);
+    <Request, R>(handler: (request: Request, context: CallContext) => Promise<R>) =>
+    (request: Request, context: CallContext) =>
+      handler(request, { ...context, signal: withDeadline(context.signal, context.deadlineMs) }).catch(
+        grpcErrorFromRunner,
+      );
 
   const locations = (kind: "definition" | "typeDefinition" | "implementation") =>
     guarded(

@@ -11,6 +11,11 @@ export interface SessionPolicy {
   probeTimeoutMs: number;
   /** Requests in a row that may time out while the probe still answers, before a restart (default 3). */
   maxConsecutiveTimeouts: number;
+  /**
+   * A server with a stopped process (SIGSTOP, a debugger) seen in two checks of its process tree
+   * (every 2 s) is killed and restarted (default true).
+   */
+  restartStoppedServers: boolean;
   /** Backoff, restart budget and cool-down for failed servers (5 restarts in 5 min, then 60 s). */
   restart: RestartBudgetOptions;
   /** A server that failed within this many ms shows `degraded` in workspace status (default 60 000). */
@@ -39,6 +44,7 @@ export interface SessionPolicy {
 export const DEFAULT_SESSION_POLICY: SessionPolicy = {
   probeTimeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
   maxConsecutiveTimeouts: DEFAULT_MAX_CONSECUTIVE_TIMEOUTS,
+  restartStoppedServers: true,
   restart: DEFAULT_RESTART_BUDGET,
   degradedAfterFailureMs: 60_000,
   idleTimeoutMs: 30 * 60_000,

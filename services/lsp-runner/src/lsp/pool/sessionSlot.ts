@@ -139,6 +139,7 @@ export class SessionSlot {
       maxMessageBytes: policy.maxMessageBytes,
       probeTimeoutMs: policy.probeTimeoutMs,
       maxConsecutiveTimeouts: policy.maxConsecutiveTimeouts,
+      restartStoppedServers: policy.restartStoppedServers,
       limits: policy.limits,
       parentWatchdog: policy.parentWatchdog,
       onLog: this.context.onLog,

@@ -4,10 +4,23 @@
 // member seen alive and then gone breaks it, so only servers whose helpers live as long as they
 // do may be watched (languages opt in with watchProcessTree). The group leader itself is left to
 // the process's own exit handling.
+// It also notices a process of the tree that is stopped (SIGSTOP, a debugger): such a server
+// accepts requests and never answers them, whatever the liveness probe reaches. Every server is
+// watched for that, the group leader included.
 import { processesInGroups } from "./processGroups.js";
 
 /** How often the tree is checked while the server runs, in ms (default 2 000). */
 export const DEFAULT_TREE_CHECK_MS = 2_000;
+
+/** Scans in a row a process must be seen stopped before it counts (default 2: 2–4 s). */
+export const STOPPED_SCANS = 2;
+
+export interface TreeWatchHandlers {
+  /** A member seen alive is gone; only reported with `watchLosses`. */
+  onLoss?: (lost: LostProcess) => void;
+  /** A member (leader included) was seen stopped (state T or t) STOPPED_SCANS scans in a row. */
+  onStopped?: (stopped: LostProcess) => void;
+}
 
 export interface LostProcess {
   pid: number;
@@ -21,10 +34,12 @@ export class ProcessTreeWatch {
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<LostProcess | undefined> | undefined;
   private lost: LostProcess | undefined;
+  /** pid → scans in a row it was seen stopped. */
+  private readonly stoppedScans = new Map<number, number>();
 
   constructor(
     private readonly pgid: number,
-    private readonly onLoss: (lost: LostProcess) => void,
+    private readonly handlers: TreeWatchHandlers,
   ) {}
 
   /** Checks every `intervalMs` until closed or a loss is found. */
@@ -45,21 +60,40 @@ export class ProcessTreeWatch {
   }
 
   private async scan(): Promise<LostProcess | undefined> {
-    const alive = (await processesInGroups(new Set([this.pgid]))).filter(
-      (process) => process.state !== "Z" && process.pid !== this.pgid,
-    );
+    const group = (await processesInGroups(new Set([this.pgid]))).filter((process) => process.state !== "Z");
+    if (this.noteStopped(group)) return this.lost;
+    const alive = group.filter((process) => process.pid !== this.pgid);
     const now = new Set(alive.map((process) => process.pid));
     for (const [pid, name] of this.members) {
       if (now.has(pid)) continue;
       this.members.delete(pid);
-      if (!this.lost && this.timer !== undefined) {
+      if (!this.lost && this.timer !== undefined && this.handlers.onLoss) {
         this.lost = { pid, name };
         this.close();
-        this.onLoss(this.lost);
+        this.handlers.onLoss(this.lost);
       }
     }
     for (const process of alive) this.members.set(process.pid, process.name);
     return this.lost;
+  }
+
+  /** Counts stopped scans; reports (and ends the watch) at STOPPED_SCANS. True when reported. */
+  private noteStopped(group: ReadonlyArray<{ pid: number; name: string; state: string }>): boolean {
+    const stopped = group.filter((process) => process.state === "T" || process.state === "t");
+    for (const pid of this.stoppedScans.keys()) {
+      if (!stopped.some((process) => process.pid === pid)) this.stoppedScans.delete(pid);
+    }
+    for (const process of stopped) {
+      const scans = (this.stoppedScans.get(process.pid) ?? 0) + 1;
+      this.stoppedScans.set(process.pid, scans);
+      if (scans >= STOPPED_SCANS && !this.lost && this.timer !== undefined && this.handlers.onStopped) {
+        this.lost = { pid: process.pid, name: process.name };
+        this.close();
+        this.handlers.onStopped(this.lost);
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Stops checking. Idempotent. */

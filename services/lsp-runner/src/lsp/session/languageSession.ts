@@ -12,6 +12,7 @@ import {
   DidChangeWatchedFilesNotification,
   DocumentDiagnosticRequest,
   ErrorCodes,
+  ExecuteCommandRequest,
   type FileEvent,
   InitializedNotification,
   InitializeRequest,
@@ -39,9 +40,11 @@ import { DiagnosticsStore, type StoredDiagnostics } from "./diagnosticsStore.js"
 import { DocumentSync } from "./documentSync.js";
 import type { PositionEncoding } from "./positionEncoding.js";
 import { DEFAULT_READINESS_TIMEOUT_MS, declaredName, probeUntilFound } from "./readinessProbe.js";
+import { requestTimeoutMs } from "./requestDeadline.js";
 import { isRetryable, SERVER_ERROR_RETRY_DELAYS_MS, serverAnswerError } from "./serverErrors.js";
 import { answerServerRequests } from "./serverRequests.js";
 import { ProgressTracker, type ServerStateName, sessionState } from "./sessionState.js";
+import { TSSERVER_REQUEST_COMMAND } from "./tsserverDiagnostics.js";
 
 /** What a language session tells its owner, so that other layers (status and diagnostics
  * publishing, workspace watching) can follow it without the session knowing about them. */
@@ -85,6 +88,8 @@ export interface SessionOptions {
   maxMessageBytes?: number;
   probeTimeoutMs?: number;
   maxConsecutiveTimeouts?: number;
+  /** A stopped process in the server's tree fails the session (default true). */
+  restartStoppedServers?: boolean;
   limits?: ChildLimits;
   parentWatchdog?: boolean;
   onLog?: (line: string) => void;
@@ -98,7 +103,8 @@ export interface SessionOptions {
 
 /** Why a server can no longer be used; `code` is what requests to it fail with. */
 export interface SessionFailure {
-  code: "UNAVAILABLE" | "SERVER_FAILED";
+  /** TIMEOUT for a server that stopped answering (hung, stopped), UNAVAILABLE for one that is gone. */
+  code: "UNAVAILABLE" | "SERVER_FAILED" | "TIMEOUT";
   /** Completes "the <language> language server …", e.g. "exited unexpectedly (SIGKILL)". */
   reason: string;
 }
@@ -343,16 +349,37 @@ export class LanguageSession {
       });
   }
 
-  /** With `watchProcessTree`, a long-lived process of the server's tree dying fails the session. */
+  /**
+   * A stopped process in the server's tree fails the session (TIMEOUT: it would never answer);
+   * with `watchProcessTree`, so does a long-lived process of the tree dying.
+   */
   private watchProcessTree(): void {
     const pid = this.process.pid;
-    if (!this.language.watchProcessTree || pid === undefined) return;
-    this.treeWatch = new ProcessTreeWatch(pid, (lost) =>
-      this.fail(
-        { code: "UNAVAILABLE", reason: `lost a process of its tree (${lost.name}, pid ${lost.pid}) and was restarted` },
-        { stop: true },
-      ),
-    );
+    if (pid === undefined) return;
+    const watchStopped = this.options.restartStoppedServers ?? true;
+    if (!watchStopped && !this.language.watchProcessTree) return;
+    this.treeWatch = new ProcessTreeWatch(pid, {
+      onStopped: !watchStopped
+        ? undefined
+        : (stopped) =>
+            this.fail(
+              {
+                code: "TIMEOUT",
+                reason: `stopped answering: ${stopped.name} (pid ${stopped.pid}) was stopped (SIGSTOP or a debugger) and has been killed`,
+              },
+              { stop: true },
+            ),
+      onLoss: this.language.watchProcessTree
+        ? (lost) =>
+            this.fail(
+              {
+                code: "UNAVAILABLE",
+                reason: `lost a process of its tree (${lost.name}, pid ${lost.pid}) and was restarted`,
+              },
+              { stop: true },
+            )
+        : undefined,
+    });
     this.treeWatch.start();
   }
 
@@ -433,10 +460,14 @@ export class LanguageSession {
   request<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R>;
   async request<R>(type: RequestType<unknown, R, unknown> | string, params: unknown, signal?: AbortSignal): Promise<R> {
     const method = typeof type === "string" ? type : type.method;
-    const timeoutMs = this.language.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const languageTimeoutMs = this.language.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const probeMs = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
     for (let attempt = 0; ; attempt++) {
+      const timeoutMs = requestTimeoutMs(signal, languageTimeoutMs, probeMs);
       try {
-        return await this.send<R>(method, params, timeoutMs, signal);
+        // Only a request given the language's whole timeout counts towards maxConsecutiveTimeouts:
+        // a caller's short deadline says nothing about the server.
+        return await this.send<R>(method, params, timeoutMs, signal, { countTimeout: timeoutMs >= languageTimeoutMs });
       } catch (error) {
         if (!(error instanceof ResponseError)) throw error;
         // Content modified or cancelled by the server: the same question has an answer a moment later.
@@ -455,7 +486,7 @@ export class LanguageSession {
     params: unknown,
     timeoutMs: number,
     signal?: AbortSignal,
-    { checkLiveness = true } = {},
+    { checkLiveness = true, isProbe = false, countTimeout = true } = {},
   ): Promise<R> {
     this.assertUsable();
     // Cancelling sends $/cancelRequest but does not end the pending request (vscode-jsonrpc waits
@@ -485,7 +516,7 @@ export class LanguageSession {
       pending.catch(() => {});
       // A server that dies leaves its pending requests unanswered: the failure ends them.
       const answer = (await Promise.race([pending, this.failureSignal, stopped])) as R;
-      this.heardFrom(method);
+      if (!isProbe) this.heardFrom(method);
       return answer;
     } catch (error) {
       // The connection broke under the request (a write to a killed server, a disposed connection):
@@ -495,7 +526,7 @@ export class LanguageSession {
       }
       if (this.failureValue) throw this.failureError();
       if (timedOut) {
-        if (checkLiveness) this.checkLiveness(method, timeoutMs);
+        if (checkLiveness) this.checkLiveness(method, timeoutMs, countTimeout);
         throw new RunnerError(
           "TIMEOUT",
           `the ${this.language.id} language server did not answer ${method} within ${timeoutMs} ms; try again, or narrow the request`,
@@ -504,7 +535,7 @@ export class LanguageSession {
       if (signal?.aborted) throw new RunnerError("TIMEOUT", `${method} was cancelled by the caller`);
       if (this.closed) throw this.stoppedError();
       // The server answered, with an error: it is alive.
-      this.heardFrom(method);
+      if (!isProbe) this.heardFrom(method);
       throw error;
     } finally {
       this.busyCount--;
@@ -527,14 +558,18 @@ export class LanguageSession {
    * server that misses it, or that answers the probe but let too many requests in a row time out,
    * is failed (and stopped), so the next request gets a new one.
    */
-  private checkLiveness(method: string, timeoutMs: number): void {
-    this.consecutiveTimeouts++;
+  private checkLiveness(method: string, timeoutMs: number, countTimeout: boolean): void {
+    if (countTimeout) this.consecutiveTimeouts++;
     this.suspect = true;
     if (this.liveness || this.failureValue || this.closed) return;
     const probeMs = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
     const maxTimeouts = this.options.maxConsecutiveTimeouts ?? DEFAULT_MAX_CONSECUTIVE_TIMEOUTS;
     this.liveness = (async () => {
-      const alive = await this.send(LIVENESS_PROBE_METHOD, null, probeMs, undefined, { checkLiveness: false }).then(
+      const [probeMethod, probeParams] = this.livenessProbe();
+      const alive = await this.send(probeMethod, probeParams, probeMs, undefined, {
+        checkLiveness: false,
+        isProbe: true,
+      }).then(
         () => true,
         // Any answer, an error included (most servers do not know the probe's method), is a sign of life.
         (error: unknown) => error instanceof ResponseError && !isConnectionFailure(error) && !this.failureValue,
@@ -542,7 +577,7 @@ export class LanguageSession {
       if (!alive) {
         this.fail(
           {
-            code: "UNAVAILABLE",
+            code: "TIMEOUT",
             reason: `stopped answering (${method} timed out after ${timeoutMs} ms and a liveness probe got no answer within ${probeMs} ms)`,
           },
           { stop: true },
@@ -556,6 +591,18 @@ export class LanguageSession {
     })().finally(() => {
       this.liveness = undefined;
     });
+  }
+
+  /**
+   * The request that proves the server's message loop alive. typescript-language-server answers
+   * `$/` requests itself, whatever its tsserver does, so for it the probe is tsserver's own cheap
+   * `status` command, which goes to the tsserver that answers semantic requests.
+   */
+  private livenessProbe(): [method: string, params: unknown] {
+    if (this.language.diagnosticsPull === "tsserverRequest") {
+      return [ExecuteCommandRequest.method, { command: TSSERVER_REQUEST_COMMAND, arguments: ["status", {}] }];
+    }
+    return [LIVENESS_PROBE_METHOD, null];
   }
 
   /** Records the first failure, ends pending requests with it, and stops a server still running. */
