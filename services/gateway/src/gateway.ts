@@ -121,6 +121,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     metrics,
     requestLimiter: options.limiter ? httpRequestLimiter(options.limiter) : undefined,
     notReady: () => (options.router.ready() ? undefined : "no live runner yet"),
+    degraded: () => options.router.degraded(),
   });
 
   try {

@@ -83,6 +83,7 @@ async function runnerRouter(config: GatewayConfig, logger: Logger): Promise<HrwR
   const directory = await openNatsRunnerRegistry({
     servers: config.runners.url,
     onProblem: (message, key) => logger.warn(message, { key }),
+    onOutage: (message, fields) => logger.warn(message, fields),
   });
   return new HrwRunnerRouter(directory);
 }

@@ -6,7 +6,7 @@ import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { openNatsRunnerRegistry } from "../src/routing/natsRegistry.js";
-import type { RegistryRunnerDirectory } from "../src/routing/runnerDirectory.js";
+import type { OutageTolerantDirectory } from "../src/routing/registryOutage.js";
 
 let nats: NatsServer;
 let nc: NatsConnection;
@@ -47,7 +47,7 @@ test("entries already in the bucket load before open resolves; new ones, changes
   const kv = await new Kvm(nc).create(RUNNER_REGISTRY_BUCKET, { history: 1 });
   await kv.put("runner-a", encodeJson(entry("runner-a")));
   const problems: string[] = [];
-  let directory: RegistryRunnerDirectory | undefined;
+  let directory: OutageTolerantDirectory | undefined;
   try {
     directory = await openNatsRunnerRegistry({ servers: nats.url, onProblem: (message) => problems.push(message) });
     expect(directory.loaded).toBe(true);

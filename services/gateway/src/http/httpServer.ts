@@ -41,6 +41,8 @@ export interface HttpServerOptions {
   authorizationServers?: string[] | undefined;
   /** Readiness: undefined when ready, else why not. */
   notReady: () => string | undefined;
+  /** Ready but degraded (e.g. routing on the last known registry): why, or undefined. */
+  degraded?: () => string | undefined;
   metrics?: GatewayMetrics | undefined;
   /**
    * Per-tenant ceiling on HTTP requests to /mcp; over it: 429 with Retry-After. Set well above the
@@ -172,7 +174,10 @@ export function createHttpServer(options: HttpServerOptions): Server {
     }
     if (path === READY_PATH) {
       const why = options.notReady();
-      res.writeHead(why ? 503 : 200, { "content-type": "text/plain; charset=utf-8" }).end(why ?? "ready");
+      const degraded = why ? undefined : options.degraded?.();
+      res
+        .writeHead(why ? 503 : 200, { "content-type": "text/plain; charset=utf-8" })
+        .end(why ?? (degraded ? `ready (degraded: ${degraded})` : "ready"));
       return;
     }
     if (path === METRICS_PATH && options.metrics) {

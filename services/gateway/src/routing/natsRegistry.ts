@@ -1,26 +1,38 @@
-// Connects a RegistryRunnerDirectory to the NATS KV bucket `lspmesh-runners`.
-import { RUNNER_REGISTRY_BUCKET } from "@lspmesh/events";
+// Connects a RegistryRunnerDirectory to the NATS KV bucket `lspmesh-runners`, wrapped so that
+// routing outlives a NATS outage (registryOutage.ts), told by the connection's status events.
+import { NATS_CONNECTION_OPTIONS, RUNNER_REGISTRY_BUCKET } from "@lspmesh/events";
 import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
+import { OutageTolerantDirectory } from "./registryOutage.js";
 import { RegistryRunnerDirectory } from "./runnerDirectory.js";
+import { GrpcRunnerHealth } from "./runnerHealth.js";
 
 export interface NatsRegistryOptions {
   /** NATS server URL(s), e.g. nats://nats:4222. */
   servers: string | string[];
   /** Called for registry entries that are ignored and for watch failures. */
   onProblem?: (message: string, key: string) => void;
+  /** Told when an outage starts or ends and when a runner's direct health check changes. */
+  onOutage?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 /** The registry directory, loaded; its close() also closes the NATS connection. */
-export async function openNatsRunnerRegistry(options: NatsRegistryOptions): Promise<RegistryRunnerDirectory> {
-  const nc = await connect({ servers: options.servers, name: "lspmesh-gateway", maxReconnectAttempts: -1 });
+export async function openNatsRunnerRegistry(options: NatsRegistryOptions): Promise<OutageTolerantDirectory> {
+  const nc = await connect({ servers: options.servers, name: "lspmesh-gateway", ...NATS_CONNECTION_OPTIONS });
   try {
     const kvm = new Kvm(nc);
     // Created when absent so gateways may start before the first runner; a bucket made by the
     // runners with other settings is opened as it is.
     const kv = await kvm.create(RUNNER_REGISTRY_BUCKET, { history: 1 }).catch(() => kvm.open(RUNNER_REGISTRY_BUCKET));
-    const directory = new RegistryRunnerDirectory({ watch: () => kv.watch({ key: ">" }) }, options.onProblem);
-    await directory.start();
+    const registry = new RegistryRunnerDirectory({ watch: () => kv.watch({ key: ">" }) }, options.onProblem);
+    await registry.start();
+    const directory = new OutageTolerantDirectory(registry, new GrpcRunnerHealth(), { onChange: options.onOutage });
+    void (async () => {
+      for await (const status of nc.status()) {
+        if (status.type === "disconnect" || status.type === "staleConnection") directory.connectionLost();
+        else if (status.type === "reconnect") directory.connectionRestored();
+      }
+    })();
     const closeDirectory = directory.close.bind(directory);
     directory.close = async () => {
       await closeDirectory();

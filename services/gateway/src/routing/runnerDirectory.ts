@@ -30,6 +30,8 @@ export interface RunnerDirectory {
   known(now?: number): Array<RunnerEntry & { live: boolean }>;
   /** True once the directory has loaded its source (the registry's initial values). */
   readonly loaded: boolean;
+  /** Why the directory is routing on old knowledge (its source unreachable), or undefined. */
+  degraded?(now?: number): string | undefined;
   /** Stops watching. Idempotent. */
   close(): Promise<void>;
 }

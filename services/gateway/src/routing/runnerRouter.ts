@@ -35,6 +35,8 @@ export interface RunnerRouter {
   runners(): Array<{ id: string; address: string; live: boolean; suspect: boolean; load: number }>;
   /** True once the runner source is loaded and at least one runner is live. */
   ready(): boolean;
+  /** Why routing is degraded (the registry unreachable), or undefined. */
+  degraded(): string | undefined;
   /** Closes channels and the directory. Idempotent. */
   close(): Promise<void>;
 }
@@ -152,6 +154,10 @@ export class HrwRunnerRouter implements RunnerRouter {
 
   ready(): boolean {
     return !this.closed && this.directory.loaded && this.directory.live(this.now()).length > 0;
+  }
+
+  degraded(): string | undefined {
+    return this.directory.degraded?.(this.now());
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,7 @@ import {
   diagnosticsSubject,
   encodeJson,
   fileEventsSubject,
+  NATS_CONNECTION_OPTIONS,
   RUNNER_REGISTRY_BUCKET,
   type RunnerRegistryEntry,
   type StatusMessage,
@@ -81,8 +82,8 @@ export class NatsEventBus implements RunnerEventBus {
     const nc = await connect({
       servers: servers.map((s) => s.trim()).filter(Boolean),
       name: options.name,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: options.reconnectWaitMs ?? 1_000,
+      ...NATS_CONNECTION_OPTIONS,
+      reconnectTimeWait: options.reconnectWaitMs ?? NATS_CONNECTION_OPTIONS.reconnectTimeWait,
     });
     try {
       const timeout = options.timeoutMs ?? 5_000;

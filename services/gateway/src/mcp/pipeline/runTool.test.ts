@@ -29,6 +29,7 @@ function setup(options: { signal?: AbortSignal; principal?: Principal; limiter?:
     reportAnswered: vi.fn(),
     runners: vi.fn(() => []),
     ready: () => true,
+    degraded: () => undefined,
     close: vi.fn(async () => {}),
   } satisfies RunnerRouter;
   const logger: Logger = { debug: vi.fn(), info: vi.fn(), warn: vi.fn(), error: vi.fn() };
