@@ -40,6 +40,8 @@ export interface RunnerConfig {
   heartbeatMs?: number;
   /** inotify watching (off on network volumes, where writers announce changes on NATS). */
   watchWorkspaces: boolean;
+  /** host:port for Prometheus GET /metrics; unset = off. */
+  metricsListen?: string;
   /** Time in-flight requests get on SIGTERM, ms. */
   drainMs: number;
   /** Resident memory all language servers may use together, bytes; unset = 75 % of the container limit. */
@@ -61,6 +63,7 @@ Flags override the environment:
   --workspaces-root DIR    LSPMESH_WORKSPACES_ROOT (/workspaces): holds <tenant>/<workspace> folders
   --languages FILE         LSPMESH_LANGUAGES_FILE: JSON overriding or adding language servers (docs/languages.md)
   --nats URL               LSPMESH_NATS_URL: NATS server(s); unset = no registry, no published diagnostics
+  --metrics-listen H:P     LSPMESH_METRICS_LISTEN: Prometheus GET /metrics (e.g. 0.0.0.0:9464); unset = off
 Environment only:
   LSPMESH_MAX_FILE_BYTES (4 MiB)  LSPMESH_RUNNER_ID (<hostname>-<pid>)  LSPMESH_ADVERTISE_ADDRESS
   LSPMESH_POOL (default)  LSPMESH_TENANTS (any)  LSPMESH_HEARTBEAT_MS (5000)  LSPMESH_WATCH (1; 0 = off)
@@ -77,6 +80,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
       "workspaces-root": { type: "string" },
       languages: { type: "string" },
       nats: { type: "string" },
+      "metrics-listen": { type: "string" },
     },
     allowPositionals: true,
   });
@@ -85,6 +89,10 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
   const listen = setting(flags.listen, env, "LSPMESH_LISTEN") ?? `0.0.0.0:${DEFAULT_RUNNER_PORT}`;
   if (!/^[^\s]*:\d{1,5}$/.test(listen)) throw new SettingsError(`invalid listen address '${listen}': use host:port`);
 
+  const metricsListen = setting(flags["metrics-listen"], env, "LSPMESH_METRICS_LISTEN");
+  if (metricsListen !== undefined && !/^[^\s]*:\d{1,5}$/.test(metricsListen)) {
+    throw new SettingsError(`invalid metrics address '${metricsListen}': use host:port`);
+  }
   const tenants = listSetting(env.LSPMESH_TENANTS);
   for (const tenant of tenants ?? []) {
     if (!ID_PATTERN.test(tenant)) throw new SettingsError(`invalid tenant '${tenant}' in LSPMESH_TENANTS: ${ID_RULE}`);
@@ -115,6 +123,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     heartbeatMs: integerSetting(env.LSPMESH_HEARTBEAT_MS, "LSPMESH_HEARTBEAT_MS", undefined, 1, 3_600_000),
     // Only "0" turns watching off.
     watchWorkspaces: setting(undefined, env, "LSPMESH_WATCH") !== "0",
+    metricsListen,
     drainMs: integerSetting(env.LSPMESH_DRAIN_MS, "LSPMESH_DRAIN_MS", DEFAULT_DRAIN_MS, 0, 3_600_000),
     serverMemoryBytes: memoryMb === undefined ? undefined : memoryMb * 1024 * 1024,
     idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,

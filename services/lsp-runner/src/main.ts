@@ -46,7 +46,12 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     }
     return fail("runner not started", 1, { error: errorMessage(error) });
   });
-  logger.info("runner listening", { address: runner.address, id: runner.id, nats: Boolean(bus) });
+  logger.info("runner listening", {
+    address: runner.address,
+    id: runner.id,
+    nats: Boolean(bus),
+    ...(runner.metricsAddress ? { metrics: `http://${runner.metricsAddress}/metrics` } : {}),
+  });
 
   // SIGTERM: health NOT_SERVING and registry entry removed, in-flight requests finished, language
   // servers stopped, queued diagnostics delivered and NATS drained; then exit.

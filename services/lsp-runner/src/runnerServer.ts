@@ -16,6 +16,7 @@ import { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
 import { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/pool/sessionManager.js";
 import type { SessionPolicyOverrides } from "./lsp/pool/sessionPolicy.js";
 import type { ServerStateName } from "./lsp/session/sessionState.js";
+import { runnerMetricsRegistry, serveMetrics } from "./ops/runnerMetrics.js";
 import { type WarmUpEntry, warmUpSessions } from "./sessionWarmUp.js";
 import { TenantAllowlistLocator } from "./workspace/tenantAllowlist.js";
 import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
@@ -66,12 +67,16 @@ export interface RunnerServerOptions {
   watchWorkspaces?: boolean;
   /** Quiet time before locally seen file changes are applied, ms (default 100). */
   watchDebounceMs?: number;
+  /** host:port for Prometheus GET /metrics (port 0: a free one); unset = no metrics server. */
+  metricsListen?: string;
 }
 
 export interface RunnerServer {
   /** host:port actually bound. */
   readonly address: string;
   readonly id: string;
+  /** Where GET /metrics is served, when metricsListen was given. */
+  readonly metricsAddress: string | undefined;
   readonly sessions: SessionManager;
   /** Settles once every warm-up entry was started or given up on. */
   readonly warmedUp: Promise<void>;
@@ -168,11 +173,15 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const wildcard = host === "0.0.0.0" || host === "::" || host === "[::]";
   advertised = options.advertiseAddress ?? (wildcard ? `${hostname()}:${port}` : address);
   await registration.start();
+  const metrics = options.metricsListen
+    ? await serveMetrics(options.metricsListen, runnerMetricsRegistry(bus, sessions))
+    : undefined;
   const warmedUp = warmUpSessions(options.warmUp ?? [], { locator, languages, sessions, log });
   let closing: Promise<void> | undefined;
   return {
     address,
     id,
+    metricsAddress: metrics?.address,
     sessions,
     events: bus,
     warmedUp,
@@ -195,6 +204,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
         await events.close();
         await sessions.close();
         if (ownsBus) await bus.close();
+        await metrics?.close();
       })();
       return closing;
     },

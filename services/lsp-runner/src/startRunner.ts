@@ -25,7 +25,7 @@ export interface RunnerHooks {
 export type RunnerSettings = Partial<Omit<RunnerConfig, "listen" | "workspaces">> &
   Pick<RunnerConfig, "listen" | "workspaces">;
 
-export type RunningRunner = Pick<RunnerServer, "address" | "id" | "warmedUp" | "close">;
+export type RunningRunner = Pick<RunnerServer, "address" | "id" | "metricsAddress" | "warmedUp" | "close">;
 
 /** Throws LanguageConfigError for a bad languages file (callers report it as a usage error). */
 export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks = {}): Promise<RunningRunner> {
@@ -58,6 +58,7 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     tenants: settings.tenants?.length ? settings.tenants : undefined,
     heartbeatMs: settings.heartbeatMs,
     watchWorkspaces: settings.watchWorkspaces,
+    metricsListen: settings.metricsListen,
     log: hooks.log,
     onServerState: hooks.onServerState,
     onLifecycleEvent: hooks.onLifecycleEvent,

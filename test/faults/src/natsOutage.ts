@@ -46,6 +46,9 @@ export interface OutageReport {
   readyAgainAfterMs: number;
   /** From the new runner's start to the gateway routing to it, ms. */
   newRunnerLiveAfterMs: number;
+  /** Diagnostics waiting in the runners' outboxes at the end of the outage, and dropped at the end. */
+  outboxAtOutageEnd: number;
+  droppedTotal: number;
 }
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
@@ -155,6 +158,13 @@ export async function natsOutageUnderLoad(outageMs: number): Promise<OutageRepor
     }
     // Past three heartbeats every registry entry is stale: the case that used to fail everything.
     if (outageMs < 3 * HEARTBEAT_MS) throw new Error("an outage shorter than three heartbeats proves nothing");
+    const runnerMetric = async (name: string) => {
+      let sum = 0;
+      for (const runner of runners)
+        sum += Number((await runner.metrics()).match(new RegExp(`^${name} (\\d+)`, "m"))?.[1]);
+      return sum;
+    };
+    const outboxAtOutageEnd = await runnerMetric("lspmesh_runner_diagnostics_outbox_messages");
 
     await nats.restart();
     const backAt = Date.now();
@@ -171,7 +181,10 @@ export async function natsOutageUnderLoad(outageMs: number): Promise<OutageRepor
 
     running = false;
     await Promise.all(load);
+    const droppedTotal = await runnerMetric("lspmesh_runner_diagnostics_dropped_total");
     return {
+      outboxAtOutageEnd,
+      droppedTotal,
       calls,
       failures,
       readyDuringOutage,

@@ -74,6 +74,8 @@ export interface RunnerProcess extends ServiceProcess {
   kill(): Promise<void>;
   /** Language sessions the runner holds for a workspace (asked over gRPC, starts nothing). */
   sessions(tenant: string, workspace: string): Promise<string[]>;
+  /** Its Prometheus text (GET /metrics on a free loopback port). */
+  metrics(): Promise<string>;
 }
 
 export interface RunnerProcessOptions {
@@ -102,8 +104,8 @@ export async function startRunnerProcess(
       },
     ),
   );
-  const { service } = await spawnService(
-    ["runner", "--listen", `127.0.0.1:${port}`, "--workspaces-root", workspacesRoot],
+  const { service, line } = await spawnService(
+    ["runner", "--listen", `127.0.0.1:${port}`, "--workspaces-root", workspacesRoot, "--metrics-listen", "127.0.0.1:0"],
     {
       LSPMESH_NATS_URL: natsUrl,
       LSPMESH_RUNNER_ID: id,
@@ -130,6 +132,7 @@ export async function startRunnerProcess(
       client.close();
       await service.stop(signal);
     },
+    metrics: async () => (await fetch(String(line.metrics))).text(),
     async sessions(tenant, workspace) {
       const answer = await client.workspaceStatus({ workspace: { tenant, workspace } }, { timeoutMs: 5000 });
       return answer.languages.map((language) => language.language);

@@ -29,6 +29,10 @@ export interface RunnerEventBus {
   deleteRunner(id: string): Promise<void>;
   /** Diagnostics messages waiting for the backbone (0 when everything was delivered). */
   readonly pendingDiagnostics: number;
+  /** Diagnostics messages dropped: the outbox overflowed (oldest file first) or delivery kept failing. */
+  readonly droppedDiagnostics: number;
+  /** False while the backbone is unreachable (always true in-process). */
+  readonly connected: boolean;
   /** Delivers what is queued (waiting up to timeoutMs), then disconnects. Idempotent. */
   close(timeoutMs?: number): Promise<void>;
 }

@@ -22,6 +22,8 @@ export class InProcessEventBus implements RunnerEventBus {
   private readonly diagnosticsListeners = new Set<Listener<DiagnosticsMessage>>();
   private readonly statusListeners = new Set<Listener<StatusMessage>>();
   readonly pendingDiagnostics = 0;
+  readonly droppedDiagnostics = 0;
+  readonly connected = true;
 
   publishDiagnostics(message: DiagnosticsMessage): void {
     this.diagnostics.set(diagnosticsSubject(message.tenant, message.workspace, message.file), message);

@@ -53,7 +53,9 @@ export class NatsEventBus implements RunnerEventBus {
   private readonly outbox: LatestPerKeyQueue<OutboxItem>;
   private readonly reconnectListeners = new Set<() => void>();
   private readonly log: (entry: Record<string, unknown>) => void;
-  private connected = true;
+  private isConnected = true;
+  /** Messages given up after MAX_ATTEMPTS_WHILE_CONNECTED refusals. */
+  private undeliverable = 0;
   private inFlight = 0;
   private flushing: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
@@ -103,9 +105,13 @@ export class NatsEventBus implements RunnerEventBus {
     return this.outbox.size + this.inFlight;
   }
 
+  get connected(): boolean {
+    return this.isConnected && !this.closed;
+  }
+
   /** Diagnostics messages dropped because the outbox was full (or undeliverable). */
   get droppedDiagnostics(): number {
-    return this.outbox.dropped;
+    return this.outbox.dropped + this.undeliverable;
   }
 
   publishDiagnostics(message: DiagnosticsMessage): void {
@@ -208,12 +214,13 @@ export class NatsEventBus implements RunnerEventBus {
         }
         retryMs = this.options.retryMs ?? 500;
       } catch (error) {
-        if (this.connected) {
+        if (this.isConnected) {
           // Connected but refused: the stream may be gone (deleted, or a store lost): check it before retrying.
           this.streamChecked = false;
           item.attempts++;
         }
         if (item.attempts >= MAX_ATTEMPTS_WHILE_CONNECTED) {
+          this.undeliverable++;
           this.log({
             level: "error",
             msg: "diagnostics dropped after repeated failures",
@@ -248,10 +255,10 @@ export class NatsEventBus implements RunnerEventBus {
   private async followStatus(): Promise<void> {
     for await (const status of this.nc.status()) {
       if (status.type === "disconnect") {
-        this.connected = false;
+        this.isConnected = false;
         this.log({ level: "warn", msg: "NATS disconnected; diagnostics wait in the outbox" });
       } else if (status.type === "reconnect") {
-        this.connected = true;
+        this.isConnected = true;
         this.log({ level: "info", msg: "NATS reconnected", pending: this.outbox.size });
         this.wakeUp?.();
         this.kick();

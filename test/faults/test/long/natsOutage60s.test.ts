@@ -11,5 +11,7 @@ test("NATS down 60 s under load: every call answered, /readyz degraded not down,
   expect(report.readyDuringOutage.length).toBeGreaterThan(0);
   for (const answer of report.readyDuringOutage) expect(answer.status).toBe(200);
   expect(report.readyDuringOutage.at(-1)?.body).toMatch(/^ready \(degraded: runner registry \(NATS\) unreachable/);
+  expect(report.outboxAtOutageEnd, "the runners held the outage's diagnostics").toBeGreaterThan(0);
   expect(report.delivered).toBe(report.produced);
+  expect(report.droppedTotal).toBe(0);
 }, 240_000);

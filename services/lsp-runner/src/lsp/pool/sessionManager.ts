@@ -90,6 +90,11 @@ export class SessionManager {
     return this.slotsOf(tenant, workspace).flatMap((slot) => slot.status() ?? []);
   }
 
+  /** Every session's status (for metrics). */
+  statuses(): SlotStatus[] {
+    return [...this.slots.values()].flatMap(({ slot }) => slot.status() ?? []);
+  }
+
   /** Process ids (= process-group ids) of running language servers. */
   async pids(): Promise<number[]> {
     return [...this.slots.values()].flatMap(({ slot }) => (slot.current?.pid !== undefined ? [slot.current.pid] : []));
