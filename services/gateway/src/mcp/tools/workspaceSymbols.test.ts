@@ -74,5 +74,30 @@ test("the true total is told when the list is cut, and answers of several langua
   const { text, structured } = mergedWorkspaceSymbolsAnswer([typescript, python], "compose", 2);
   expect(structured.total).toBe(41);
   expect(structured.symbols.map((s) => s.name)).toEqual(["compose", "Compose"]);
-  expect(text.split("\n")[0]).toBe('41 symbols matching "compose"; showing the best 2 (raise limit for more):');
+  expect(text.split("\n")[0]).toBe('41 symbols matching "compose"; showing 1-2 (offset: 2 for the next ones):');
+  expect(structured).toMatchObject({ offset: 0, next_offset: 2 });
+
+  // The next page: the runners were asked for offset + limit, and the gateway slices after ranking.
+  const page = mergedWorkspaceSymbolsAnswer([typescript, python], "compose", 2, [], 2);
+  expect(page.structured.symbols.map((s) => s.name)).toEqual(["composeAll"]);
+  expect(page.structured).toMatchObject({ total: 41, offset: 2, next_offset: 3 });
+  expect(page.text.split("\n")[0]).toBe('41 symbols matching "compose"; showing 3-3 (offset: 3 for the next ones):');
+});
+
+test("pages reach the best 1000 matches; past them the answer says to narrow the query", () => {
+  const many = create(WorkspaceSymbolsAnswerSchema, {
+    status: { state: ServerState.READY, language: "typescript" },
+    symbols: Array.from({ length: 1000 }, (_, i) => ({
+      name: `item${i}`,
+      kind: SymbolKind.VARIABLE,
+      location: { file: "a.ts", range: { start: { line: i + 1, column: 1 } } },
+    })),
+    total: 5000,
+  });
+  const last = workspaceSymbolsAnswer(many, "item", 100, [], 900);
+  expect(last.structured.symbols).toHaveLength(100);
+  expect(last.structured.next_offset).toBeUndefined();
+  expect(last.text.split("\n")[0]).toBe(
+    '5000 symbols matching "item"; showing 901-1000 (the best 1000 are reachable; narrow the query for the rest):',
+  );
 });

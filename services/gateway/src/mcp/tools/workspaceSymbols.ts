@@ -26,6 +26,15 @@ const input = z.object({
     .max(256, { error: "query is longer than 256 characters" })
     .describe("Part of a symbol name, e.g. parseConf; servers match fuzzily, so exact case is not needed."),
   limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "symbols after ranking"),
+  offset: z
+    .number({ error: "offset must be a number" })
+    .int({ error: "offset must be a whole number" })
+    .min(0, { error: "offset must be 0 or more" })
+    .max(MAX_LIMIT - 1, { error: `offset must be below ${MAX_LIMIT}; narrow the query instead` })
+    .default(0)
+    .describe(
+      `Index of the first ranked match to return (0-based), from next_offset of the previous answer; offset + limit reaches at most the best ${MAX_LIMIT}.`,
+    ),
 });
 
 const workspaceSymbolOutput = z.object({
@@ -40,8 +49,10 @@ type WorkspaceSymbolOutput = z.output<typeof workspaceSymbolOutput>;
 const output = z.object({
   ...answerStatusShape,
   query: z.string(),
-  symbols: z.array(workspaceSymbolOutput).describe("The best `limit` matches, ranked."),
+  symbols: z.array(workspaceSymbolOutput).describe("Ranked matches from offset, at most limit of them."),
   total: z.number().int().describe("Matches in the workspace before the limit."),
+  offset: z.number().int().describe("Rank (0-based) of the first symbol returned."),
+  next_offset: z.number().int().optional().describe("Pass as offset for the next page; absent on the last page."),
 });
 
 function symbolFrom(symbol: WorkspaceSymbol): WorkspaceSymbolOutput {
@@ -65,8 +76,9 @@ export function workspaceSymbolsAnswer(
   query: string,
   limit: number,
   missing: string[] = [],
+  offset = 0,
 ): ToolAnswer<z.output<typeof output>> {
-  return mergedWorkspaceSymbolsAnswer([answer], query, limit, missing);
+  return mergedWorkspaceSymbolsAnswer([answer], query, limit, missing, offset);
 }
 
 /** Answers from several runners (one per language group): deduplicated, status merged. */
@@ -75,6 +87,7 @@ export function mergedWorkspaceSymbolsAnswer(
   query: string,
   limit: number,
   missing: string[] = [],
+  offset = 0,
 ): ToolAnswer<z.output<typeof output>> {
   const status =
     answers.length === 1 && missing.length === 0
@@ -93,21 +106,32 @@ export function mergedWorkspaceSymbolsAnswer(
       return true;
     });
   // Each runner ranked its matches before its limit; the merge of several is ranked again.
-  const symbols = (answers.length > 1 ? rankSymbols(unique, query) : unique).slice(0, limit);
+  const ranked = answers.length > 1 ? rankSymbols(unique, query) : unique;
+  const symbols = ranked.slice(offset, offset + limit);
   const total = Math.max(
     answers.reduce((sum, answer) => sum + answer.total, 0),
     unique.length,
   );
-  const more = total > symbols.length ? `; showing the best ${symbols.length} (raise limit for more)` : "";
+  // Pages reach the best MAX_LIMIT: the runners rank and cut there.
+  const reachable = Math.min(total, MAX_LIMIT);
+  const end = offset + symbols.length;
+  const next = end < reachable && symbols.length > 0 ? end : undefined;
+  const shown =
+    offset > 0 || end < total
+      ? `; showing ${symbols.length === 0 ? "none" : `${offset + 1}-${end}`}${next !== undefined ? ` (offset: ${next} for the next ones)` : total > reachable ? ` (the best ${MAX_LIMIT} are reachable; narrow the query for the rest)` : ""}`
+      : "";
   const text =
-    symbols.length === 0
+    total === 0
       ? emptyAnswerText(status, `No symbols match "${query}".`)
       : lines(
           statusHeader(status),
-          `${counted(total, "symbol")} matching "${query}"${more}:`,
+          `${counted(total, "symbol")} matching "${query}"${shown}:`,
           ...symbols.map(symbolLine),
         );
-  return { text, structured: { ...status, query, symbols, total } };
+  return {
+    text,
+    structured: { ...status, query, symbols, total, offset, ...(next !== undefined ? { next_offset: next } : {}) },
+  };
 }
 
 export const workspaceSymbolsTool = defineTool({
@@ -124,11 +148,16 @@ export const workspaceSymbolsTool = defineTool({
     const workspace = await call.workspace(args.workspace);
     const parts = await call.sendEach(workspace, call.languagesOf(workspace), (runner, options, languages) =>
       runner.workspaceSymbols(
-        { workspace, query: args.query, limit: args.limit, languages: languages.filter(Boolean) },
+        {
+          workspace,
+          query: args.query,
+          limit: Math.min(args.offset + args.limit, MAX_LIMIT),
+          languages: languages.filter(Boolean),
+        },
         options,
       ),
     );
     const { answers, missing } = collectParts(parts);
-    return mergedWorkspaceSymbolsAnswer(answers, args.query, args.limit, missing);
+    return mergedWorkspaceSymbolsAnswer(answers, args.query, args.limit, missing, args.offset);
   },
 });
