@@ -177,9 +177,13 @@ export class EngineContext {
   ): Promise<Location | undefined> {
     if (!uri.startsWith("file:")) return undefined;
     const absolute = fileURLToPath(uri);
-    const file = paths.toWorkspacePath(absolute);
-    // Outside the workspace: only a library of the runner or the system is shown (read-only).
-    const external = file === undefined && showExternal ? externalName(absolute) : undefined;
+    const file = await paths.toWorkspaceFile(absolute);
+    // Outside the workspace (a symlink pointing out included): only a library of the runner or the
+    // system is shown (read-only), and only by a path that is not inside the workspace.
+    const external =
+      file === undefined && showExternal && paths.toWorkspacePath(absolute) === undefined
+        ? externalName(absolute)
+        : undefined;
     if (file === undefined && external === undefined) return undefined;
     const fileLines = await lines.get(absolute);
     const converted = fromLspRange(fileLines, range, session.encoding);

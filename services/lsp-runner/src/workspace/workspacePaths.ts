@@ -123,4 +123,17 @@ export class WorkspacePaths {
     if (!isInside(this.root, absolute)) return undefined;
     return relative(this.root, absolute).split(sep).join("/");
   }
+
+  /**
+   * toWorkspacePath for a file a language server named: its real path (symlinks resolved) must be
+   * inside the workspace too. A symlink pointing out names someone else's file, whose contents a
+   * server may have read; such a location is not the workspace's to show. A file that no longer
+   * exists is judged by its path alone.
+   */
+  async toWorkspaceFile(absolute: string): Promise<string | undefined> {
+    const path = this.toWorkspacePath(absolute);
+    if (path === undefined) return undefined;
+    const real = await realpath(absolute).catch(() => undefined);
+    return real === undefined || isInside(this.root, real) ? path : undefined;
+  }
 }
