@@ -4,30 +4,14 @@
 // the outage, /readyz 200 and degraded, the diagnostics produced during the outage on the stream
 // once NATS is back (each file's latest, none lost), and a new runner registering afterwards.
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DIAGNOSTICS_STREAM, type DiagnosticsMessage, decodeJson, NATS_CONNECTION_OPTIONS } from "@lspmesh/events";
-import { sha256Hex } from "@lspmesh/gateway";
-import {
-  eventually,
-  fixturePath,
-  type GatewayProcess,
-  HEARTBEAT_MS,
-  type NatsServer,
-  type RunnerProcess,
-  startGatewayProcess,
-  startNatsServer,
-  startRunnerProcess,
-} from "@lspmesh/test-kit";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { eventually, HEARTBEAT_MS } from "@lspmesh/test-kit";
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { startLoopbackCluster, TENANT, WORKSPACES } from "./loopbackCluster.js";
 
-const TENANT = "acme";
-const WORKSPACES = ["web", "api"];
-const TOKEN = "acme-token-0123456789";
-const CALLERS = 4;
 /** Files given a new type error in each workspace while NATS is down. */
 const FILES_PER_WORKSPACE = 3;
 
@@ -51,44 +35,11 @@ export interface OutageReport {
   droppedTotal: number;
 }
 
-type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
-
 export async function natsOutageUnderLoad(outageMs: number): Promise<OutageReport> {
-  const root = mkdtempSync(join(tmpdir(), "lspmesh-faults-"));
-  const workspaces = join(root, "workspaces");
-  for (const workspace of WORKSPACES) {
-    mkdirSync(join(workspaces, TENANT), { recursive: true });
-    cpSync(fixturePath("typescript-basic"), join(workspaces, TENANT, workspace), { recursive: true });
-  }
-  const apiKeysFile = join(root, "api-keys.json");
-  writeFileSync(
-    apiKeysFile,
-    JSON.stringify({ keys: [{ id: "acme-agent", sha256: sha256Hex(TOKEN), tenant: TENANT, scopes: ["lsp:read"] }] }),
-  );
-  const tenantsFile = join(root, "tenants.json");
-  writeFileSync(
-    tenantsFile,
-    JSON.stringify({ tenants: { [TENANT]: { workspaces: WORKSPACES, limits: { callsPerSecond: 1000 } } } }),
-  );
-
-  let nats: NatsServer | undefined;
-  const runners: RunnerProcess[] = [];
-  let gateway: GatewayProcess | undefined;
-  const clients: Client[] = [];
+  const cluster = await startLoopbackCluster(["runner-1", "runner-2"]);
+  const { nats, runners, clients, workspaces } = cluster;
   const observer: { close(): Promise<void> }[] = [];
   try {
-    nats = await startNatsServer();
-    runners.push(
-      ...(await Promise.all(["runner-1", "runner-2"].map((id) => startRunnerProcess(workspaces, nats!.url, id)))),
-    );
-    gateway = await startGatewayProcess({ natsUrl: nats.url, apiKeysFile, tenantsFile });
-    const liveRunners = async () => Number((await gateway!.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1] ?? 0);
-    await eventually(async () => ((await liveRunners()) === 2 ? true : undefined), "2 live runners");
-    const ready = async () => {
-      const response = await fetch(new URL("/readyz", gateway!.url));
-      return { status: response.status, body: await response.text() };
-    };
-
     // The subscriber: an ordered consumer of the diagnostics stream, from now on.
     const nc = await connect({ servers: nats.url, ...NATS_CONNECTION_OPTIONS, reconnectTimeWait: 200 });
     observer.push(nc);
@@ -103,39 +54,7 @@ export async function natsOutageUnderLoad(outageMs: number): Promise<OutageRepor
       }
     })();
 
-    for (let i = 0; i < CALLERS; i++) {
-      const client = new Client({ name: `faults-${i}`, version: "1.0.0" });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`/mcp`, gateway.url), {
-          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-        }),
-      );
-      clients.push(client);
-    }
-    const call = async (client: Client, name: string, args: Record<string, unknown>) => {
-      const result = (await client.callTool({ name, arguments: args })) as ToolResult;
-      return { ok: !result.isError, text: result.content.map((part) => part.text ?? "").join("\n") };
-    };
-    const hover = (client: Client, workspace: string) =>
-      call(client, "hover", { workspace, file: "src/main.ts", symbol: "PoliteGreeter", line: 3 });
-    for (const workspace of WORKSPACES) {
-      const first = await hover(clients[0]!, workspace);
-      if (!first.ok) throw new Error(`hover before the outage failed: ${first.text}`);
-    }
-
-    let calls = 0;
-    const failures: OutageReport["failures"] = [];
-    let running = true;
-    const load = clients.map(async (client, index) => {
-      for (let n = 0; running; n++) {
-        const start = Date.now();
-        const answer = await hover(client, WORKSPACES[(index + n) % WORKSPACES.length]!);
-        calls++;
-        if (!answer.ok || !answer.text.includes("PoliteGreeter"))
-          failures.push({ text: answer.text.slice(0, 300), ms: Date.now() - start });
-      }
-    });
-
+    const load = cluster.hoverLoad();
     await nats.stop();
     const outageEnds = Date.now() + outageMs;
     // Diagnostics produced while NATS is down: a new type error per file, asked for through the gateway.
@@ -146,14 +65,14 @@ export async function natsOutageUnderLoad(outageMs: number): Promise<OutageRepor
         const text = `export const value${i}: number = "${workspace}-${i}";\n`;
         writeFileSync(join(workspaces, TENANT, workspace, file), text);
         expected.set(`${workspace}/${file}`, createHash("sha256").update(text).digest("hex"));
-        const answer = await call(clients[0]!, "diagnostics", { workspace, files: [file], wait_ms: 10_000 });
+        const answer = await cluster.call(clients[0]!, "diagnostics", { workspace, files: [file], wait_ms: 10_000 });
         if (!answer.ok || !answer.text.includes("2322"))
           throw new Error(`diagnostics during the outage: ${answer.text}`);
       }
     }
     const readyDuringOutage: OutageReport["readyDuringOutage"] = [];
     while (Date.now() < outageEnds) {
-      readyDuringOutage.push(await ready());
+      readyDuringOutage.push(await cluster.readyz());
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
     // Past three heartbeats every registry entry is stale: the case that used to fail everything.
@@ -171,22 +90,31 @@ export async function natsOutageUnderLoad(outageMs: number): Promise<OutageRepor
     const deliveredAll = () => [...expected].every(([key, sha]) => seen.get(key) === sha);
     await eventually(async () => (deliveredAll() ? true : undefined), "the outage's diagnostics on the stream", 60_000);
     const deliveredAfterMs = Date.now() - backAt;
-    await eventually(async () => ((await ready()).body === "ready" ? true : undefined), "/readyz plain ready", 60_000);
+    await eventually(
+      async () => ((await cluster.readyz()).body === "ready" ? true : undefined),
+      "/readyz plain ready",
+      60_000,
+    );
     const readyAgainAfterMs = Date.now() - backAt;
 
     const newRunnerAt = Date.now();
-    runners.push(await startRunnerProcess(workspaces, nats.url, "runner-3"));
-    await eventually(async () => ((await liveRunners()) === 3 ? true : undefined), "the new runner live", 30_000);
+    await cluster.startRunner("runner-3");
+    await eventually(
+      async () => ((await cluster.liveRunners()) === 3 ? true : undefined),
+      "the new runner live",
+      30_000,
+    );
     const newRunnerLiveAfterMs = Date.now() - newRunnerAt;
 
-    running = false;
-    await Promise.all(load);
+    await load.stop();
     const droppedTotal = await runnerMetric("lspmesh_runner_diagnostics_dropped_total");
     return {
       outboxAtOutageEnd,
       droppedTotal,
-      calls,
-      failures,
+      calls: load.records.length,
+      failures: load.records
+        .filter((record) => !record.ok)
+        .map((record) => ({ text: record.text, ms: record.end - record.start })),
       readyDuringOutage,
       produced: expected.size,
       delivered: [...expected].filter(([key, sha]) => seen.get(key) === sha).length,
@@ -195,11 +123,7 @@ export async function natsOutageUnderLoad(outageMs: number): Promise<OutageRepor
       newRunnerLiveAfterMs,
     };
   } finally {
-    await Promise.all(clients.map((client) => client.close().catch(() => {})));
     for (const item of observer.reverse()) await item.close().catch(() => {});
-    await gateway?.stop();
-    await Promise.all(runners.map((runner) => runner.stop()));
-    await nats?.close();
-    rmSync(root, { recursive: true, force: true });
+    await cluster.close();
   }
 }

@@ -128,8 +128,13 @@ export class LanguageSession {
   private answered = false;
   private closed = false;
   private failureValue: SessionFailure | undefined;
-  private readonly failureSignal: Promise<never>;
-  private rejectOnFailure: (error: RunnerError) => void = () => {};
+  /**
+   * Told once when the session fails or closes: each request (and wait) adds its own listener and
+   * removes it when done. (Racing every request against one long-lived promise instead left a
+   * reaction on it per request, keeping every answer reachable: the runner's memory grew by
+   * about 25 MB a minute under load.)
+   */
+  private readonly failureListeners = new Set<(error: RunnerError) => void>();
   /** Requests, syncs and waits under way: a busy session is never stopped to save memory. */
   private busyCount = 0;
   private consecutiveTimeouts = 0;
@@ -144,10 +149,6 @@ export class LanguageSession {
   private constructor(private readonly options: SessionOptions) {
     this.language = options.language;
     this.documents = new OpenDocuments(options.maxOpenDocuments);
-    this.failureSignal = new Promise<never>((_, reject) => {
-      this.rejectOnFailure = reject;
-    });
-    this.failureSignal.catch(() => {});
     this.process = new LanguageServerProcess({
       command: options.language.command,
       args: options.language.args,
@@ -508,21 +509,22 @@ export class LanguageSession {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     if (signal?.aborted) onAbort();
+    // A server that dies leaves its pending requests unanswered: the failure ends them.
+    this.failureListeners.add(stop);
     this.busyCount++;
     this.lastUsed = Date.now();
     try {
       const pending = this.process.connection.sendRequest(method, params, cancellation.token);
       // Settles later (answer to a cancelled request, or disposal) with no one waiting.
       pending.catch(() => {});
-      // A server that dies leaves its pending requests unanswered: the failure ends them.
-      const answer = (await Promise.race([pending, this.failureSignal, stopped])) as R;
+      const answer = (await Promise.race([pending, stopped])) as R;
       if (!isProbe) this.heardFrom(method);
       return answer;
     } catch (error) {
       // The connection broke under the request (a write to a killed server, a disposed connection):
       // the server is dying, and its exit, told a moment later, is the answer to give.
       if (!this.failureValue && isConnectionFailure(error)) {
-        await Promise.race([this.failureSignal.catch(() => {}), delay(EXIT_REPORT_WAIT_MS)]);
+        await this.failedWithin(EXIT_REPORT_WAIT_MS);
       }
       if (this.failureValue) throw this.failureError();
       if (timedOut) {
@@ -539,6 +541,7 @@ export class LanguageSession {
       throw error;
     } finally {
       this.busyCount--;
+      this.failureListeners.delete(stop);
       this.emitStateChange();
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
@@ -605,12 +608,32 @@ export class LanguageSession {
     return [LIVENESS_PROBE_METHOD, null];
   }
 
+  private tellFailure(error: RunnerError): void {
+    const listeners = [...this.failureListeners];
+    this.failureListeners.clear();
+    for (const listener of listeners) listener(error);
+  }
+
+  /** Resolves when the session fails or closes, or after ms, whichever comes first. */
+  private failedWithin(ms: number): Promise<void> {
+    if (this.failureValue || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.failureListeners.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.failureListeners.add(done);
+    });
+  }
+
   /** Records the first failure, ends pending requests with it, and stops a server still running. */
   private fail(failure: SessionFailure, { stop = false } = {}): void {
     if (this.failureValue || this.closed) return;
     this.treeWatch?.close();
     this.failureValue = failure;
-    this.rejectOnFailure(this.failureError());
+    this.tellFailure(this.failureError());
     // A server that stopped answering or broke the framing will not answer `shutdown` either.
     if (stop) void this.process.close({ polite: false });
     this.options.onFailure?.(failure, this);
@@ -663,7 +686,7 @@ export class LanguageSession {
     const first = !this.closed;
     this.closed = true;
     this.treeWatch?.close();
-    this.rejectOnFailure(this.failureValue ? this.failureError() : this.stoppedError());
+    this.tellFailure(this.failureValue ? this.failureError() : this.stoppedError());
     await this.process.close();
     if (first) this.emit({ type: "closed", session: this });
   }
