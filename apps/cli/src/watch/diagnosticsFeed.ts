@@ -7,6 +7,7 @@ import {
   decodeFileKey,
   decodeJson,
   diagnosticsWildcard,
+  ORDERED_CONSUME_OPTIONS,
 } from "@lspmesh/events";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { type ConnectionOptions, connect, credsAuthenticator, type NatsConnection } from "@nats-io/transport-node";
@@ -62,7 +63,7 @@ export async function openDiagnosticsFeed(
       filter_subjects: subjects,
       deliver_policy: DeliverPolicy.LastPerSubject,
     });
-    const messages = await consumer.consume();
+    const messages = await consumer.consume(ORDERED_CONSUME_OPTIONS);
     const finished = (async () => {
       let replayed = 0;
       try {
