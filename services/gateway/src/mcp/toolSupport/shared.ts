@@ -55,6 +55,20 @@ export function limitArgument(fallback: number, max: number, what: string) {
     .describe(`Most ${what} to return (default ${fallback}, at most ${max}).`);
 }
 
+/** Largest paging offset accepted (the runner's field is 32-bit; no answer has a million items). */
+const MAX_OFFSET = 1_000_000;
+
+/** `offset` of a paged answer: 0-based index of the first item, from next_offset of the previous page. */
+export function offsetArgument(description: string, max = MAX_OFFSET, tooLarge = `offset must be at most ${max}`) {
+  return z
+    .number({ error: "offset must be a number" })
+    .int({ error: "offset must be a whole number" })
+    .min(0, { error: "offset must be 0 or more" })
+    .max(max, { error: tooLarge })
+    .default(0)
+    .describe(description);
+}
+
 /** A position as docs/tools.md defines it: line + column, or symbol with an optional line hint. */
 export const positionArguments = {
   workspace: workspaceArgument,

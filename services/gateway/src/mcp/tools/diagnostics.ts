@@ -4,7 +4,7 @@ import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 import { defineTool } from "../defineTool.js";
 import { toGatewayError } from "../toolErrors.js";
-import { collectParts, fileArgument, limitArgument, workspaceArgument } from "../toolSupport/shared.js";
+import { collectParts, fileArgument, limitArgument, offsetArgument, workspaceArgument } from "../toolSupport/shared.js";
 import { diagnosticsOutput, mergedDiagnosticsAnswer, SEVERITIES } from "./diagnosticsReport.js";
 
 /** Default and largest wait for fresh diagnostics, in ms. */
@@ -38,12 +38,7 @@ const input = z.object({
       'Lowest severity listed: "error", "warning", "information" or "hint". Default "warning" (errors and warnings) for the whole workspace, "hint" (everything) for named files. Counts cover every severity.',
     ),
   limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "diagnostics"),
-  offset: z
-    .number({ error: "offset must be a number" })
-    .int({ error: "offset must be a whole number" })
-    .min(0, { error: "offset must be 0 or more" })
-    .default(0)
-    .describe("Index of the first diagnostic to list (0-based), from next_offset of the previous answer."),
+  offset: offsetArgument("Index of the first diagnostic to list (0-based), from next_offset of the previous answer."),
 });
 
 export const diagnosticsTool = defineTool({

@@ -8,6 +8,7 @@ import {
   limitArgument,
   locationFrom,
   locationOutput,
+  offsetArgument,
   type PositionAt,
   positionArguments,
   positionFrom,
@@ -27,12 +28,7 @@ const input = z.object({
   limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "references").describe(
     `Most references to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}); total counts them all.`,
   ),
-  offset: z
-    .number({ error: "offset must be a number" })
-    .int({ error: "offset must be a whole number" })
-    .min(0, { error: "offset must be 0 or more" })
-    .default(0)
-    .describe("Index of the first reference to return (0-based), from next_offset of the previous answer."),
+  offset: offsetArgument("Index of the first reference to return (0-based), from next_offset of the previous answer."),
 });
 
 const output = z.object({

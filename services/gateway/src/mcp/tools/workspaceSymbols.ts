@@ -10,6 +10,7 @@ import {
   locationFrom,
   locationOutput,
   mergeStatuses,
+  offsetArgument,
   statusFrom,
   workspaceArgument,
 } from "../toolSupport/shared.js";
@@ -26,15 +27,11 @@ const input = z.object({
     .max(256, { error: "query is longer than 256 characters" })
     .describe("Part of a symbol name, e.g. parseConf; servers match fuzzily, so exact case is not needed."),
   limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "symbols after ranking"),
-  offset: z
-    .number({ error: "offset must be a number" })
-    .int({ error: "offset must be a whole number" })
-    .min(0, { error: "offset must be 0 or more" })
-    .max(MAX_LIMIT - 1, { error: `offset must be below ${MAX_LIMIT}; narrow the query instead` })
-    .default(0)
-    .describe(
-      `Index of the first ranked match to return (0-based), from next_offset of the previous answer; offset + limit reaches at most the best ${MAX_LIMIT}.`,
-    ),
+  offset: offsetArgument(
+    `Index of the first ranked match to return (0-based), from next_offset of the previous answer; offset + limit reaches at most the best ${MAX_LIMIT}.`,
+    MAX_LIMIT - 1,
+    `offset must be below ${MAX_LIMIT}; narrow the query instead`,
+  ),
 });
 
 const workspaceSymbolOutput = z.object({
