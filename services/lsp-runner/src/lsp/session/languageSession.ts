@@ -497,6 +497,9 @@ export class LanguageSession {
     const stopped = new Promise<never>((_, reject) => {
       stop = reject;
     });
+    // Only the race below reads it; a failure told before the race (sendRequest throwing on a
+    // dead connection) must not surface as an unhandled rejection.
+    stopped.catch(() => {});
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
