@@ -12,6 +12,7 @@ import { RunnerEvents } from "./events/runnerEvents.js";
 import { DEFAULT_HEARTBEAT_MS, RunnerRegistration } from "./events/runnerRegistration.js";
 import { requestIdOf, withCallLog } from "./grpc/callLog.js";
 import { runnerService } from "./grpc/runnerService.js";
+import { splitHostPort } from "./listenAddress.js";
 import { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
 import { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/pool/sessionManager.js";
 import type { SessionPolicyOverrides } from "./lsp/pool/sessionPolicy.js";
@@ -214,10 +215,4 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
 /** `<hostname>-<pid>`, reduced to the characters a registry key allows. */
 function defaultRunnerId(): string {
   return `${hostname()}-${process.pid}`.replace(/[^A-Za-z0-9_=.-]/g, "-").replace(/^[^A-Za-z0-9]+/, "");
-}
-
-function splitHostPort(listen: string): [string, string] {
-  const index = listen.lastIndexOf(":");
-  if (index < 0) return [listen, "0"];
-  return [listen.slice(0, index), listen.slice(index + 1)];
 }

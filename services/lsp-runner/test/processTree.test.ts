@@ -3,11 +3,10 @@
 // lives on and would answer every request "nothing"; the runner notices the broken tree, restarts
 // the server, and no answer in between claims `ready` with an empty result. The wrapper killed
 // itself is the plain crash. Both under load: four callers hovering all along.
-import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
 import { Runner, ServerState } from "@lspmesh/proto";
-import { fixtureWorkspace } from "@lspmesh/test-kit";
+import { commandLine, fixtureWorkspace } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import {
   LanguageRegistry,
@@ -29,14 +28,6 @@ const hoverMain = () =>
     workspace: ws,
     at: { file: "src/main.ts", target: { case: "symbol", value: { name: "greeter", lineHint: 3, occurrence: 0 } } },
   });
-
-const commandLine = (pid: number) => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-  } catch {
-    return "";
-  }
-};
 
 beforeAll(async () => {
   runner = await startRunnerServer({

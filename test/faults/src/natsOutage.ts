@@ -16,6 +16,7 @@ import {
 import { eventually, HEARTBEAT_MS } from "@lspmesh/test-kit";
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { expect } from "vitest";
 import { startLoopbackCluster, TENANT, WORKSPACES } from "./loopbackCluster.js";
 
 /** Files given a new type error in each workspace while NATS is down. */
@@ -136,4 +137,18 @@ export async function natsOutageUnderLoad(outageMs: number): Promise<OutageRepor
     for (const item of observer.reverse()) await item.close().catch(() => {});
     await cluster.close();
   }
+}
+
+/** What every NATS outage case promises (docs/reliability.md); prints the figures. */
+export function expectOutageHealed(report: OutageReport): void {
+  const { readyDuringOutage, ...figures } = report;
+  console.log(JSON.stringify({ ...figures, readyzDuringOutage: readyDuringOutage.map((answer) => answer.status) }));
+  expect(report.failures).toEqual([]);
+  expect(report.calls).toBeGreaterThan(20);
+  expect(report.readyDuringOutage.length).toBeGreaterThan(0);
+  for (const answer of report.readyDuringOutage) expect(answer.status).toBe(200);
+  expect(report.readyDuringOutage.at(-1)?.body).toMatch(/^ready \(degraded: runner registry \(NATS\) unreachable/);
+  expect(report.outboxAtOutageEnd, "the runners held the outage's diagnostics").toBeGreaterThan(0);
+  expect(report.delivered).toBe(report.produced);
+  expect(report.droppedTotal).toBe(0);
 }

@@ -101,6 +101,15 @@ export function descendantPids(pid: number): number[] {
   return found;
 }
 
+/** A process's command line, arguments joined by spaces; "" once it is gone. */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
 export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { RunnerEventBus } from "../events/eventBus.js";
+import { splitHostPort } from "../listenAddress.js";
 import type { SessionManager } from "../lsp/pool/sessionManager.js";
 
 export function runnerMetricsRegistry(events: RunnerEventBus, sessions: SessionManager): Registry {
@@ -67,9 +68,9 @@ export interface MetricsServer {
 
 /** Serves GET /metrics on host:port (port 0: a free one). */
 export async function serveMetrics(listen: string, registry: Registry): Promise<MetricsServer> {
-  const colon = listen.lastIndexOf(":");
-  const host = listen.slice(0, colon).replace(/^\[|\]$/g, "");
-  const port = Number(listen.slice(colon + 1));
+  const [bracketed, port] = splitHostPort(listen);
+  // Node's listen() takes an IPv6 address without the brackets of host:port.
+  const host = bracketed.replace(/^\[|\]$/g, "");
   const server: Server = createServer((req, res) => {
     if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/metrics") {
       res.writeHead(404).end();
@@ -84,7 +85,7 @@ export async function serveMetrics(listen: string, registry: Registry): Promise<
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, () => resolve());
+    server.listen(Number(port), host, () => resolve());
   });
   const { address, port: bound } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;

@@ -3,8 +3,14 @@
 // its callers) while four callers keep asking. The calls caught by it fail with TIMEOUT well
 // before the gateway's deadline, correct answers come back within 15 s without anyone acting,
 // and SIGCONT afterwards finds the stopped process gone, with exactly one server in its place.
-import { readFileSync } from "node:fs";
-import { descendantPids, type FixtureWorkspace, fixtureWorkspace, isRunning, startServe } from "@lspmesh/test-kit";
+import {
+  commandLine,
+  descendantPids,
+  type FixtureWorkspace,
+  fixtureWorkspace,
+  isRunning,
+  startServe,
+} from "@lspmesh/test-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, beforeEach, expect, test } from "vitest";
 
@@ -28,14 +34,6 @@ beforeEach(() => {
   fixture = fixtureWorkspace("typescript-basic");
 });
 afterEach(() => fixture[Symbol.dispose]());
-
-function commandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-  } catch {
-    return "";
-  }
-}
 
 /** tsserver processes below `pid`; the semantic one is started without --serverMode. */
 function tsservers(pid: number): Array<{ pid: number; semantic: boolean }> {

@@ -261,6 +261,19 @@ export function mergeStatuses(
   return merged;
 }
 
+/** The status of answers from one or several runners: the runner's own when it is the only one. */
+export function statusOfAnswers(
+  answers: ReadonlyArray<{ status?: AnswerStatus }>,
+  missing: readonly string[] = [],
+): AnswerStatusOutput {
+  return answers.length === 1 && missing.length === 0
+    ? statusFrom(answers[0]!.status)
+    : mergeStatuses(
+        answers.map((answer) => statusFrom(answer.status)),
+        missing,
+      );
+}
+
 /** Answers of a workspace-wide sendEach: all failed → the first error is thrown; else answers + notes. */
 export function collectParts<T>(parts: ReadonlyArray<{ languages: string[]; answer?: T; error?: GatewayError }>): {
   answers: T[];

@@ -5,7 +5,7 @@ import { type Diagnostic, type DiagnosticsAnswer, type FileDiagnostics, Severity
 import { z } from "zod";
 import type { ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
-import { answerStatusShape, mergeStatuses, rangeFrom, rangeShape, statusFrom } from "../toolSupport/shared.js";
+import { answerStatusShape, rangeFrom, rangeShape, statusOfAnswers } from "../toolSupport/shared.js";
 
 /** Most characters of text in one diagnostics answer (about 4 000 tokens); the rest is paged. */
 export const DIAGNOSTICS_TEXT_BUDGET = 16_000;
@@ -132,13 +132,7 @@ export function mergedDiagnosticsAnswer(
   view: DiagnosticsView,
   missing: string[] = [],
 ): ToolAnswer<DiagnosticsOutput> {
-  const status =
-    answers.length === 1 && missing.length === 0
-      ? statusFrom(answers[0]!.status)
-      : mergeStatuses(
-          answers.map((answer) => statusFrom(answer.status)),
-          missing,
-        );
+  const status = statusOfAnswers(answers, missing);
   const checked: FileDiagnostics[] = answers.flatMap((answer) => answer.files);
   const rank = SEVERITIES.indexOf(view.severity);
   const counts: SeverityCounts = { error: 0, warning: 0, information: 0, hint: 0 };

@@ -9,9 +9,8 @@ import {
   limitArgument,
   locationFrom,
   locationOutput,
-  mergeStatuses,
   offsetArgument,
-  statusFrom,
+  statusOfAnswers,
   workspaceArgument,
 } from "../toolSupport/shared.js";
 
@@ -86,13 +85,7 @@ export function mergedWorkspaceSymbolsAnswer(
   missing: string[] = [],
   offset = 0,
 ): ToolAnswer<z.output<typeof output>> {
-  const status =
-    answers.length === 1 && missing.length === 0
-      ? statusFrom(answers[0]!.status)
-      : mergeStatuses(
-          answers.map((answer) => statusFrom(answer.status)),
-          missing,
-        );
+  const status = statusOfAnswers(answers, missing);
   const seen = new Set<string>();
   const unique = answers
     .flatMap((answer) => answer.symbols.map(symbolFrom))
