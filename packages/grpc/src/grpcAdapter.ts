@@ -100,12 +100,18 @@ function toServiceError(error: unknown): Partial<grpc.StatusObject> {
   return { code: grpc.status.INTERNAL, details: "internal error in the runner; see its logs" };
 }
 
+/** Why a call without the right credentials is refused (gRPC UNAUTHENTICATED). */
+export const UNAUTHENTICATED_MESSAGE =
+  "missing or wrong runner credentials: send the shared secret (LSPMESH_GRPC_SECRET_FILE) or use the configured mTLS certificates";
+
 /** Registers a typed implementation on a grpc-js server. */
 export function addService<M extends UnaryMethods>(
   server: grpc.Server,
   service: GenService<M>,
   implementation: ServiceImplementation<M>,
   onUnexpectedError: (method: string, error: unknown, context: CallContext) => void = () => {},
+  /** Checks every call's metadata before the handler runs; false answers UNAUTHENTICATED. */
+  authorize: (metadata: grpc.Metadata) => boolean = () => true,
 ): void {
   const handlers: grpc.UntypedServiceImplementation = {};
   for (const method of service.methods) {
@@ -115,6 +121,10 @@ export function addService<M extends UnaryMethods>(
       call: grpc.ServerUnaryCall<unknown, unknown>,
       callback: grpc.sendUnaryData<unknown>,
     ) => {
+      if (!authorize(call.metadata)) {
+        callback({ code: grpc.status.UNAUTHENTICATED, details: UNAUTHENTICATED_MESSAGE } as grpc.ServiceError);
+        return;
+      }
       const abort = new AbortController();
       call.on("cancelled", () => abort.abort(new Error("cancelled by client")));
       const deadline = call.getDeadline();
@@ -142,6 +152,8 @@ export function createClient<M extends UnaryMethods>(
   address: string,
   credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure(),
   channelOptions: grpc.ClientOptions = {},
+  /** Metadata added to every call (the shared secret), read at each call so a rotated one applies. */
+  callMetadata: () => Record<string, string> | undefined = () => undefined,
 ): ServiceClient<M> {
   const Constructor = grpc.makeGenericClientConstructor(grpcServiceDefinition(service), service.typeName);
   const channel = new Constructor(address, credentials, channelOptions);
@@ -153,9 +165,11 @@ export function createClient<M extends UnaryMethods>(
       new Promise((resolve, reject) => {
         const callOptions: grpc.CallOptions = {};
         if (options.timeoutMs !== undefined) callOptions.deadline = Date.now() + options.timeoutMs;
+        const metadata = options.metadata?.clone() ?? new grpc.Metadata();
+        for (const [key, value] of Object.entries(callMetadata() ?? {})) metadata.set(key, value);
         const pending = call(
           create(input, request),
-          options.metadata ?? new grpc.Metadata(),
+          metadata,
           callOptions,
           (error: grpc.ServiceError | null, answer: unknown) => (error ? reject(error) : resolve(answer)),
         ) as grpc.ClientUnaryCall;

@@ -1,2 +1,3 @@
 export { Metadata, type ServiceError, status as GrpcStatus } from "@grpc/grpc-js";
 export * from "./grpcAdapter.js";
+export * from "./grpcAuth.js";

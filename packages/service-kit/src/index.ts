@@ -1,3 +1,4 @@
 export * from "./logger.js";
+export * from "./network.js";
 export * from "./settings.js";
 export * from "./shutdown.js";

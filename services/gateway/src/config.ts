@@ -1,5 +1,7 @@
 // Standalone configuration from LSPMESH_* environment variables and command-line flags (flags
 // win). Pure: main.ts hands in process.env and process.argv.
+
+import { GrpcAuthError, type GrpcAuthSettings, grpcAuthSettings } from "@lspmesh/grpc";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_GATEWAY_PORT,
@@ -10,6 +12,7 @@ import {
 import {
   type Environment,
   integerSetting,
+  isLoopbackHost,
   LOG_LEVELS,
   type LogLevel,
   listSetting,
@@ -17,7 +20,6 @@ import {
   SettingsError,
   setting as settingOf,
 } from "@lspmesh/service-kit";
-import { isLoopbackHost } from "./http/allowlists.js";
 
 export type RunnerSource = { kind: "static"; addresses: string[] } | { kind: "nats"; url: string };
 
@@ -33,6 +35,8 @@ export type AuthConfig =
 
 export interface GatewayConfig {
   runners: RunnerSource;
+  /** Credentials for runner calls (shared secret file, mTLS files); unset = none. */
+  grpcAuth?: GrpcAuthSettings;
   auth: AuthConfig;
   host: string;
   port: number;
@@ -55,6 +59,9 @@ export const GATEWAY_USAGE = `usage: lspmesh gateway [options]   (flags override
 runners (one of):
   --runners H:P[,H:P…]   LSPMESH_RUNNERS            a static list of runner gRPC addresses
   --nats URL             LSPMESH_NATS_URL           the NATS registry (KV bucket lspmesh-runners)
+runner credentials (the runners' own):
+                         LSPMESH_GRPC_SECRET_FILE   shared secret sent on every call, and/or
+                         LSPMESH_GRPC_TLS_CERT, LSPMESH_GRPC_TLS_KEY, LSPMESH_GRPC_TLS_CA (mTLS)
 authentication (required unless bound to loopback):
   --api-keys FILE        LSPMESH_API_KEYS_FILE      static API keys, stored as SHA-256 hashes
   --jwks-url URL         LSPMESH_JWKS_URL           JWTs verified against this JWKS, with
@@ -114,6 +121,12 @@ export function gatewayConfig(argv: readonly string[], env: Environment): Gatewa
     : { kind: "nats", url: natsUrl! };
 
   const host = setting(flags.host, "LSPMESH_HOST") ?? DEFAULTS.host;
+  let grpcAuth: GrpcAuthSettings | undefined;
+  try {
+    grpcAuth = grpcAuthSettings((name) => settingOf(undefined, env, name));
+  } catch (error) {
+    throw error instanceof GrpcAuthError ? new SettingsError(error.message) : error;
+  }
 
   // Authentication: tokens, or none on loopback.
   const apiKeysFile = setting(flags["api-keys"], "LSPMESH_API_KEYS_FILE");
@@ -179,6 +192,7 @@ export function gatewayConfig(argv: readonly string[], env: Environment): Gatewa
 
   return {
     runners,
+    ...(grpcAuth ? { grpcAuth } : {}),
     auth,
     host,
     port: integerSetting(setting(flags.port, "LSPMESH_PORT"), "port (LSPMESH_PORT)", DEFAULTS.port, 0, 65_535),

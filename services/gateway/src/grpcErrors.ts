@@ -59,6 +59,11 @@ export function toolErrorFromGrpc(error: ServiceError): GatewayError {
   switch (error.code) {
     case GrpcStatus.DEADLINE_EXCEEDED:
       return new GatewayError("TIMEOUT", DEFAULT_MESSAGES.TIMEOUT);
+    case GrpcStatus.UNAUTHENTICATED:
+      return new GatewayError(
+        "UNAVAILABLE",
+        "the runner refused this gateway's credentials; the operator must give gateways and runners the same LSPMESH_GRPC_SECRET_FILE or mTLS files",
+      );
     case GrpcStatus.CANCELLED:
       return new GatewayError("UNAVAILABLE", "the request was cancelled before the runner answered; send it again");
     default:

@@ -1,6 +1,8 @@
 // Single-machine mode (`lspmesh serve`, `lspmesh mcp DIR`): one runner on this machine serving one
 // folder as tenant LOCAL_TENANT, and one local caller who may read and write. No tokens: HTTP binds
 // loopback only; stdio has no network at all.
+
+import { GrpcAuth, type GrpcAuthSettings } from "@lspmesh/grpc";
 import { DEFAULT_CALL_TIMEOUT_MS, LOCAL_TENANT } from "@lspmesh/proto";
 import { type Logger, silentLogger } from "@lspmesh/service-kit";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
@@ -16,9 +18,18 @@ function localPrincipal(readOnly: boolean | undefined): Principal {
   return { tenant: LOCAL_TENANT, subject: "local", scopes: readOnly ? ["lsp:read"] : ["lsp:read", "lsp:write"] };
 }
 
+function localRouter(options: LocalGatewayOptions): StaticRunnerRouter {
+  return new StaticRunnerRouter(
+    options.runnerAddress,
+    options.runnerAuth ? GrpcAuth.from(options.runnerAuth) : undefined,
+  );
+}
+
 export interface LocalGatewayOptions {
   /** host:port of the runner serving the folder. */
   runnerAddress: string;
+  /** The runner's credentials (serve and mcp give it a random secret per process). */
+  runnerAuth?: GrpcAuthSettings;
   /** Workspace id the folder is served as. */
   workspace: string;
   logger?: Logger;
@@ -38,7 +49,7 @@ export function startLocalGateway(
   return startGateway({
     host: options.host,
     port: options.port,
-    router: new StaticRunnerRouter(options.runnerAddress),
+    router: localRouter(options),
     workspaces: new StaticWorkspaceResolver({ tenant: LOCAL_TENANT, workspace: options.workspace }),
     authenticator: new NoTokenAuthenticator(localPrincipal(options.readOnly)),
     logger: options.logger,
@@ -55,7 +66,7 @@ export interface LocalStdioGateway {
 /** MCP over this process's stdin/stdout; stdout then carries the protocol only. */
 export function serveLocalStdio(options: LocalGatewayOptions): LocalStdioGateway {
   const logger = options.logger ?? silentLogger;
-  const router = new StaticRunnerRouter(options.runnerAddress);
+  const router = localRouter(options);
   const deps = {
     router,
     workspaces: new StaticWorkspaceResolver({ tenant: LOCAL_TENANT, workspace: options.workspace }),

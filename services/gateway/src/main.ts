@@ -1,6 +1,7 @@
 // Composition root for running the gateway on its own: the only place that reads the
 // environment and the command line.
 import { pathToFileURL } from "node:url";
+import { GrpcAuth } from "@lspmesh/grpc";
 import {
   closeOnSignals,
   createJsonLogger,
@@ -79,13 +80,18 @@ function tenancy(config: GatewayConfig): {
 }
 
 async function runnerRouter(config: GatewayConfig, logger: Logger): Promise<HrwRunnerRouter> {
-  if (config.runners.kind === "static") return new HrwRunnerRouter(new StaticRunnerDirectory(config.runners.addresses));
+  const grpcAuth = config.grpcAuth ? GrpcAuth.from(config.grpcAuth) : undefined;
+  if (!grpcAuth)
+    logger.warn("no runner credentials (LSPMESH_GRPC_SECRET_FILE or mTLS): only loopback runners will answer");
+  if (config.runners.kind === "static")
+    return new HrwRunnerRouter(new StaticRunnerDirectory(config.runners.addresses), { grpcAuth });
   const directory = await openNatsRunnerRegistry({
     servers: config.runners.url,
     onProblem: (message, key) => logger.warn(message, { key }),
     onOutage: (message, fields) => logger.warn(message, fields),
+    grpcAuth,
   });
-  return new HrwRunnerRouter(directory);
+  return new HrwRunnerRouter(directory, { grpcAuth });
 }
 
 /** Runs the gateway until SIGINT/SIGTERM. `lspmesh gateway` calls it with its own arguments. */

@@ -3,9 +3,9 @@ import { describe, expect, test } from "vitest";
 import { runnerConfig } from "./config.js";
 
 describe("runnerConfig", () => {
-  test("defaults: a volume at /workspaces, gRPC on 0.0.0.0:7421, no NATS, watching on", () => {
+  test("defaults: a volume at /workspaces, gRPC on 127.0.0.1:7421 without credentials, no NATS, watching on", () => {
     expect(runnerConfig([], {})).toMatchObject({
-      listen: "0.0.0.0:7421",
+      listen: "127.0.0.1:7421",
       workspaces: { root: "/workspaces" },
       natsUrl: undefined,
       watchWorkspaces: true,
@@ -13,11 +13,12 @@ describe("runnerConfig", () => {
       warmUp: [],
       logLevel: "info",
     });
+    expect(runnerConfig([], {}).grpcAuth).toBeUndefined();
   });
 
   test("flags win over the environment; blank variables count as unset", () => {
     const config = runnerConfig(["--listen", "127.0.0.1:0", "--languages", "/etc/l.json"], {
-      LSPMESH_LISTEN: "0.0.0.0:9",
+      LSPMESH_LISTEN: "10.0.0.1:9",
       LSPMESH_LANGUAGES_FILE: "/other.json",
       LSPMESH_WORKSPACES_ROOT: "/vol",
       LSPMESH_POOL: " ",
@@ -45,7 +46,31 @@ describe("runnerConfig", () => {
     });
   });
 
+  test("another address than loopback needs credentials: a shared secret file, mTLS files, or both", () => {
+    const secret = { LSPMESH_LISTEN: "0.0.0.0:7421", LSPMESH_GRPC_SECRET_FILE: "/run/secrets/grpc" };
+    expect(runnerConfig([], secret).grpcAuth).toEqual({ secretFile: "/run/secrets/grpc" });
+    const tls = {
+      LSPMESH_GRPC_TLS_CERT: "/t/tls.crt",
+      LSPMESH_GRPC_TLS_KEY: "/t/tls.key",
+      LSPMESH_GRPC_TLS_CA: "/t/ca.crt",
+    };
+    expect(runnerConfig(["--listen", "0.0.0.0:1"], tls).grpcAuth).toEqual({
+      tls: { certFile: "/t/tls.crt", keyFile: "/t/tls.key", caFile: "/t/ca.crt" },
+    });
+  });
+
   test.each([
+    [
+      ["--listen", "0.0.0.0:7421"],
+      {},
+      /refusing to listen on 0.0.0.0:7421 without credentials: set LSPMESH_GRPC_SECRET_FILE/,
+    ],
+    [[], { LSPMESH_LISTEN: "[::]:7421" }, /without credentials/],
+    [
+      [],
+      { LSPMESH_GRPC_TLS_CERT: "/t/tls.crt" },
+      /mTLS needs all of LSPMESH_GRPC_TLS_CERT, LSPMESH_GRPC_TLS_KEY and LSPMESH_GRPC_TLS_CA/,
+    ],
     [["--nope"], {}, /--nope/],
     [["extra"], {}, /unexpected argument 'extra'/],
     [["--listen", "nowhere"], {}, /use host:port/],

@@ -1,9 +1,11 @@
 // The runner's settings from its command line and LSPMESH_* environment: a pure function, so
 // `lspmesh runner`, `node dist/main.js` and tests read them the same way. Flags win over variables.
+import { GrpcAuthError, type GrpcAuthSettings, grpcAuthSettings } from "@lspmesh/grpc";
 import { DEFAULT_RUNNER_PORT, ID_PATTERN, ID_RULE } from "@lspmesh/proto";
 import {
   type Environment,
   integerSetting,
+  isLoopbackHost,
   LOG_LEVELS,
   type LogLevel,
   listSetting,
@@ -19,8 +21,10 @@ export type WorkspacesSetting =
   | { readonly dir: string; readonly tenant: string; readonly workspace: string };
 
 export interface RunnerConfig {
-  /** host:port for gRPC; port 0 picks a free one. */
+  /** host:port for gRPC; port 0 picks a free one. Loopback unless credentials are set. */
   listen: string;
+  /** How gateways authenticate (shared secret file, mTLS files); unset = loopback only. */
+  grpcAuth?: GrpcAuthSettings;
   workspaces: WorkspacesSetting;
   /** JSON file overriding or adding language servers (docs/languages.md); unset = built-ins only. */
   languagesFile?: string;
@@ -59,7 +63,9 @@ export const DEFAULT_DRAIN_MS = 20_000;
 export const RUNNER_USAGE = `usage: lspmesh runner [--listen HOST:PORT] [--workspaces-root DIR] [--languages FILE] [--nats URL]
 
 Flags override the environment:
-  --listen HOST:PORT       LSPMESH_LISTEN (0.0.0.0:${DEFAULT_RUNNER_PORT})
+  --listen HOST:PORT       LSPMESH_LISTEN (127.0.0.1:${DEFAULT_RUNNER_PORT}; another address needs credentials:)
+                           LSPMESH_GRPC_SECRET_FILE (shared secret) and/or
+                           LSPMESH_GRPC_TLS_CERT, LSPMESH_GRPC_TLS_KEY, LSPMESH_GRPC_TLS_CA (mTLS)
   --workspaces-root DIR    LSPMESH_WORKSPACES_ROOT (/workspaces): holds <tenant>/<workspace> folders
   --languages FILE         LSPMESH_LANGUAGES_FILE: JSON overriding or adding language servers (docs/languages.md)
   --nats URL               LSPMESH_NATS_URL: NATS server(s); unset = no registry, no published diagnostics
@@ -86,8 +92,19 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
   });
   if (positionals.length > 0) throw new SettingsError(`unexpected argument '${positionals[0]}'`);
 
-  const listen = setting(flags.listen, env, "LSPMESH_LISTEN") ?? `0.0.0.0:${DEFAULT_RUNNER_PORT}`;
+  const listen = setting(flags.listen, env, "LSPMESH_LISTEN") ?? `127.0.0.1:${DEFAULT_RUNNER_PORT}`;
   if (!/^[^\s]*:\d{1,5}$/.test(listen)) throw new SettingsError(`invalid listen address '${listen}': use host:port`);
+  let grpcAuth: GrpcAuthSettings | undefined;
+  try {
+    grpcAuth = grpcAuthSettings((name) => setting(undefined, env, name));
+  } catch (error) {
+    throw error instanceof GrpcAuthError ? new SettingsError(error.message) : error;
+  }
+  const listenHost = listen.slice(0, listen.lastIndexOf(":"));
+  if (!grpcAuth && !isLoopbackHost(listenHost))
+    throw new SettingsError(
+      `refusing to listen on ${listen} without credentials: set LSPMESH_GRPC_SECRET_FILE (a shared secret the gateways also read) or LSPMESH_GRPC_TLS_CERT, LSPMESH_GRPC_TLS_KEY and LSPMESH_GRPC_TLS_CA (mTLS), or listen on 127.0.0.1`,
+    );
 
   const metricsListen = setting(flags["metrics-listen"], env, "LSPMESH_METRICS_LISTEN");
   if (metricsListen !== undefined && !/^[^\s]*:\d{1,5}$/.test(metricsListen)) {
@@ -112,6 +129,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
 
   return {
     listen,
+    ...(grpcAuth ? { grpcAuth } : {}),
     workspaces: { root: setting(flags["workspaces-root"], env, "LSPMESH_WORKSPACES_ROOT") ?? "/workspaces" },
     languagesFile: setting(flags.languages, env, "LSPMESH_LANGUAGES_FILE"),
     maxFileBytes: integerSetting(env.LSPMESH_MAX_FILE_BYTES, "LSPMESH_MAX_FILE_BYTES", undefined, 0, 2 ** 40),

@@ -2,6 +2,7 @@
 // command line. `lspmesh runner` calls main() with its arguments; `node dist/main.js` runs it
 // directly. Settings: config.ts (RUNNER_USAGE, docs/operations.md).
 import { pathToFileURL } from "node:url";
+import { GrpcAuthError } from "@lspmesh/grpc";
 import { closeOnSignals, createJsonLogger, type Environment, errorMessage, SettingsError } from "@lspmesh/service-kit";
 import { RUNNER_USAGE, type RunnerConfig, runnerConfig } from "./config.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
@@ -44,12 +45,16 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     if (error instanceof LanguageConfigError) {
       return fail("invalid languages file", 2, { file: error.source, problems: error.problems });
     }
+    if (error instanceof GrpcAuthError) return fail(error.message, 2);
     return fail("runner not started", 1, { error: errorMessage(error) });
   });
   logger.info("runner listening", {
     address: runner.address,
     id: runner.id,
     nats: Boolean(bus),
+    grpcAuth: config.grpcAuth
+      ? [config.grpcAuth.tls && "mtls", config.grpcAuth.secretFile && "secret"].filter(Boolean).join("+")
+      : "none (loopback only)",
     ...(runner.metricsAddress ? { metrics: `http://${runner.metricsAddress}/metrics` } : {}),
   });
 

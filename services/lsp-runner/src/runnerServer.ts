@@ -2,7 +2,7 @@
 // registry) and the gRPC server with the standard health service.
 import { hostname } from "node:os";
 import * as grpc from "@grpc/grpc-js";
-import { addService } from "@lspmesh/grpc";
+import { addService, GrpcAuth } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
 import { HealthImplementation } from "grpc-health-check";
 import { QueryEngine } from "./engine/queryEngine.js";
@@ -35,6 +35,8 @@ export interface ServerStateEvent {
 export interface RunnerServerOptions {
   /** host:port to listen on; port 0 picks a free one. */
   listen: string;
+  /** Credentials every Runner call must carry (mTLS and/or a shared secret); default none (loopback, tests). */
+  grpcAuth?: GrpcAuth;
   locator: WorkspaceLocator;
   languages?: LanguageRegistry;
   maxFileBytes?: number;
@@ -128,6 +130,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   });
   const locator = options.tenants ? new TenantAllowlistLocator(options.locator, options.tenants) : options.locator;
   const engine = new QueryEngine({ locator, languages, sessions, changes: events });
+  const grpcAuth = options.grpcAuth ?? GrpcAuth.none();
   const server = new grpc.Server({ "grpc.max_receive_message_length": 16 * 1024 * 1024 });
   const health = new HealthImplementation({ "": "SERVING", "lspmesh.v1.Runner": "SERVING" });
   health.addToServer(server);
@@ -148,6 +151,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
         requestId: requestIdOf(context),
         error: String((error as Error)?.stack ?? error),
       }),
+    (metadata) => grpcAuth.authorizes(metadata),
   );
   let advertised = "";
   const registration = new RunnerRegistration(
@@ -166,7 +170,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   );
   const [host, portText] = splitHostPort(options.listen);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${portText}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>
+    server.bindAsync(`${host}:${portText}`, grpcAuth.serverCredentials(), (error, bound) =>
       error ? reject(error) : resolve(bound),
     ),
   );

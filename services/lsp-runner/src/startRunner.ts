@@ -2,6 +2,7 @@
 // `lspmesh serve`) becomes a running runner. Workspace locator and languages are built here, so
 // callers never reach into the runner's internals.
 
+import { GrpcAuth } from "@lspmesh/grpc";
 import type { RunnerConfig } from "./config.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { loadLanguageRegistry } from "./lsp/languages/languageConfig.js";
@@ -27,7 +28,10 @@ export type RunnerSettings = Partial<Omit<RunnerConfig, "listen" | "workspaces">
 
 export type RunningRunner = Pick<RunnerServer, "address" | "id" | "metricsAddress" | "warmedUp" | "close">;
 
-/** Throws LanguageConfigError for a bad languages file (callers report it as a usage error). */
+/**
+ * Throws LanguageConfigError for a bad languages file (callers report it as a usage error), and
+ * GrpcAuthError for unreadable credentials.
+ */
 export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks = {}): Promise<RunningRunner> {
   const languages = await loadLanguageRegistry(settings.languagesFile);
   hooks.log?.({
@@ -40,6 +44,7 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
   const workspaces = settings.workspaces;
   return startRunnerServer({
     listen: settings.listen,
+    ...(settings.grpcAuth ? { grpcAuth: GrpcAuth.from(settings.grpcAuth) } : {}),
     locator:
       "root" in workspaces
         ? new VolumeWorkspaceLocator(workspaces.root)

@@ -1,13 +1,15 @@
 // A cluster on loopback for multi-process tests: `lspmesh runner` and `lspmesh gateway` child
 // processes, the way an operator runs them, and the runner registry in NATS KV.
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { encodeJson, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
-import { createClient } from "@lspmesh/grpc";
+import { createClient, GrpcAuth } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
 import { type KV, Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -16,6 +18,25 @@ import { descendantPids, isRunning } from "./serveProcess.js";
 const CLI = fileURLToPath(new URL("../../../apps/cli/bin/lspmesh.js", import.meta.url));
 /** Registry heartbeat of the runners, in ms: an entry is stale after 3 of them. */
 export const HEARTBEAT_MS = 2000;
+
+let secretFile: string | undefined;
+/**
+ * The gRPC shared secret of this test process's clusters, as operators deploy it: a file both
+ * runners and gateways read (LSPMESH_GRPC_SECRET_FILE).
+ */
+export function clusterSecretFile(): string {
+  if (!secretFile) {
+    secretFile = join(mkdtempSync(join(tmpdir(), "lspmesh-cluster-secret-")), "grpc-secret");
+    writeFileSync(secretFile, randomBytes(32).toString("base64url"), { mode: 0o600 });
+  }
+  return secretFile;
+}
+
+/** A typed Runner client carrying the cluster's secret (tests asking a runner directly). */
+export function clusterRunnerClient(address: string) {
+  const auth = GrpcAuth.from({ secretFile: clusterSecretFile() });
+  return createClient(Runner, address, auth.channelCredentials(), {}, () => auth.callMetadata());
+}
 
 /** How long a child may take to log that it listens, in ms. */
 const START_TIMEOUT_MS = 30_000;
@@ -113,11 +134,12 @@ export async function startRunnerProcess(
       LSPMESH_HEARTBEAT_MS: String(HEARTBEAT_MS),
       LSPMESH_POOL: options.pool ?? "typescript",
       LSPMESH_LANGUAGES_FILE: languagesFile,
+      LSPMESH_GRPC_SECRET_FILE: clusterSecretFile(),
     },
     "runner listening",
   );
   const address = `127.0.0.1:${port}`;
-  const client = createClient(Runner, address);
+  const client = clusterRunnerClient(address);
   let leftovers: number[] = [];
   return {
     ...service,
@@ -169,7 +191,7 @@ export async function startGatewayProcess(options: {
       "0",
       ...jwt,
     ],
-    { LSPMESH_LOG_LEVEL: "info" },
+    { LSPMESH_LOG_LEVEL: "info", LSPMESH_GRPC_SECRET_FILE: clusterSecretFile() },
     "gateway listening",
   );
   const url = new URL(String(line.url));

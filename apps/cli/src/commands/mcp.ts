@@ -11,6 +11,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Server } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { stdioConfigs, stdioLaunch } from "../agentConfig.js";
+import { localRunnerAuth } from "../localRunnerAuth.js";
 import { ConfigFileError, UsageError } from "../usage.js";
 
 export const HELP = `usage: lspmesh mcp DIR [--workspace ${DEFAULT_WORKSPACE}] [--read-only] [--languages FILE]   embedded: serve DIR over stdio
@@ -88,14 +89,16 @@ async function runEmbedded(
     service: "mcp",
     level: process.env.LSPMESH_LOG_LEVEL === "debug" ? "debug" : "warn",
   });
+  const runnerAuth = localRunnerAuth();
   const runner = await startRunner({
     listen: "127.0.0.1:0",
+    grpcAuth: runnerAuth,
     workspaces: { dir, tenant: LOCAL_TENANT, workspace },
     languagesFile,
   }).catch((error: unknown) => {
     throw error instanceof LanguageConfigError ? new ConfigFileError(error.message) : error;
   });
-  const stdio = serveLocalStdio({ runnerAddress: runner.address, workspace, logger, readOnly });
+  const stdio = serveLocalStdio({ runnerAddress: runner.address, runnerAuth, workspace, logger, readOnly });
   stopWhenDone(async () => {
     await stdio.close();
     await runner.close();

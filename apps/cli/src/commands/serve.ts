@@ -6,6 +6,7 @@ import { LanguageConfigError, languageServers, startRunner } from "@lspmesh/lsp-
 import { DEFAULT_GATEWAY_PORT, DEFAULT_WORKSPACE, ID_PATTERN, ID_RULE, LOCAL_TENANT } from "@lspmesh/proto";
 import { closeOnSignals, createJsonLogger, parseFlags } from "@lspmesh/service-kit";
 import { httpConfigs, stdioLaunch } from "../agentConfig.js";
+import { localRunnerAuth } from "../localRunnerAuth.js";
 import { ServerConsole } from "../serverConsole.js";
 import { ConfigFileError, folderToServe, parseOrigin, parsePort, UsageError } from "../usage.js";
 
@@ -72,8 +73,14 @@ export async function runServeCommand(args: string[]): Promise<void> {
     level: process.env.LSPMESH_LOG_LEVEL === "debug" ? "debug" : json ? "info" : "warn",
   });
   const progressLines = quiet || json ? undefined : new ServerConsole((line) => process.stdout.write(`${line}\n`));
+  const runnerAuth = localRunnerAuth();
   const runner = await startRunner(
-    { listen: "127.0.0.1:0", workspaces: { dir, tenant: LOCAL_TENANT, workspace }, languagesFile: values.languages },
+    {
+      listen: "127.0.0.1:0",
+      grpcAuth: runnerAuth,
+      workspaces: { dir, tenant: LOCAL_TENANT, workspace },
+      languagesFile: values.languages,
+    },
     {
       log: ({ level, msg, ...fields }) =>
         logger[level === "error" || level === "warn" || level === "info" ? level : "debug"](String(msg), fields),
@@ -88,6 +95,7 @@ export async function runServeCommand(args: string[]): Promise<void> {
     host,
     port,
     runnerAddress: runner.address,
+    runnerAuth,
     workspace,
     logger,
     readOnly,

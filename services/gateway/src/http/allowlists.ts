@@ -1,5 +1,6 @@
 // Which Host and Origin headers the MCP endpoint accepts (DNS-rebinding and CSRF protection).
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isLoopbackHost } from "@lspmesh/service-kit";
 import { originValidation } from "@modelcontextprotocol/node";
 import { localhostAllowedHostnames } from "@modelcontextprotocol/server";
 
@@ -13,11 +14,6 @@ export interface Allowlists {
   origins: string[];
   /** Origins are compared exactly (scheme, host and port), not by hostname. */
   exactOrigins: boolean;
-}
-
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
-  return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
 /** "http://localhost:5173/" → "http://localhost:5173"; undefined for anything but an http(s) origin. */

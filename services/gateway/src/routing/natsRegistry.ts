@@ -1,6 +1,7 @@
 // Connects a RegistryRunnerDirectory to the NATS KV bucket `lspmesh-runners`, wrapped so that
 // routing outlives a NATS outage (registryOutage.ts), told by the connection's status events.
 import { NATS_CONNECTION_OPTIONS, RUNNER_REGISTRY_BUCKET } from "@lspmesh/events";
+import type { GrpcAuth } from "@lspmesh/grpc";
 import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
 import { OutageTolerantDirectory } from "./registryOutage.js";
@@ -14,6 +15,8 @@ export interface NatsRegistryOptions {
   onProblem?: (message: string, key: string) => void;
   /** Told when an outage starts or ends and when a runner's direct health check changes. */
   onOutage?: (message: string, fields: Record<string, unknown>) => void;
+  /** Credentials for the direct health checks during an outage. */
+  grpcAuth?: GrpcAuth;
 }
 
 /** The registry directory, loaded; its close() also closes the NATS connection. */
@@ -26,7 +29,9 @@ export async function openNatsRunnerRegistry(options: NatsRegistryOptions): Prom
     const kv = await kvm.create(RUNNER_REGISTRY_BUCKET, { history: 1 }).catch(() => kvm.open(RUNNER_REGISTRY_BUCKET));
     const registry = new RegistryRunnerDirectory({ watch: () => kv.watch({ key: ">" }) }, options.onProblem);
     await registry.start();
-    const directory = new OutageTolerantDirectory(registry, new GrpcRunnerHealth(), { onChange: options.onOutage });
+    const directory = new OutageTolerantDirectory(registry, new GrpcRunnerHealth(options.grpcAuth), {
+      onChange: options.onOutage,
+    });
     void (async () => {
       for await (const status of nc.status()) {
         if (status.type === "disconnect" || status.type === "staleConnection") directory.connectionLost();

@@ -2,6 +2,7 @@
 // which a runner turns NOT_SERVING as it drains. Used while the registry cannot be read (NATS
 // down): the last known runners keep being routed to as long as they say they serve.
 import * as grpc from "@grpc/grpc-js";
+import { GrpcAuth } from "@lspmesh/grpc";
 import { service as healthService } from "grpc-health-check";
 
 /** The service name runners report for their Runner service. */
@@ -33,10 +34,13 @@ const HealthClientConstructor = grpc.makeClientConstructor(
 export class GrpcRunnerHealth implements RunnerHealth {
   private readonly clients = new Map<string, HealthClient>();
 
+  /** The health service needs no secret, but a runner on mTLS speaks only TLS. */
+  constructor(private readonly auth: GrpcAuth = GrpcAuth.none()) {}
+
   serving(address: string, timeoutMs: number): Promise<boolean> {
     let client = this.clients.get(address);
     if (!client) {
-      client = new HealthClientConstructor(address, grpc.credentials.createInsecure());
+      client = new HealthClientConstructor(address, this.auth.channelCredentials());
       this.clients.set(address, client);
     }
     const checking = client;

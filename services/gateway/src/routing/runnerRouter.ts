@@ -1,7 +1,7 @@
 // Picks runners for a route key: HRW order over the live runners that serve the language and
 // admit the tenant, with runners that just failed at the transport level set aside for a while.
 // Holds one gRPC channel (with keepalive) per runner address.
-import { createClient, type ServiceClient } from "@lspmesh/grpc";
+import { createClient, GrpcAuth, type ServiceClient } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
 import { GatewayError } from "../errors.js";
 import { type RouteKey, rankByHrw } from "./hrw.js";
@@ -62,7 +62,12 @@ export class HrwRunnerRouter implements RunnerRouter {
 
   constructor(
     private readonly directory: RunnerDirectory,
-    private readonly options: { suspectMs?: number; now?: () => number } = {},
+    private readonly options: {
+      suspectMs?: number;
+      now?: () => number;
+      /** Credentials every runner call carries (mTLS and/or the shared secret); default none. */
+      grpcAuth?: GrpcAuth;
+    } = {},
   ) {}
 
   private now(): number {
@@ -177,7 +182,13 @@ export class HrwRunnerRouter implements RunnerRouter {
     }
     if (!channel) {
       // grpc-js connects lazily, so creating a channel does not need the runner to be up yet.
-      channel = { address: entry.address, client: createClient(Runner, entry.address, undefined, CHANNEL_OPTIONS) };
+      const auth = this.options.grpcAuth ?? GrpcAuth.none();
+      channel = {
+        address: entry.address,
+        client: createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, () =>
+          auth.callMetadata(),
+        ),
+      };
       this.channels.set(entry.id, channel);
     }
     return { id: entry.id, address: entry.address, client: channel.client };
