@@ -70,7 +70,8 @@ interface Import {
   specifier: string;
 }
 
-const isTestFile = (file: string) => /\.test\.ts$/.test(file) || /\/test\//.test(relative(ROOT, file));
+// Anything under a test/ folder, the top-level test/ packages included (their src/ are test helpers).
+const isTestFile = (file: string) => /\.test\.ts$/.test(file) || /(^|\/)test\//.test(relative(ROOT, file));
 
 const files = workspaces.flatMap((workspace) =>
   sourceFiles(workspace.dir).map((file) => ({ workspace, file, test: isTestFile(file) })),

@@ -6,8 +6,13 @@
 // the ones its pushes come from, answered when done, and converted exactly as it converts them.
 import { type Diagnostic, DiagnosticSeverity, ExecuteCommandRequest } from "vscode-languageserver-protocol";
 import type { OpenDocument } from "../documents/openDocument.js";
-import type { StoredDiagnostics } from "./diagnosticsStore.js";
-import type { LanguageSession } from "./languageSession.js";
+import type { DiagnosticsStore, StoredDiagnostics } from "./diagnosticsStore.js";
+
+/** What the checks need of a LanguageSession (named structurally: the session imports this file). */
+export interface TsserverSession {
+  request<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R>;
+  readonly diagnostics: DiagnosticsStore;
+}
 
 export const TSSERVER_REQUEST_COMMAND = "typescript.tsserverRequest";
 
@@ -32,7 +37,7 @@ const SEVERITY: Record<string, DiagnosticSeverity> = {
 
 /** Runs the three checks, records the result for the document's current version, and returns it. */
 export async function tsserverDiagnostics(
-  session: LanguageSession,
+  session: TsserverSession,
   document: OpenDocument,
   signal?: AbortSignal,
 ): Promise<StoredDiagnostics> {
