@@ -8,6 +8,7 @@ import { HELP as CHECK_HELP, runCheckCommand } from "./commands/check.js";
 import { HELP as DIAGNOSTICS_HELP, runDiagnosticsCommand } from "./commands/diagnostics.js";
 import { runGatewayCommand } from "./commands/gateway.js";
 import { HELP as MCP_HELP, runMcpCommand } from "./commands/mcp.js";
+import { HELP as NATS_AUTH_HELP, runNatsAuthCommand } from "./commands/natsAuth.js";
 import { runRunnerCommand } from "./commands/runner.js";
 import { runServeCommand, HELP as SERVE_HELP } from "./commands/serve.js";
 import { runVersionCommand, HELP as VERSION_HELP } from "./commands/version.js";
@@ -26,6 +27,7 @@ commands:
                   (text, json, sarif, github, codequality, summary-md; see docs/ci.md)
   diagnostics   a workspace's diagnostics from NATS, as they change (--watch)
   mcp DIR       MCP over stdio for desktop agents: embedded (serves DIR), or --gateway URL (proxy)
+  nats-auth     the nats-server authorization for a deployment's runners and tenants
   --version     lspmesh's version and the language servers it finds
 
 Run \`lspmesh <command> --help\` for a command's options.`;
@@ -42,6 +44,7 @@ const COMMANDS: Record<string, Command> = {
   check: { run: runCheckCommand, help: CHECK_HELP },
   diagnostics: { run: runDiagnosticsCommand, help: DIAGNOSTICS_HELP },
   mcp: { run: runMcpCommand, help: MCP_HELP },
+  "nats-auth": { run: runNatsAuthCommand, help: NATS_AUTH_HELP },
   version: { run: runVersionCommand, help: VERSION_HELP },
 };
 const ALIASES: Record<string, string> = { "--version": "version", "-V": "version" };

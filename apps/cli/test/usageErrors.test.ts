@@ -27,6 +27,9 @@ test.each([
   ["diagnostics", ["--bogus"], "unknown option '--bogus'"],
   ["diagnostics", ["--format", "nope"], "--format must be text or json"],
   ["version", ["--bogus"], "unknown option '--bogus'"],
+  ["nats-auth", ["--tenants", "acme"], "give the runners' ids with --runners"],
+  ["nats-auth", ["--runners", "r0:Acme"], "invalid tenant 'Acme'"],
+  ["runner", ["--listen", "0.0.0.0:7421"], "refusing to listen on 0.0.0.0:7421 without credentials"],
 ])("lspmesh %s %j: exit 2, the mistake and the usage line, no stack trace", async (command, args, mistake) => {
   const result = await runCli([command, ...args], { cwd: dir });
   expect(result.code).toBe(2);

@@ -1,6 +1,7 @@
 // Standalone configuration from LSPMESH_* environment variables and command-line flags (flags
 // win). Pure: main.ts hands in process.env and process.argv.
 
+import { NatsAuthError, type NatsClientAuth, natsClientAuth } from "@lspmesh/events";
 import { GrpcAuthError, type GrpcAuthSettings, grpcAuthSettings } from "@lspmesh/grpc";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -21,7 +22,9 @@ import {
   setting as settingOf,
 } from "@lspmesh/service-kit";
 
-export type RunnerSource = { kind: "static"; addresses: string[] } | { kind: "nats"; url: string };
+export type RunnerSource =
+  | { kind: "static"; addresses: string[] }
+  | { kind: "nats"; url: string; auth: NatsClientAuth };
 
 export type AuthConfig =
   /** Loopback single-machine mode: no tokens; every caller is this tenant with this one workspace. */
@@ -59,6 +62,8 @@ export const GATEWAY_USAGE = `usage: lspmesh gateway [options]   (flags override
 runners (one of):
   --runners H:P[,H:P…]   LSPMESH_RUNNERS            a static list of runner gRPC addresses
   --nats URL             LSPMESH_NATS_URL           the NATS registry (KV bucket lspmesh-runners)
+                         LSPMESH_NATS_USER + LSPMESH_NATS_PASSWORD, LSPMESH_NATS_TOKEN or LSPMESH_NATS_CREDS,
+                         LSPMESH_NATS_CA (NATS credentials and TLS CA)
 runner credentials (the runners' own):
                          LSPMESH_GRPC_SECRET_FILE   shared secret sent on every call, and/or
                          LSPMESH_GRPC_TLS_CERT, LSPMESH_GRPC_TLS_KEY, LSPMESH_GRPC_TLS_CA (mTLS)
@@ -101,6 +106,15 @@ export function gatewayConfig(argv: readonly string[], env: Environment): Gatewa
   });
   const setting = (flag: string | undefined, name: string) => settingOf(flag, env, name);
 
+  let grpcAuth: GrpcAuthSettings | undefined;
+  let natsAuth: NatsClientAuth;
+  try {
+    grpcAuth = grpcAuthSettings((name) => settingOf(undefined, env, name));
+    natsAuth = natsClientAuth((name) => settingOf(undefined, env, name));
+  } catch (error) {
+    throw error instanceof GrpcAuthError || error instanceof NatsAuthError ? new SettingsError(error.message) : error;
+  }
+
   // Runners: a static list or the NATS registry.
   const runnerList = listSetting(
     setting(flags.runners ?? flags.runner, "LSPMESH_RUNNERS") ?? env.LSPMESH_RUNNER_ADDRESS,
@@ -118,15 +132,9 @@ export function gatewayConfig(argv: readonly string[], env: Environment): Gatewa
   }
   const runners: RunnerSource = runnerList
     ? { kind: "static", addresses: runnerList }
-    : { kind: "nats", url: natsUrl! };
+    : { kind: "nats", url: natsUrl!, auth: natsAuth };
 
   const host = setting(flags.host, "LSPMESH_HOST") ?? DEFAULTS.host;
-  let grpcAuth: GrpcAuthSettings | undefined;
-  try {
-    grpcAuth = grpcAuthSettings((name) => settingOf(undefined, env, name));
-  } catch (error) {
-    throw error instanceof GrpcAuthError ? new SettingsError(error.message) : error;
-  }
 
   // Authentication: tokens, or none on loopback.
   const apiKeysFile = setting(flags["api-keys"], "LSPMESH_API_KEYS_FILE");

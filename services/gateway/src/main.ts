@@ -87,6 +87,7 @@ async function runnerRouter(config: GatewayConfig, logger: Logger): Promise<HrwR
     return new HrwRunnerRouter(new StaticRunnerDirectory(config.runners.addresses), { grpcAuth });
   const directory = await openNatsRunnerRegistry({
     servers: config.runners.url,
+    auth: config.runners.auth,
     onProblem: (message, key) => logger.warn(message, { key }),
     onOutage: (message, fields) => logger.warn(message, fields),
     grpcAuth,

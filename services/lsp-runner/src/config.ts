@@ -1,5 +1,6 @@
 // The runner's settings from its command line and LSPMESH_* environment: a pure function, so
 // `lspmesh runner`, `node dist/main.js` and tests read them the same way. Flags win over variables.
+import { NatsAuthError, type NatsClientAuth, natsClientAuth } from "@lspmesh/events";
 import { GrpcAuthError, type GrpcAuthSettings, grpcAuthSettings } from "@lspmesh/grpc";
 import { DEFAULT_RUNNER_PORT, ID_PATTERN, ID_RULE } from "@lspmesh/proto";
 import {
@@ -32,6 +33,8 @@ export interface RunnerConfig {
   maxFileBytes?: number;
   /** NATS server(s), comma-separated; unset = in-process events, no registry. */
   natsUrl?: string;
+  /** NATS credentials and TLS CA (LSPMESH_NATS_*). */
+  natsAuth: NatsClientAuth;
   /** Registry key (default `<hostname>-<pid>`). */
   runnerId?: string;
   /** host:port gateways dial (default: the bound address; the host name for wildcard binds). */
@@ -69,6 +72,8 @@ Flags override the environment:
   --workspaces-root DIR    LSPMESH_WORKSPACES_ROOT (/workspaces): holds <tenant>/<workspace> folders
   --languages FILE         LSPMESH_LANGUAGES_FILE: JSON overriding or adding language servers (docs/languages.md)
   --nats URL               LSPMESH_NATS_URL: NATS server(s); unset = no registry, no published diagnostics
+                           credentials: LSPMESH_NATS_USER + LSPMESH_NATS_PASSWORD, LSPMESH_NATS_TOKEN or
+                           LSPMESH_NATS_CREDS (file); LSPMESH_NATS_CA: CA bundle for TLS
   --metrics-listen H:P     LSPMESH_METRICS_LISTEN: Prometheus GET /metrics (e.g. 0.0.0.0:9464); unset = off
 Environment only:
   LSPMESH_MAX_FILE_BYTES (4 MiB)  LSPMESH_RUNNER_ID (<hostname>-<pid>)  LSPMESH_ADVERTISE_ADDRESS
@@ -95,10 +100,12 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
   const listen = setting(flags.listen, env, "LSPMESH_LISTEN") ?? `127.0.0.1:${DEFAULT_RUNNER_PORT}`;
   if (!/^[^\s]*:\d{1,5}$/.test(listen)) throw new SettingsError(`invalid listen address '${listen}': use host:port`);
   let grpcAuth: GrpcAuthSettings | undefined;
+  let natsAuth: NatsClientAuth;
   try {
     grpcAuth = grpcAuthSettings((name) => setting(undefined, env, name));
+    natsAuth = natsClientAuth((name) => setting(undefined, env, name));
   } catch (error) {
-    throw error instanceof GrpcAuthError ? new SettingsError(error.message) : error;
+    throw error instanceof GrpcAuthError || error instanceof NatsAuthError ? new SettingsError(error.message) : error;
   }
   const listenHost = listen.slice(0, listen.lastIndexOf(":"));
   if (!grpcAuth && !isLoopbackHost(listenHost))
@@ -134,6 +141,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     languagesFile: setting(flags.languages, env, "LSPMESH_LANGUAGES_FILE"),
     maxFileBytes: integerSetting(env.LSPMESH_MAX_FILE_BYTES, "LSPMESH_MAX_FILE_BYTES", undefined, 0, 2 ** 40),
     natsUrl: setting(flags.nats, env, "LSPMESH_NATS_URL"),
+    natsAuth,
     runnerId: setting(undefined, env, "LSPMESH_RUNNER_ID"),
     advertiseAddress: setting(undefined, env, "LSPMESH_ADVERTISE_ADDRESS"),
     pool: setting(undefined, env, "LSPMESH_POOL"),

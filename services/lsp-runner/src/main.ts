@@ -33,7 +33,12 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
 
   let bus: RunnerEventBus | undefined;
   if (config.natsUrl) {
-    bus = await NatsEventBus.connect({ servers: config.natsUrl, name: config.runnerId, log }).catch((error) =>
+    bus = await NatsEventBus.connect({
+      servers: config.natsUrl,
+      name: config.runnerId,
+      auth: config.natsAuth,
+      log,
+    }).catch((error) =>
       fail("cannot reach NATS at LSPMESH_NATS_URL; check the URL and that JetStream is enabled", 1, {
         error: errorMessage(error),
       }),

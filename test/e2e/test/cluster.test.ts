@@ -125,16 +125,16 @@ beforeAll(async () => {
       .setExpirationTime(expiresIn)
       .sign(privateKey);
 
-  nats = await startNatsServer();
-  registration = await TestRegistration.open(nats.url);
+  nats = await startNatsServer({ secured: { tenants: ["acme", "globex"] } });
+  registration = await TestRegistration.open(nats);
   const ids = runnerIds();
-  const started = await Promise.all(ids.map((id) => startRunnerProcess(workspaces, nats.url, id)));
+  const started = await Promise.all(ids.map((id) => startRunnerProcess(workspaces, nats, id)));
   for (const [index, runner] of started.entries())
     runners.set(await registration.register(ids[index]!, runner), runner);
   gateways = await Promise.all(
     [0, 1].map(() =>
       startGatewayProcess({
-        natsUrl: nats.url,
+        natsUrl: nats,
         apiKeysFile,
         tenantsFile,
         jwt: { jwksUrl, issuer: ISSUER, audience: AUDIENCE },

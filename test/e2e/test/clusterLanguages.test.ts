@@ -62,14 +62,14 @@ beforeAll(async () => {
   const tenantsFile = join(root, "tenants.json");
   writeFileSync(tenantsFile, JSON.stringify({ tenants: { acme: { workspaces: ["mixed"] } } }));
 
-  nats = await startNatsServer();
+  nats = await startNatsServer({ secured: { tenants: ["acme"] } });
   const pyright = createRequire(import.meta.url).resolve("pyright/langserver.index.js");
   [typescriptPool, pythonPool] = await Promise.all([
-    startRunnerProcess(workspaces, nats.url, "ts7-0", {
+    startRunnerProcess(workspaces, nats, "ts7-0", {
       pool: "typescript-native",
       languages: { languages: { ...BUILT_INS_OFF, "typescript-native": { enabled: true } } },
     }),
-    startRunnerProcess(workspaces, nats.url, "pyright-0", {
+    startRunnerProcess(workspaces, nats, "pyright-0", {
       pool: "pyright",
       languages: {
         languages: {
@@ -84,7 +84,7 @@ beforeAll(async () => {
       },
     }),
   ]);
-  gateway = await startGatewayProcess({ natsUrl: nats.url, apiKeysFile, tenantsFile });
+  gateway = await startGatewayProcess({ natsUrl: nats, apiKeysFile, tenantsFile });
   await eventually(
     async () => ((await gateway.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1] === "2" ? true : undefined),
     "2 live runners",

@@ -76,8 +76,9 @@ export async function startLoopbackCluster(runnerIds: string[], callers = 4): Pr
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    nats = await startNatsServer();
-    const natsUrl = nats.url;
+    // NATS with the shipped authorization: runners, the gateway and the tenant each as themselves.
+    nats = await startNatsServer({ secured: { tenants: [TENANT] } });
+    const natsUrl = nats;
     runners.push(...(await Promise.all(runnerIds.map((id) => startRunnerProcess(workspaces, natsUrl, id)))));
     gateway = await startGatewayProcess({ natsUrl, apiKeysFile, tenantsFile });
     const at = gateway;

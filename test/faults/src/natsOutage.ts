@@ -7,14 +7,14 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  DIAGNOSTICS_STREAM,
+  DiagnosticsConsumer,
   type DiagnosticsMessage,
   decodeJson,
+  diagnosticsWildcard,
   NATS_CONNECTION_OPTIONS,
-  ORDERED_CONSUME_OPTIONS,
+  NATS_USERS,
 } from "@lspmesh/events";
 import { eventually, HEARTBEAT_MS } from "@lspmesh/test-kit";
-import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { expect } from "vitest";
 import { startLoopbackCluster, TENANT, WORKSPACES } from "./loopbackCluster.js";
@@ -47,13 +47,18 @@ export async function natsOutageUnderLoad(outageMs: number): Promise<OutageRepor
   const { nats, runners, clients, workspaces } = cluster;
   const observer: { close(): Promise<void> }[] = [];
   try {
-    // The subscriber: an ordered consumer of the diagnostics stream, from now on.
-    const nc = await connect({ servers: nats.url, ...NATS_CONNECTION_OPTIONS, reconnectTimeWait: 200 });
+    // The subscriber: the tenant's own identity (it may read only its tenant's diagnostics) with the
+    // consumer CI bots use, from now on; it must resume by itself after the outage.
+    const nc = await connect({
+      servers: nats.url,
+      ...nats.connectOptions(NATS_USERS.ci(TENANT)),
+      ...NATS_CONNECTION_OPTIONS,
+      reconnectTimeWait: 200,
+    });
     observer.push(nc);
     const seen = new Map<string, string>();
-    const consumer = await jetstream(nc).consumers.get(DIAGNOSTICS_STREAM, { deliver_policy: DeliverPolicy.New });
-    const messages = await consumer.consume(ORDERED_CONSUME_OPTIONS);
-    observer.push({ close: async () => void (await messages.close()) });
+    const messages = await DiagnosticsConsumer.open(nc, { filter: diagnosticsWildcard(TENANT), start: "new" });
+    observer.push(messages);
     void (async () => {
       for await (const message of messages) {
         const diagnostics = decodeJson<DiagnosticsMessage>(message.data);

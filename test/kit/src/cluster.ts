@@ -8,12 +8,24 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { encodeJson, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
+import { encodeJson, NATS_USERS, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
 import { createClient, GrpcAuth } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
 import { type KV, Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsServer } from "./natsServer.js";
 import { descendantPids, isRunning } from "./serveProcess.js";
+
+/** A NATS server of the test kit (credentials per identity when secured), or a bare URL. */
+export type NatsTarget = NatsServer | string;
+
+function natsUrlOf(nats: NatsTarget): string {
+  return typeof nats === "string" ? nats : nats.url;
+}
+
+function natsEnv(nats: NatsTarget, user: string): Record<string, string> {
+  return typeof nats === "string" ? {} : nats.env(user);
+}
 
 const CLI = fileURLToPath(new URL("../../../apps/cli/bin/lspmesh.js", import.meta.url));
 /** Registry heartbeat of the runners, in ms: an entry is stale after 3 of them. */
@@ -104,14 +116,17 @@ export interface RunnerProcessOptions {
   languages?: { languages: Record<string, unknown> };
   /** LSPMESH_POOL (default "typescript"). */
   pool?: string;
+  /** LSPMESH_TENANTS: the tenants this runner serves (default any). */
+  tenants?: readonly string[];
 }
 
 export async function startRunnerProcess(
   workspacesRoot: string,
-  natsUrl: string,
+  nats: NatsTarget,
   id: string,
   options: RunnerProcessOptions = {},
 ): Promise<RunnerProcess> {
+  if (typeof nats !== "string") await nats.addRunner(id, options.tenants);
   // Port, id and advertised address are fixed up front so that a runner registering itself
   // writes exactly the entry the test would write for it (TestRegistration then leaves it alone).
   const port = await freePort();
@@ -128,7 +143,9 @@ export async function startRunnerProcess(
   const { service, line } = await spawnService(
     ["runner", "--listen", `127.0.0.1:${port}`, "--workspaces-root", workspacesRoot, "--metrics-listen", "127.0.0.1:0"],
     {
-      LSPMESH_NATS_URL: natsUrl,
+      LSPMESH_NATS_URL: natsUrlOf(nats),
+      ...natsEnv(nats, NATS_USERS.runner(id)),
+      ...(options.tenants ? { LSPMESH_TENANTS: options.tenants.join(",") } : {}),
       LSPMESH_RUNNER_ID: id,
       LSPMESH_ADVERTISE_ADDRESS: `127.0.0.1:${port}`,
       LSPMESH_HEARTBEAT_MS: String(HEARTBEAT_MS),
@@ -168,7 +185,7 @@ export interface GatewayProcess extends ServiceProcess {
 }
 
 export async function startGatewayProcess(options: {
-  natsUrl: string;
+  natsUrl: NatsTarget;
   apiKeysFile: string;
   tenantsFile: string;
   jwt?: { jwksUrl: string; issuer: string; audience: string };
@@ -180,7 +197,7 @@ export async function startGatewayProcess(options: {
     [
       "gateway",
       "--nats",
-      options.natsUrl,
+      natsUrlOf(options.natsUrl),
       "--api-keys",
       options.apiKeysFile,
       "--tenants",
@@ -191,7 +208,11 @@ export async function startGatewayProcess(options: {
       "0",
       ...jwt,
     ],
-    { LSPMESH_LOG_LEVEL: "info", LSPMESH_GRPC_SECRET_FILE: clusterSecretFile() },
+    {
+      LSPMESH_LOG_LEVEL: "info",
+      LSPMESH_GRPC_SECRET_FILE: clusterSecretFile(),
+      ...natsEnv(options.natsUrl, NATS_USERS.gateway),
+    },
     "gateway listening",
   );
   const url = new URL(String(line.url));
@@ -212,8 +233,11 @@ export class TestRegistration {
     readonly heartbeatMs: number,
   ) {}
 
-  static async open(natsUrl: string, heartbeatMs = HEARTBEAT_MS): Promise<TestRegistration> {
-    const nc = await connect({ servers: natsUrl });
+  static async open(nats: NatsTarget, heartbeatMs = HEARTBEAT_MS): Promise<TestRegistration> {
+    const nc = await connect({
+      servers: natsUrlOf(nats),
+      ...(typeof nats === "string" ? {} : nats.connectOptions(NATS_USERS.admin)),
+    });
     const kv = await new Kvm(nc).create(RUNNER_REGISTRY_BUCKET, { history: 1 });
     return new TestRegistration(nc, kv, heartbeatMs);
   }

@@ -1,10 +1,15 @@
-// Starts a real nats-server with JetStream on a free loopback port, for tests.
+// Starts a real nats-server with JetStream on a free loopback port, for tests. A secured one runs
+// with the authorization lspmesh ships (natsAuthorizationConfig): one user per identity, nothing
+// for a client without credentials.
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inboxPrefixOf, NATS_USERS, natsAuthorizationConfig } from "@lspmesh/events";
+import { connect as natsConnect } from "@nats-io/transport-node";
 
 export interface NatsServer extends AsyncDisposable {
   readonly url: string;
@@ -15,6 +20,19 @@ export interface NatsServer extends AsyncDisposable {
   stop(): Promise<void>;
   /** Starts it again on the same port (after stop()). */
   restart(): Promise<void>;
+  /** True when it runs with lspmesh's authorization (startNatsServer({ secured })). */
+  readonly secured: boolean;
+  /** Connect options of a user (`gateway`, `runner-<id>`, `tenant-<t>`, `admin`); {} when not secured. */
+  connectOptions(user: string): { user?: string; pass?: string; inboxPrefix?: string };
+  /** LSPMESH_NATS_* variables for an lspmesh process acting as `user` ({} when not secured). */
+  env(user: string): Record<string, string>;
+  /** Adds a runner identity serving `tenants` (default all) and reloads the server's configuration. */
+  addRunner(id: string, tenants?: readonly string[]): Promise<void>;
+}
+
+export interface NatsServerOptions {
+  /** Run with lspmesh's authorization for these tenants (and runners, more with addRunner). */
+  secured?: { tenants: readonly string[]; runners?: ReadonlyArray<{ id: string; tenants?: readonly string[] }> };
 }
 
 const BINARY =
@@ -47,14 +65,34 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   }
 }
 
-export async function startNatsServer(): Promise<NatsServer> {
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer> {
   const port = await freePort();
   const store = mkdtempSync(join(tmpdir(), "lspmesh-nats-"));
+  const url = `nats://127.0.0.1:${port}`;
+  const secured = options.secured;
+  const runners = [...(secured?.runners ?? [])];
+  const passwords = new Map<string, string>();
+  const password = (user: string) => {
+    if (!passwords.has(user)) passwords.set(user, randomBytes(18).toString("base64url"));
+    return passwords.get(user)!;
+  };
+  const configFile = join(store, "nats.conf");
+  const writeConfig = () =>
+    writeFileSync(
+      configFile,
+      `listen: "127.0.0.1:${port}"\njetstream { store_dir: ${JSON.stringify(join(store, "js"))} }\n${natsAuthorizationConfig(
+        { runners, tenants: secured?.tenants ?? [], admin: true, password },
+      )}`,
+    );
   let child: ChildProcess | undefined;
   const launch = async () => {
-    child = spawn(BINARY, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store], { stdio: "ignore" });
+    if (secured) writeConfig();
+    const args = secured ? ["-c", configFile] : ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store];
+    child = spawn(BINARY, args, { stdio: "ignore" });
     await waitForPort(port, 10_000);
   };
+  const connectOptions = (user: string) =>
+    secured ? { user, pass: password(user), inboxPrefix: inboxPrefixOf(user) } : {};
   const stop = async () => {
     const running = child;
     child = undefined;
@@ -71,5 +109,30 @@ export async function startNatsServer(): Promise<NatsServer> {
     return closed;
   };
   await launch();
-  return { url: `nats://127.0.0.1:${port}`, port, close, stop, restart: launch, [Symbol.asyncDispose]: close };
+  return {
+    url,
+    port,
+    close,
+    stop,
+    restart: launch,
+    [Symbol.asyncDispose]: close,
+    secured: Boolean(secured),
+    connectOptions,
+    env: (user): Record<string, string> =>
+      secured ? { LSPMESH_NATS_USER: user, LSPMESH_NATS_PASSWORD: password(user) } : {},
+    async addRunner(id, tenants) {
+      if (!secured || runners.some((runner) => runner.id === id)) return;
+      runners.push({ id, ...(tenants ? { tenants } : {}) });
+      writeConfig();
+      child?.kill("SIGHUP");
+      // The reload is done once the new identity can connect.
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const nc = await natsConnect({ servers: url, ...connectOptions(NATS_USERS.runner(id)) }).catch(() => undefined);
+        if (nc) return void (await nc.close());
+        if (Date.now() > deadline) throw new Error(`nats-server did not take the new runner identity ${id}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+  };
 }

@@ -1,6 +1,7 @@
 // `lspmesh diagnostics`: a workspace's current diagnostics from NATS, file by file, and with
 // --watch every change after that, for dashboards and bots that stay connected.
 import { readFile } from "node:fs/promises";
+import { type NatsClientAuth, natsClientAuth } from "@lspmesh/events";
 import { DEFAULT_WORKSPACE, ID_PATTERN, LOCAL_TENANT } from "@lspmesh/proto";
 import { closeOnSignals } from "@lspmesh/service-kit";
 import { CheckError } from "../check/source.js";
@@ -15,7 +16,8 @@ Prints the latest diagnostics of every file of a workspace, as published by its 
 keeps printing each file's diagnostics whenever they change, until Ctrl-C.
 
   --nats URL         NATS server (default $LSPMESH_NATS_URL, else nats://127.0.0.1:4222)
-  --nats-creds FILE  NATS credentials file (default $LSPMESH_NATS_CREDS)
+  --nats-creds FILE  NATS credentials file (default $LSPMESH_NATS_CREDS; or LSPMESH_NATS_USER and
+                     LSPMESH_NATS_PASSWORD, or LSPMESH_NATS_TOKEN): the tenant's subscriber identity
   --tenant T         tenant id (default local)
   --workspace W      workspace id (default default)
   --format FORMAT    text (default), or json: one DiagnosticsMessage per line`;
@@ -57,19 +59,26 @@ export async function runDiagnosticsCommand(args: string[]): Promise<void> {
   }
   const format = values.format ?? "text";
   if (format !== "text" && format !== "json") throw new UsageError(`--format must be text or json (got '${format}')`);
-  const credsFile = values["nats-creds"] ?? process.env.LSPMESH_NATS_CREDS;
-  const creds = credsFile
-    ? await readFile(credsFile).catch(() => {
-        throw new UsageError(`cannot read the NATS credentials file '${credsFile}'`);
-      })
-    : undefined;
+  const credsFile = values["nats-creds"];
+  if (credsFile)
+    await readFile(credsFile).catch(() => {
+      throw new UsageError(`cannot read the NATS credentials file '${credsFile}'`);
+    });
+  let auth: NatsClientAuth;
+  try {
+    auth = credsFile
+      ? { ...natsClientAuth(() => undefined), credentials: { kind: "creds", file: credsFile } }
+      : natsClientAuth((name) => process.env[name] || undefined);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 
   const print = format === "json" ? renderMessageJson : renderMessageText;
   try {
     const feed = await openDiagnosticsFeed(
       {
         natsUrl: values.nats ?? process.env.LSPMESH_NATS_URL ?? "nats://127.0.0.1:4222",
-        ...(creds ? { creds } : {}),
+        auth,
         tenant,
         workspace,
         follow: values.watch ?? false,

@@ -3,20 +3,21 @@
 // deliver-last-per-subject replays the current state of every file, then follows live changes.
 import {
   DIAGNOSTICS_STREAM,
+  DiagnosticsConsumer,
   type DiagnosticsMessage,
   decodeFileKey,
   decodeJson,
   diagnosticsWildcard,
-  ORDERED_CONSUME_OPTIONS,
+  type NatsClientAuth,
+  natsConnectOptions,
 } from "@lspmesh/events";
-import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { type ConnectionOptions, connect, credsAuthenticator, type NatsConnection } from "@nats-io/transport-node";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { CheckError } from "../check/source.js";
 
 export interface FeedOptions {
   natsUrl: string;
-  /** Contents of a NATS .creds file, when the server needs one. */
-  creds?: Uint8Array;
+  /** Credentials: the tenant's subscriber identity (`ci-<tenant>`), which may read only its own subjects. */
+  auth?: NatsClientAuth;
   tenant: string;
   workspace: string;
   /** Keep following live changes after the current state (false: stop once it is replayed). */
@@ -34,11 +35,13 @@ export async function openDiagnosticsFeed(
   options: FeedOptions,
   onMessage: (message: DiagnosticsMessage) => void,
 ): Promise<DiagnosticsFeed> {
-  const connectOptions: ConnectionOptions = { servers: options.natsUrl, name: "lspmesh-diagnostics-watch" };
-  if (options.creds) connectOptions.authenticator = credsAuthenticator(options.creds);
   let nc: NatsConnection;
   try {
-    nc = await connect(connectOptions);
+    nc = await connect({
+      servers: options.natsUrl,
+      name: "lspmesh-diagnostics-watch",
+      ...natsConnectOptions(options.auth),
+    });
   } catch (error) {
     throw new CheckError(`cannot connect to NATS at ${options.natsUrl}: ${(error as Error).message}`);
   }
@@ -49,21 +52,25 @@ export async function openDiagnosticsFeed(
   };
   try {
     const subjects = diagnosticsWildcard(options.tenant, options.workspace);
-    const manager = await jetstreamManager(nc);
-    const info = await manager.streams.info(DIAGNOSTICS_STREAM, { subjects_filter: subjects }).catch((error: Error) => {
-      throw new CheckError(
-        /not found/i.test(error.message)
-          ? `NATS at ${options.natsUrl} has no stream ${DIAGNOSTICS_STREAM}: no runner has published diagnostics there yet`
-          : `cannot read the stream ${DIAGNOSTICS_STREAM}: ${error.message}`,
-      );
-    });
-    const filesNow = Object.keys(info.state.subjects ?? {}).length;
-    if (!options.follow && filesNow === 0) return { finished: Promise.resolve(), close };
-    const consumer = await jetstream(nc).consumers.get(DIAGNOSTICS_STREAM, {
-      filter_subjects: subjects,
-      deliver_policy: DeliverPolicy.LastPerSubject,
-    });
-    const messages = await consumer.consume(ORDERED_CONSUME_OPTIONS);
+    // Only a consumer filtered to the tenant's subjects: a tenant's NATS identity may not read the
+    // stream's subject list (it names other tenants' files).
+    const consumer = await DiagnosticsConsumer.open(nc, { filter: subjects, start: "latest-per-file" }).catch(
+      (error: Error) => {
+        throw new CheckError(
+          /not found/i.test(error.message)
+            ? `NATS at ${options.natsUrl} has no stream ${DIAGNOSTICS_STREAM}: no runner has published diagnostics there yet`
+            : /permission|authoriz/i.test(error.message)
+              ? `NATS refused to let this identity read ${subjects}: use the credentials of tenant '${options.tenant}' (user ci-${options.tenant})`
+              : `cannot read the stream ${DIAGNOSTICS_STREAM}: ${error.message}`,
+        );
+      },
+    );
+    const filesNow = consumer.pendingAtStart;
+    if (!options.follow && filesNow === 0) {
+      await consumer.close();
+      return { finished: Promise.resolve(), close };
+    }
+    const messages = consumer;
     const finished = (async () => {
       let replayed = 0;
       try {

@@ -1,6 +1,11 @@
 // Connects a RegistryRunnerDirectory to the NATS KV bucket `lspmesh-runners`, wrapped so that
 // routing outlives a NATS outage (registryOutage.ts), told by the connection's status events.
-import { NATS_CONNECTION_OPTIONS, RUNNER_REGISTRY_BUCKET } from "@lspmesh/events";
+import {
+  NATS_CONNECTION_OPTIONS,
+  type NatsClientAuth,
+  natsConnectOptions,
+  RUNNER_REGISTRY_BUCKET,
+} from "@lspmesh/events";
 import type { GrpcAuth } from "@lspmesh/grpc";
 import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
@@ -11,6 +16,8 @@ import { GrpcRunnerHealth } from "./runnerHealth.js";
 export interface NatsRegistryOptions {
   /** NATS server URL(s), e.g. nats://nats:4222. */
   servers: string | string[];
+  /** Credentials (user `gateway` in the shipped authorization) and TLS CA. */
+  auth?: NatsClientAuth;
   /** Called for registry entries that are ignored and for watch failures. */
   onProblem?: (message: string, key: string) => void;
   /** Told when an outage starts or ends and when a runner's direct health check changes. */
@@ -21,7 +28,12 @@ export interface NatsRegistryOptions {
 
 /** The registry directory, loaded; its close() also closes the NATS connection. */
 export async function openNatsRunnerRegistry(options: NatsRegistryOptions): Promise<OutageTolerantDirectory> {
-  const nc = await connect({ servers: options.servers, name: "lspmesh-gateway", ...NATS_CONNECTION_OPTIONS });
+  const nc = await connect({
+    servers: options.servers,
+    name: "lspmesh-gateway",
+    ...natsConnectOptions(options.auth),
+    ...NATS_CONNECTION_OPTIONS,
+  });
   try {
     const kvm = new Kvm(nc);
     // Created when absent so gateways may start before the first runner; a bucket made by the

@@ -10,6 +10,8 @@ import {
   encodeJson,
   fileEventsSubject,
   NATS_CONNECTION_OPTIONS,
+  type NatsClientAuth,
+  natsConnectOptions,
   RUNNER_REGISTRY_BUCKET,
   type RunnerRegistryEntry,
   type StatusMessage,
@@ -32,6 +34,8 @@ export interface NatsEventBusOptions {
   servers: string | string[];
   /** Connection name shown by the NATS server (the runner id). */
   name?: string;
+  /** Credentials (user `runner-<id>` in the shipped authorization) and TLS CA. */
+  auth?: NatsClientAuth;
   log?: (entry: Record<string, unknown>) => void;
   /** Files whose latest diagnostics wait while NATS is away, at most (default 10 000). */
   outboxLimit?: number;
@@ -84,6 +88,7 @@ export class NatsEventBus implements RunnerEventBus {
     const nc = await connect({
       servers: servers.map((s) => s.trim()).filter(Boolean),
       name: options.name,
+      ...natsConnectOptions(options.auth),
       ...NATS_CONNECTION_OPTIONS,
       reconnectTimeWait: options.reconnectWaitMs ?? NATS_CONNECTION_OPTIONS.reconnectTimeWait,
     });

@@ -1,0 +1,145 @@
+// The NATS permissions of every lspmesh identity, as nats-server configuration (`authorization
+// { users: [...] }`). One source for the shipped config (deploy/nats/authorization.conf, made by
+// `lspmesh nats-auth`), the Helm chart's values and the test clusters, so what is tested is what
+// is deployed. Everything not listed is denied: a client without credentials cannot connect.
+//
+// - `gateway`: reads the runner registry (KV `lspmesh-runners`), never writes it.
+// - `<runner id>`: writes only its own registry key, publishes diagnostics (stream LSPMESH_DIAG)
+//   and status for the tenants it serves, receives their file-change events and answers them.
+// - `ci-<tenant>` (CI bots, `lspmesh diagnostics --watch`): reads only `lspmesh.diag.<tenant>.>`
+//   and `lspmesh.status.<tenant>.*`.
+// - `writer-<tenant>` (agent sandboxes, sync services): announces file changes on
+//   `lspmesh.fs.<tenant>.*` and reads the runners' answers.
+// - `admin` (optional): everything; for operators' tooling, never given to a service.
+// Every identity reads replies only on its own inbox prefix `_INBOX_<user>` (the client option
+// inboxPrefix; lspmesh's services set it from LSPMESH_NATS_USER), never another's.
+import { inboxPrefixOf } from "./natsAuth.js";
+import {
+  DIAGNOSTICS_STREAM,
+  diagnosticsWildcard,
+  fileEventsWildcard,
+  RUNNER_REGISTRY_BUCKET,
+  statusWildcard,
+} from "./subjects.js";
+
+export interface NatsAuthorizationSpec {
+  /** Runner ids (LSPMESH_RUNNER_ID), each with the tenants it serves (absent = every tenant). */
+  runners: ReadonlyArray<{ id: string; tenants?: readonly string[] }>;
+  /** Tenants with a CI reader and a writer identity. */
+  tenants: readonly string[];
+  /** Include an `admin` user with every permission (operators' tooling, test harnesses). */
+  admin?: boolean;
+  /**
+   * The password written for a user: a literal, or a nats-server variable reference such as
+   * `$NATS_PASSWORD_GATEWAY` (resolved from the server's environment, e.g. a Kubernetes Secret).
+   */
+  password: (user: string) => string;
+}
+
+export interface NatsUserPermissions {
+  user: string;
+  publish: string[];
+  subscribe: string[];
+  /** May answer requests it received (allow_responses): runners answer file-change announcements. */
+  responses?: boolean;
+}
+
+const REGISTRY_STREAM = `KV_${RUNNER_REGISTRY_BUCKET}`;
+
+/** The user names of each identity (also their inbox prefixes, `_INBOX_<user>`). */
+export const NATS_USERS = {
+  gateway: "gateway",
+  /** A runner is its runner id (LSPMESH_RUNNER_ID; a StatefulSet pod name). */
+  runner: (id: string) => id,
+  ci: (tenant: string) => `ci-${tenant}`,
+  writer: (tenant: string) => `writer-${tenant}`,
+  admin: "admin",
+} as const;
+
+/** JetStream API subjects to open a KV bucket (created when absent) and read it with a watcher. */
+function registryReader(): string[] {
+  return [
+    "$JS.API.INFO",
+    `$JS.API.STREAM.INFO.${REGISTRY_STREAM}`,
+    `$JS.API.STREAM.CREATE.${REGISTRY_STREAM}`,
+    `$JS.API.CONSUMER.CREATE.${REGISTRY_STREAM}`,
+    `$JS.API.CONSUMER.CREATE.${REGISTRY_STREAM}.>`,
+    `$JS.API.CONSUMER.INFO.${REGISTRY_STREAM}.*`,
+    `$JS.API.CONSUMER.DELETE.${REGISTRY_STREAM}.*`,
+    `$JS.API.CONSUMER.MSG.NEXT.${REGISTRY_STREAM}.*`,
+    `$JS.API.DIRECT.GET.${REGISTRY_STREAM}.>`,
+    `$JS.API.STREAM.MSG.GET.${REGISTRY_STREAM}`,
+  ];
+}
+
+export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password">): NatsUserPermissions[] {
+  const users: NatsUserPermissions[] = [
+    {
+      user: NATS_USERS.gateway,
+      publish: registryReader(),
+      subscribe: [`${inboxPrefixOf(NATS_USERS.gateway)}.>`],
+    },
+  ];
+  for (const runner of spec.runners) {
+    const user = NATS_USERS.runner(runner.id);
+    const tenants = runner.tenants?.length ? runner.tenants : [undefined];
+    users.push({
+      user,
+      publish: [
+        ...registryReader(),
+        `$KV.${RUNNER_REGISTRY_BUCKET}.${runner.id}`,
+        `$JS.API.STREAM.INFO.${DIAGNOSTICS_STREAM}`,
+        `$JS.API.STREAM.CREATE.${DIAGNOSTICS_STREAM}`,
+        `$JS.API.STREAM.UPDATE.${DIAGNOSTICS_STREAM}`,
+        // A diagnostics subject is purged when its file is deleted.
+        `$JS.API.STREAM.PURGE.${DIAGNOSTICS_STREAM}`,
+        ...tenants.map((tenant) => diagnosticsWildcard(tenant)),
+        ...tenants.map((tenant) => statusWildcard(tenant)),
+      ],
+      subscribe: [`${inboxPrefixOf(user)}.>`, ...tenants.map((tenant) => fileEventsWildcard(tenant))],
+      responses: true,
+    });
+  }
+  for (const tenant of spec.tenants) {
+    const user = NATS_USERS.ci(tenant);
+    const diagnostics = diagnosticsWildcard(tenant);
+    users.push({
+      user,
+      publish: [
+        "$JS.API.INFO",
+        // An ordered consumer filtered to this tenant's subjects (the filter is part of the
+        // subject since NATS 2.9, so another tenant's filter is refused), then reading from it.
+        `$JS.API.CONSUMER.CREATE.${DIAGNOSTICS_STREAM}.*.${diagnostics}`,
+        `$JS.API.CONSUMER.INFO.${DIAGNOSTICS_STREAM}.*`,
+        `$JS.API.CONSUMER.DELETE.${DIAGNOSTICS_STREAM}.*`,
+        `$JS.API.CONSUMER.MSG.NEXT.${DIAGNOSTICS_STREAM}.*`,
+        `$JS.API.DIRECT.GET.${DIAGNOSTICS_STREAM}.${diagnostics}`,
+      ],
+      subscribe: [`${inboxPrefixOf(user)}.>`, statusWildcard(tenant), diagnostics],
+    });
+    const writer = NATS_USERS.writer(tenant);
+    users.push({
+      user: writer,
+      publish: [fileEventsWildcard(tenant)],
+      subscribe: [`${inboxPrefixOf(writer)}.>`],
+    });
+  }
+  if (spec.admin) users.push({ user: NATS_USERS.admin, publish: [">"], subscribe: [">"] });
+  return users;
+}
+
+/** The `authorization { … }` block for nats-server's configuration file. */
+export function natsAuthorizationConfig(spec: NatsAuthorizationSpec): string {
+  const quote = (text: string) => JSON.stringify(text);
+  const password = (user: string) => {
+    const value = spec.password(user);
+    // `$NAME` is a nats-server variable, written bare; anything else is a quoted literal.
+    return /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(value) ? value : quote(value);
+  };
+  const list = (subjects: string[]) => `[${subjects.map(quote).join(", ")}]`;
+  const users = natsUserPermissions(spec).map(
+    ({ user, publish, subscribe, responses }) =>
+      `    {\n      user: ${quote(user)}\n      password: ${password(user)}\n      permissions: {\n        publish: { allow: ${list(publish)} }\n        subscribe: { allow: ${list(subscribe)} }${responses ? "\n        allow_responses: true" : ""}\n      }\n    }`,
+  );
+  return `authorization {\n  users: [\n${users.join(",\n")}\n  ]\n}\n`;
+}
