@@ -57,8 +57,16 @@ export interface RunnerConfig {
   idleTimeoutMs?: number;
   /** Sessions started at once instead of on first use. */
   warmUp: WarmUpEntry[];
+  /**
+   * Language servers in a bubblewrap sandbox: "auto" wherever it works (else none, one tenant at
+   * a time), "bwrap" required (the runner does not start without it), "none" never.
+   */
+  sandbox?: SandboxSetting;
   logLevel: LogLevel;
 }
+
+export type SandboxSetting = "auto" | "bwrap" | "none";
+const SANDBOX_SETTINGS: readonly SandboxSetting[] = ["auto", "bwrap", "none"];
 
 /** Default drain time on SIGTERM, ms. */
 export const DEFAULT_DRAIN_MS = 20_000;
@@ -79,6 +87,7 @@ Environment only:
   LSPMESH_MAX_FILE_BYTES (4 MiB)  LSPMESH_RUNNER_ID (<hostname>-<pid>)  LSPMESH_ADVERTISE_ADDRESS
   LSPMESH_POOL (default)  LSPMESH_TENANTS (any)  LSPMESH_HEARTBEAT_MS (5000)  LSPMESH_WATCH (1; 0 = off)
   LSPMESH_DRAIN_MS (${DEFAULT_DRAIN_MS})  LSPMESH_SERVER_MEMORY_MB (75 % of the container limit)
+  LSPMESH_SANDBOX (auto: bubblewrap where it works; bwrap: required; none)
   LSPMESH_IDLE_TIMEOUT_S (1800; 0 = never)  LSPMESH_WARMUP (tenant/workspace/language,…)  LSPMESH_LOG_LEVEL (info)
 See docs/operations.md.`;
 
@@ -127,6 +136,9 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
   } catch (error) {
     throw new SettingsError(`invalid LSPMESH_WARMUP: ${(error as Error).message}`);
   }
+  const sandbox = (setting(undefined, env, "LSPMESH_SANDBOX") ?? "auto") as SandboxSetting;
+  if (!SANDBOX_SETTINGS.includes(sandbox))
+    throw new SettingsError(`invalid LSPMESH_SANDBOX '${sandbox}': use ${SANDBOX_SETTINGS.join(", ")}`);
   const logLevel = (setting(undefined, env, "LSPMESH_LOG_LEVEL") ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new SettingsError(`invalid LSPMESH_LOG_LEVEL '${logLevel}': use ${LOG_LEVELS.join(", ")}`);
@@ -154,6 +166,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     serverMemoryBytes: memoryMb === undefined ? undefined : memoryMb * 1024 * 1024,
     idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
     warmUp,
+    sandbox,
     logLevel,
   };
 }

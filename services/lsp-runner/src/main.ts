@@ -8,7 +8,7 @@ import { RUNNER_USAGE, type RunnerConfig, runnerConfig } from "./config.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { NatsEventBus } from "./events/natsEventBus.js";
 import { LanguageConfigError } from "./lsp/languages/languageConfig.js";
-import { startRunner } from "./startRunner.js";
+import { SandboxUnavailableError, startRunner } from "./startRunner.js";
 
 /** Runs the runner until SIGINT/SIGTERM. Bad settings exit 2 with one line and the usage. */
 export async function main(argv: readonly string[], env: Environment): Promise<void> {
@@ -50,7 +50,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     if (error instanceof LanguageConfigError) {
       return fail("invalid languages file", 2, { file: error.source, problems: error.problems });
     }
-    if (error instanceof GrpcAuthError) return fail(error.message, 2);
+    if (error instanceof GrpcAuthError || error instanceof SandboxUnavailableError) return fail(error.message, 2);
     return fail("runner not started", 1, { error: errorMessage(error) });
   });
   logger.info("runner listening", {

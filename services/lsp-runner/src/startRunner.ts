@@ -3,11 +3,12 @@
 // callers never reach into the runner's internals.
 
 import { GrpcAuth } from "@lspmesh/grpc";
-import type { RunnerConfig } from "./config.js";
+import type { RunnerConfig, SandboxSetting } from "./config.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { loadLanguageRegistry } from "./lsp/languages/languageConfig.js";
 import { containerMemoryBudget } from "./lsp/pool/memoryBudget.js";
 import type { LifecycleEvent } from "./lsp/pool/sessionManager.js";
+import { detectSandbox, type Sandbox } from "./lsp/process/sandbox.js";
 import { type RunnerServer, type ServerStateEvent, startRunnerServer } from "./runnerServer.js";
 import { SingleWorkspaceLocator, VolumeWorkspaceLocator } from "./workspace/workspaceLocator.js";
 
@@ -42,6 +43,17 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     installed: languages.installed().map((language) => language.id),
   });
   const workspaces = settings.workspaces;
+  const sandbox = await runnerSandbox(settings.sandbox ?? "none");
+  const tenantsTrustEachOther = (settings.tenants?.length ?? 0) > 0;
+  hooks.log?.({
+    level: sandbox.sandbox || tenantsTrustEachOther ? "info" : "warn",
+    msg: sandbox.sandbox
+      ? "language servers run sandboxed (bubblewrap)"
+      : tenantsTrustEachOther
+        ? "language servers run without a sandbox; the tenants in LSPMESH_TENANTS share this runner"
+        : "language servers run without a sandbox: this runner holds one tenant's sessions at a time",
+    ...(sandbox.sandbox ? { bwrap: sandbox.sandbox.bwrapPath } : { reason: sandbox.reason }),
+  });
   return startRunnerServer({
     listen: settings.listen,
     ...(settings.grpcAuth ? { grpcAuth: GrpcAuth.from(settings.grpcAuth) } : {}),
@@ -54,6 +66,8 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     sessionPolicy: {
       memoryBudgetBytes: settings.serverMemoryBytes ?? (await containerMemoryBudget()),
       idleTimeoutMs: settings.idleTimeoutMs,
+      sandbox: sandbox.sandbox,
+      tenantsTrustEachOther,
     },
     warmUp: settings.warmUp,
     events: hooks.events,
@@ -68,4 +82,17 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     onServerState: hooks.onServerState,
     onLifecycleEvent: hooks.onLifecycleEvent,
   });
+}
+
+/** Thrown when LSPMESH_SANDBOX=bwrap and bubblewrap does not work here. */
+export class SandboxUnavailableError extends Error {
+  override name = "SandboxUnavailableError";
+}
+
+async function runnerSandbox(setting: SandboxSetting): Promise<{ sandbox?: Sandbox; reason: string }> {
+  if (setting === "none") return { reason: "LSPMESH_SANDBOX=none" };
+  const found = await detectSandbox();
+  if ("sandbox" in found) return { sandbox: found.sandbox, reason: "" };
+  if (setting === "bwrap") throw new SandboxUnavailableError(`LSPMESH_SANDBOX=bwrap, but ${found.reason}`);
+  return { reason: found.reason };
 }

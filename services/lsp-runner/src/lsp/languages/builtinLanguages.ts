@@ -134,6 +134,8 @@ export function goLanguage(): LanguageServerConfig {
     args: [],
     settings: { gopls: { directoryFilters: ["-**/node_modules"] } },
     env: { GOTOOLCHAIN: "local" },
+    // In the sandbox: the module cache (read-only: no downloads) and a Go toolchain outside /usr.
+    sandboxReadOnly: ["~/go/pkg/mod", "~/go/bin", "~/sdk"],
     install:
       "install gopls and Go (Debian: apt-get install gopls golang-go; or go install golang.org/x/tools/gopls@latest)",
   };
@@ -180,6 +182,8 @@ export function rustLanguage(): LanguageServerConfig {
     args: [],
     initializationOptions: RUST_ANALYZER_SAFE,
     settings: { "rust-analyzer": RUST_ANALYZER_SAFE },
+    // In the sandbox: rustup's proxy and toolchains (the standard library's sources), read-only.
+    sandboxReadOnly: ["~/.rustup", "~/.cargo/bin", "~/.cargo/registry"],
     install: "install rust-analyzer (rustup component add rust-analyzer, or a release binary on PATH)",
   };
 }

@@ -37,6 +37,10 @@ const languageEntrySchema = z.strictObject({
   readinessProbe: z.literal("workspaceSymbol").optional(),
   diagnosticsPull: z.literal("tsserverRequest").optional(),
   install: z.string().optional(),
+  sandbox: z.enum(["bwrap", "none"]).optional(),
+  sandboxReadOnly: z
+    .array(z.string().regex(/^(\/|~\/)/, "a read-only sandbox path is absolute or starts with ~/"))
+    .optional(),
 });
 
 const languagesFileSchema = z.strictObject({
@@ -173,6 +177,8 @@ function overrideLanguage(base: LanguageDefinition, entry: LanguageEntry): Langu
     diagnosticsPull: commandChanged ? entry.diagnosticsPull : (entry.diagnosticsPull ?? base.diagnosticsPull),
     // Another command is another server: the built-in's description would be wrong.
     serverDescription: commandChanged ? undefined : base.serverDescription,
+    sandbox: entry.sandbox ?? base.sandbox,
+    sandboxReadOnly: entry.sandboxReadOnly ?? (commandChanged ? undefined : base.sandboxReadOnly),
   };
 }
 

@@ -45,6 +45,14 @@ export interface LanguageServerConfig {
   readonly serverDescription?: string;
   /** How to install the server, shown when its command cannot be started. */
   readonly install?: string;
+  /**
+   * "bwrap": always in the runner's bubblewrap sandbox (the server fails to start where there is
+   * none); "none": never — only for pools dedicated to one tenant or a group that trusts each
+   * other. Default: sandboxed wherever the runner can sandbox.
+   */
+  readonly sandbox?: "bwrap" | "none";
+  /** Read-only paths the server needs inside the sandbox beyond its installation (`~/` = the runner's home). */
+  readonly sandboxReadOnly?: readonly string[];
 }
 
 /** A language as configured: built in or from the languages file, enabled or not. */

@@ -59,6 +59,7 @@ export class SessionManager {
   /** The live session for the key and language, starting (or restarting) one when needed. */
   async get(key: SessionKey, language: LanguageServerConfig, signal?: AbortSignal): Promise<LanguageSession> {
     if (this.closed) throw new RunnerError("UNAVAILABLE", "the runner is shutting down; retry on another runner");
+    this.refuseTenantMixing(key, language);
     return this.slotFor(key, language).acquire(signal);
   }
 
@@ -180,6 +181,25 @@ export class SessionManager {
     if (existing) this.track(existing.slot.close());
     this.slots.set(id, { key, slot });
     return slot;
+  }
+
+  /**
+   * A server outside the sandbox can read every folder the runner can: it never runs beside
+   * another tenant's sessions, unless the runner's tenants were declared to trust each other.
+   * The message names no other tenant.
+   */
+  private refuseTenantMixing(key: SessionKey, language: LanguageServerConfig): void {
+    if (this.policy.tenantsTrustEachOther) return;
+    const unsandboxed = (config: LanguageServerConfig) => !this.policy.sandbox || config.sandbox === "none";
+    const others = [...this.slots.values()].filter(
+      ({ key: other, slot }) => other.tenant !== key.tenant && (slot.current || slot.isStarting),
+    );
+    const conflict = others.some(({ slot }) => unsandboxed(language) || unsandboxed(slot.language));
+    if (conflict)
+      throw new RunnerError(
+        "UNAVAILABLE",
+        "this runner cannot isolate tenants (no sandbox for this language server) and serves another tenant right now; retry shortly, and operators: install bubblewrap on the runners or pin runners to tenants (LSPMESH_TENANTS)",
+      );
   }
 
   private track(closing: Promise<void>): void {

@@ -2,6 +2,7 @@
 
 import { DEFAULT_MAX_OPEN_DOCUMENTS } from "../documents/openDocuments.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../process/messageSizeGuard.js";
+import type { Sandbox } from "../process/sandbox.js";
 import { type ChildLimits, DEFAULT_CHILD_LIMITS } from "../process/serverLaunch.js";
 import { DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, DEFAULT_PROBE_TIMEOUT_MS } from "../session/languageSession.js";
 import { DEFAULT_RESTART_BUDGET, type RestartBudgetOptions } from "./restartBudget.js";
@@ -39,6 +40,16 @@ export interface SessionPolicy {
   limits: ChildLimits;
   /** Parent-death watchdog in each server's process group (default true). */
   parentWatchdog: boolean;
+  /**
+   * The sandbox every server runs in (bubblewrap, sandbox.ts), unless its language opts out;
+   * undefined: none (default here; the runner turns it on wherever it works).
+   */
+  sandbox: Sandbox | undefined;
+  /**
+   * The tenants this runner serves were declared to trust each other (a dedicated pool). When
+   * false, a server outside the sandbox never runs beside another tenant's sessions (default false).
+   */
+  tenantsTrustEachOther: boolean;
 }
 
 export const DEFAULT_SESSION_POLICY: SessionPolicy = {
@@ -55,6 +66,8 @@ export const DEFAULT_SESSION_POLICY: SessionPolicy = {
   maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
   limits: DEFAULT_CHILD_LIMITS,
   parentWatchdog: true,
+  sandbox: undefined,
+  tenantsTrustEachOther: false,
 };
 
 /** Overrides as given to the runner: any field, and any field of `restart` and `limits`. */

@@ -131,6 +131,11 @@ export class SessionSlot {
     const { key, language, policy } = this.context;
     if (this.restartPending) this.restartCount++;
     this.restartPending = false;
+    if (language.sandbox === "bwrap" && !policy.sandbox)
+      throw new RunnerError(
+        "SERVER_FAILED",
+        `the ${language.id} server must run sandboxed (sandbox: "bwrap" in the languages file) and this runner has no working bubblewrap; install it or run this language on a runner that has it`,
+      );
     const session = await LanguageSession.start({
       language,
       root: key.root,
@@ -142,6 +147,7 @@ export class SessionSlot {
       restartStoppedServers: policy.restartStoppedServers,
       limits: policy.limits,
       parentWatchdog: policy.parentWatchdog,
+      ...(policy.sandbox ? { sandbox: policy.sandbox } : {}),
       onLog: this.context.onLog,
       onEvent: this.context.onEvent,
       onOutgoing: this.context.onOutgoing,
@@ -202,6 +208,11 @@ export class SessionSlot {
   /** The running session, if any (no start). */
   get current(): LanguageSession | undefined {
     return this.session?.isAlive ? this.session : undefined;
+  }
+
+  /** A server is being started (not yet answering). */
+  get isStarting(): boolean {
+    return this.starting !== undefined;
   }
 
   get lastUsed(): number {

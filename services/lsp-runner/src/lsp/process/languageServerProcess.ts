@@ -18,6 +18,7 @@ import { ExitNotification, ShutdownRequest } from "vscode-languageserver-protoco
 import { childEnvironment } from "./childEnvironment.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, type FramingProblem, MessageSizeGuard } from "./messageSizeGuard.js";
 import { processesInGroups } from "./processGroups.js";
+import { type Sandbox, sandboxArgs } from "./sandbox.js";
 import { type ChildLimits, serverLaunch } from "./serverLaunch.js";
 
 export interface ProcessOptions {
@@ -34,6 +35,10 @@ export interface ProcessOptions {
   limits?: ChildLimits;
   /** Parent-death watchdog in the server's process group (default true). */
   parentWatchdog?: boolean;
+  /** Run inside this sandbox, seeing only `cwd` (read-write) and its installation (sandbox.ts). */
+  sandbox?: Sandbox;
+  /** More read-only paths inside the sandbox (a toolchain). */
+  sandboxReadOnly?: readonly string[];
   /** Sees every message written to the server (tracing and tests). */
   onOutgoing?: (message: Message) => void;
 }
@@ -67,6 +72,19 @@ export class LanguageServerProcess {
     const launch = serverLaunch(options.command, options.args, {
       limits: options.limits,
       parentWatchdog: options.parentWatchdog,
+      ...(options.sandbox
+        ? {
+            sandbox: {
+              bwrapPath: options.sandbox.bwrapPath,
+              args: sandboxArgs({
+                workspace: options.cwd,
+                command: options.command,
+                args: options.args,
+                readOnly: options.sandboxReadOnly,
+              }),
+            },
+          }
+        : {}),
     });
     this.child = spawn(launch.command, launch.args, {
       cwd: options.cwd,

@@ -26,6 +26,8 @@ export const DEFAULT_CHILD_LIMITS: Required<ChildLimits> = { openFiles: 4096, pr
 
 export interface LaunchOptions {
   limits?: ChildLimits;
+  /** Run the shell (and so the server) inside bubblewrap: its path and arguments (sandbox.ts). */
+  sandbox?: { bwrapPath: string; args: readonly string[] };
   /** Leave a parent-death watchdog in the server's process group (default true). */
   parentWatchdog?: boolean;
 }
@@ -53,11 +55,11 @@ export function serverLaunch(command: string, args: readonly string[], options: 
   lines.push("unset PWD");
   if (watchdog) lines.push("( read _ <&3; kill -9 0 ) </dev/null >/dev/null 2>&1 &", 'exec "$@" 3<&-');
   else lines.push('exec "$@"');
-  return {
-    command: "/bin/sh",
-    args: ["-c", lines.join("\n"), "lspmesh-language-server", command, ...args],
-    watchdogFd: watchdog,
-  };
+  const shell = ["/bin/sh", "-c", lines.join("\n"), "lspmesh-language-server", command, ...args];
+  // bwrap keeps the process group (no --new-session) and passes fd 3 through to the watchdog.
+  if (options.sandbox)
+    return { command: options.sandbox.bwrapPath, args: [...options.sandbox.args, ...shell], watchdogFd: watchdog };
+  return { command: shell[0]!, args: shell.slice(1), watchdogFd: watchdog };
 }
 
 function integer(value: number): number {

@@ -32,6 +32,7 @@ import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import { LanguageServerProcess } from "../process/languageServerProcess.js";
 import type { FramingProblem } from "../process/messageSizeGuard.js";
 import { ProcessTreeWatch } from "../process/processTreeWatch.js";
+import type { Sandbox } from "../process/sandbox.js";
 import type { ChildLimits } from "../process/serverLaunch.js";
 import { assertServerInstalled } from "../process/serverStartFailure.js";
 import { CapabilityRegistrations } from "./capabilityRegistrations.js";
@@ -92,6 +93,8 @@ export interface SessionOptions {
   restartStoppedServers?: boolean;
   limits?: ChildLimits;
   parentWatchdog?: boolean;
+  /** The runner's sandbox; the server runs in it unless its language says `sandbox: "none"`. */
+  sandbox?: Sandbox;
   onLog?: (line: string) => void;
   /** Sees every message written to the server (tracing and tests). */
   onOutgoing?: (message: Message) => void;
@@ -157,6 +160,9 @@ export class LanguageSession {
       maxMessageBytes: options.maxMessageBytes,
       limits: options.limits,
       parentWatchdog: options.parentWatchdog,
+      ...(options.sandbox && options.language.sandbox !== "none" // "bwrap" without one: refused by the slot
+        ? { sandbox: options.sandbox, sandboxReadOnly: options.language.sandboxReadOnly }
+        : {}),
       onOutgoing: options.onOutgoing,
       onStderr: (line) => {
         this.stderrTail.push(line);
