@@ -127,7 +127,7 @@ describe("hierarchies", () => {
     expect(answer.root?.children.map((c) => [c.name, c.callSitesFile, c.callSites.map(span)])).toEqual([
       ["measure", "src/geometry.ts", ["17:46-17:53"]],
     ]);
-    expect(answer.status?.note).toContain("1 result(s) outside the workspace omitted");
+    expect(answer.status?.note).toContain("1 result outside your workspaces withheld");
   });
 
   test("depth outside 1–3 and a missing direction are refused", async () => {

@@ -5,6 +5,13 @@ import type { AnswerStatusOutput } from "./toolSupport/shared.js";
 const ready: AnswerStatusOutput = { state: "ready", partial: false, language: "typescript", server: "tsserver" };
 const indexing: AnswerStatusOutput = { ...ready, state: "indexing", partial: true };
 
+test("results withheld because they lie outside the caller's workspaces are said, never 'no definition found'", () => {
+  const text = emptyAnswerText({ ...ready, note: "1 result outside your workspaces withheld" }, "No definition found.");
+  expect(text).toBe(
+    "Nothing to show: 1 result outside your workspaces withheld (outside the workspaces this caller may see).",
+  );
+});
+
 describe("answers from a server that is not ready", () => {
   test("an empty answer says the server is not ready, never plainly 'no results'", () => {
     const text = emptyAnswerText(indexing, "No definition found.");

@@ -42,6 +42,9 @@ export function statusHeader(status: AnswerStatusOutput): string | undefined {
 
 /** The text of an answer without results: `noResults` only when the server is ready and complete. */
 export function emptyAnswerText(status: AnswerStatusOutput, noResults: string): string {
+  // Results the server found lie outside the caller's workspaces: say so, never "none found".
+  if (status.note && /withheld/.test(status.note))
+    return `Nothing to show: ${status.note} (outside the workspaces this caller may see).`;
   if (!isNotReady(status)) return noResults;
   if (status.state === "ready" && status.note) return `No results, but the answer may be incomplete: ${status.note}.`;
   return `No results yet: ${serverName(status)} ${STATE_PHRASES[status.state]}; ${RETRY_ADVICE[status.state]}.${noteSuffix(status)}`;

@@ -290,7 +290,8 @@ export class EngineContext {
         `the ${session.language.id} server is ${session.state}${progress ? ` (${progress})` : ""}: ${facts.empty ? "no results yet" : "this answer may be incomplete"}; try again shortly`,
       );
     }
-    if (facts.omitted) notes.push(`${facts.omitted} result(s) outside the workspace omitted`);
+    if (facts.omitted)
+      notes.push(`${facts.omitted} result${facts.omitted === 1 ? "" : "s"} outside your workspaces withheld`);
     if (facts.projects) {
       notes.push(...facts.projects.notes);
       if (facts.projects.incomplete) status.partial = true;
