@@ -4,8 +4,9 @@
 // lspmesh.v1.Runner service that does not pass; the standard health service stays open (it says
 // only SERVING / NOT_SERVING) so kubelet gRPC probes work without credentials.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
+import { checkedSecret, SecretFile, SecretFileError } from "@lspmesh/service-kit";
 
 export interface GrpcTlsFiles {
   /** PEM certificate chain of this side. */
@@ -28,12 +29,8 @@ export interface GrpcAuthSettings {
 /** The metadata key carrying the shared secret. */
 export const GRPC_AUTHORIZATION_KEY = "authorization";
 
-/** How often a secret file is checked for a new value, at most (ms). */
-const SECRET_RECHECK_MS = 1_000;
 /** How often certificate files are re-read (ms). */
 const CERTIFICATE_REFRESH_MS = 60_000;
-/** Shortest secret accepted: 16 bytes of text. */
-const MIN_SECRET_LENGTH = 16;
 
 export class GrpcAuthError extends Error {
   override name = "GrpcAuthError";
@@ -41,9 +38,7 @@ export class GrpcAuthError extends Error {
 
 /** One side's gRPC credentials. `none()` is for tests of the refusal only. */
 export class GrpcAuth {
-  private cachedSecret: string | undefined;
-  private secretCheckedAt = 0;
-  private secretMtimeMs = -1;
+  private secretFile: SecretFile | undefined;
 
   private constructor(private readonly settings: GrpcAuthSettings) {
     if (settings.secretFile || settings.secret) this.secret();
@@ -101,26 +96,14 @@ export class GrpcAuth {
   }
 
   private secret(): string | undefined {
-    if (this.settings.secret !== undefined) return checkedSecret(this.settings.secret, "the shared secret");
-    const file = this.settings.secretFile;
-    if (!file) return undefined;
-    const now = Date.now();
-    if (this.cachedSecret !== undefined && now - this.secretCheckedAt < SECRET_RECHECK_MS) return this.cachedSecret;
-    this.secretCheckedAt = now;
     try {
-      const mtime = statSync(file).mtimeMs;
-      if (mtime !== this.secretMtimeMs || this.cachedSecret === undefined) {
-        this.cachedSecret = checkedSecret(readFileSync(file, "utf8").trim(), `the secret file ${file}`);
-        this.secretMtimeMs = mtime;
-      }
+      if (this.settings.secret !== undefined) return checkedSecret(this.settings.secret, "the shared secret");
+      if (!this.settings.secretFile) return undefined;
+      this.secretFile ??= new SecretFile(this.settings.secretFile, { what: "the gRPC secret file" });
+      return this.secretFile.value();
     } catch (error) {
-      // A secret being rotated (file briefly missing) keeps the last one; none at all is fatal.
-      if (this.cachedSecret === undefined)
-        throw error instanceof GrpcAuthError
-          ? error
-          : new GrpcAuthError(`cannot read the gRPC secret file ${file}: ${(error as Error).message}`);
+      throw error instanceof SecretFileError ? new GrpcAuthError(error.message) : error;
     }
-    return this.cachedSecret;
   }
 
   /** The server or channel using them watches the files while it runs (and stops with it). */
@@ -136,12 +119,6 @@ export class GrpcAuth {
     });
     return { ca, identity };
   }
-}
-
-function checkedSecret(secret: string, what: string): string {
-  if (secret.length < MIN_SECRET_LENGTH)
-    throw new GrpcAuthError(`${what} is shorter than ${MIN_SECRET_LENGTH} characters: use a long random value`);
-  return secret;
 }
 
 function digest(text: string): Buffer {

@@ -12,6 +12,11 @@ test("defaults are single-machine mode on loopback, without tokens", () => {
     allowedOrigins: undefined,
     publicUrl: undefined,
     logLevel: "info",
+    metricsListen: undefined,
+    metricsTokenFile: undefined,
+    metricsTenantLabels: true,
+    maxConnections: 1024,
+    unauthenticatedPerSecond: 10,
   });
 });
 
@@ -22,6 +27,7 @@ test("flags win over the environment; lists are comma-separated", () => {
       LSPMESH_RUNNERS: "runner:7421",
       LSPMESH_PORT: "9000",
       LSPMESH_HOST: "0.0.0.0",
+      LSPMESH_PUBLIC_URL: "https://gateway.example.com",
       LSPMESH_ALLOWED_HOSTS: "gateway.example.com, lspmesh.internal",
     },
   );
@@ -34,12 +40,13 @@ test("the NATS registry and JWTs", () => {
   const config = gatewayConfig([], {
     LSPMESH_NATS_URL: "nats://nats:4222",
     LSPMESH_HOST: "0.0.0.0",
+    LSPMESH_PUBLIC_URL: "https://lspmesh.example.com",
     LSPMESH_JWKS_URL: "https://auth.example.com/.well-known/jwks.json",
     LSPMESH_JWT_ISSUER: "https://auth.example.com/",
     LSPMESH_JWT_AUDIENCE: "https://lspmesh.example.com/mcp",
     LSPMESH_TENANTS_FILE: "/etc/lspmesh/tenants.json",
   });
-  expect(config.runners).toEqual({ kind: "nats", url: "nats://nats:4222" });
+  expect(config.runners).toEqual({ kind: "nats", url: "nats://nats:4222", auth: {} });
   expect(config.auth).toMatchObject({
     kind: "tokens",
     jwt: { tenantClaim: "tenant", issuer: "https://auth.example.com/" },
@@ -53,6 +60,18 @@ test("bad settings say what to fix", () => {
   expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_PORT: "http" })).toThrow(/whole number/);
   expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_TENANT: "Acme" })).toThrow(/invalid tenant/);
   expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_HOST: "0.0.0.0" })).toThrow(/without tokens/);
+  // Off loopback with tokens, the resource URL must be configured, never taken from Host.
+  expect(() =>
+    gatewayConfig([], {
+      LSPMESH_RUNNERS: "r:1",
+      LSPMESH_HOST: "0.0.0.0",
+      LSPMESH_API_KEYS_FILE: "/k",
+      LSPMESH_TENANTS_FILE: "/t",
+    }),
+  ).toThrow(/set LSPMESH_PUBLIC_URL/);
+  expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_METRICS_TENANT_LABELS: "no" })).toThrow(
+    /LSPMESH_METRICS_TENANT_LABELS/,
+  );
   expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_API_KEYS_FILE: "/k" })).toThrow(
     /LSPMESH_TENANTS_FILE/,
   );

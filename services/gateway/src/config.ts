@@ -48,6 +48,16 @@ export interface GatewayConfig {
   allowedOrigins: string[] | undefined;
   publicUrl: string | undefined;
   logLevel: LogLevel;
+  /** host:port of the separate /metrics listener; unset = none. */
+  metricsListen: string | undefined;
+  /** File holding the token /metrics on the main port asks for (token mode); unset = 404 there. */
+  metricsTokenFile: string | undefined;
+  /** Tenant ids as metric labels (LSPMESH_METRICS_TENANT_LABELS, default on). */
+  metricsTenantLabels: boolean;
+  /** Most open HTTP connections. */
+  maxConnections: number;
+  /** Requests without a valid token per second and client address. */
+  unauthenticatedPerSecond: number;
 }
 
 /** Defaults: single-machine mode on loopback (docs/operations.md). */
@@ -81,6 +91,10 @@ serving:
   --public-url URL       LSPMESH_PUBLIC_URL         base URL clients use (for the resource metadata)
                          LSPMESH_CALL_TIMEOUT_MS (${DEFAULT_CALL_TIMEOUT_MS})  LSPMESH_LOG_LEVEL (info)
                          LSPMESH_ALLOWED_HOSTS, LSPMESH_ALLOWED_ORIGINS (comma-separated hostnames)
+  --metrics-listen H:P   LSPMESH_METRICS_LISTEN     a separate listener for GET /metrics (e.g. 0.0.0.0:9464)
+                         LSPMESH_METRICS_TOKEN_FILE  bearer token for /metrics on the main port (token mode)
+                         LSPMESH_METRICS_TENANT_LABELS (1; 0 = "-" instead of tenant ids)
+                         LSPMESH_MAX_CONNECTIONS (1024)  LSPMESH_UNAUTHENTICATED_RPS (10 per client address)
 See docs/gateway.md.`;
 
 /** Throws a SettingsError whose message says which setting is wrong and how to fix it. */
@@ -99,6 +113,7 @@ export function gatewayConfig(argv: readonly string[], env: Environment): Gatewa
       host: { type: "string" },
       port: { type: "string" },
       "public-url": { type: "string" },
+      "metrics-listen": { type: "string" },
       tenant: { type: "string" },
       workspace: { type: "string" },
     },
@@ -198,6 +213,17 @@ export function gatewayConfig(argv: readonly string[], env: Environment): Gatewa
       `invalid LSPMESH_PUBLIC_URL '${publicUrl}': give the base URL, e.g. https://lspmesh.example.com`,
     );
 
+  if (auth.kind === "tokens" && !publicUrl && !isLoopbackHost(host))
+    throw new SettingsError(
+      `set LSPMESH_PUBLIC_URL (--public-url) to the URL clients use, e.g. https://lspmesh.example.com: a gateway on ${host} must not name its resource after whatever Host header a request brings`,
+    );
+  const metricsListen = setting(flags["metrics-listen"], "LSPMESH_METRICS_LISTEN");
+  if (metricsListen !== undefined && !/^[^\s]*:\d{1,5}$/.test(metricsListen))
+    throw new SettingsError(`invalid metrics address '${metricsListen}': use host:port`);
+  const tenantLabels = settingOf(undefined, env, "LSPMESH_METRICS_TENANT_LABELS") ?? "1";
+  if (tenantLabels !== "0" && tenantLabels !== "1")
+    throw new SettingsError(`invalid LSPMESH_METRICS_TENANT_LABELS '${tenantLabels}': use 1 or 0`);
+
   return {
     runners,
     ...(grpcAuth ? { grpcAuth } : {}),
@@ -215,5 +241,16 @@ export function gatewayConfig(argv: readonly string[], env: Environment): Gatewa
     allowedOrigins: listSetting(env.LSPMESH_ALLOWED_ORIGINS),
     publicUrl,
     logLevel,
+    metricsListen,
+    metricsTokenFile: settingOf(undefined, env, "LSPMESH_METRICS_TOKEN_FILE"),
+    metricsTenantLabels: tenantLabels === "1",
+    maxConnections: integerSetting(env.LSPMESH_MAX_CONNECTIONS, "LSPMESH_MAX_CONNECTIONS", 1024, 1, 1_000_000),
+    unauthenticatedPerSecond: integerSetting(
+      env.LSPMESH_UNAUTHENTICATED_RPS,
+      "LSPMESH_UNAUTHENTICATED_RPS",
+      10,
+      1,
+      1_000_000,
+    ),
   };
 }

@@ -1,7 +1,7 @@
 // Starts the gateway: MCP over HTTP in front of the runners a RunnerRouter picks.
 import type { AddressInfo } from "node:net";
 import { DEFAULT_CALL_TIMEOUT_MS } from "@lspmesh/proto";
-import { type Logger, silentLogger } from "@lspmesh/service-kit";
+import { type Logger, serveMetrics, silentLogger } from "@lspmesh/service-kit";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { Scope } from "./auth/principal.js";
@@ -48,6 +48,16 @@ export interface GatewayOptions {
   progressIntervalMs?: number;
   /** Serve no tool that can write files (default false). */
   readOnly?: boolean;
+  /** host:port of a separate listener for GET /metrics (port 0: a free one); unset = none. */
+  metricsListen?: string;
+  /** The token /metrics on the main port asks for in token mode (read at each request); unset = 404 there. */
+  metricsToken?: () => string | undefined;
+  /** Tenant ids as metric labels (default true); false writes "-". */
+  metricsTenantLabels?: boolean;
+  /** Most open HTTP connections (default 1024). */
+  maxConnections?: number;
+  /** Requests without a valid token per second and client address (default 10, bursts alike). */
+  unauthenticatedPerSecond?: number;
 }
 
 export interface RunningGateway {
@@ -56,6 +66,8 @@ export interface RunningGateway {
   /** The bound port (the real one when 0 was asked for). */
   readonly port: number;
   readonly metrics: GatewayMetrics;
+  /** host:port of the metrics listener, when metricsListen was given. */
+  readonly metricsAddress: string | undefined;
   /** Stops serving: closes the HTTP server and its connections, the MCP handler and the router. Idempotent. */
   close(): Promise<void>;
 }
@@ -74,6 +86,11 @@ export function requiredScope(message: unknown): Scope {
   }
 }
 
+/** Requests without a valid token a client address may send per second (bursts alike). */
+const DEFAULT_UNAUTHENTICATED_PER_SECOND = 10;
+/** Client addresses whose unauthenticated requests are counted at once, at most. */
+const MAX_TRACKED_ADDRESSES = 10_000;
+
 /** HTTP requests a tenant may send per tool call allowed (initialize, lists, pings and the calls). */
 export const HTTP_REQUESTS_PER_CALL = 10;
 
@@ -91,7 +108,10 @@ function httpRequestLimiter(calls: TenantLimiter): TenantLimiter {
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const logger = options.logger ?? silentLogger;
-  const metrics = new GatewayMetrics(() => options.router, { processMetrics: options.processMetrics });
+  const metrics = new GatewayMetrics(() => options.router, {
+    processMetrics: options.processMetrics,
+    tenantLabels: options.metricsTenantLabels,
+  });
   const deps: ToolDeps = {
     router: options.router,
     workspaces: options.workspaces,
@@ -120,6 +140,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     authorizationServers: options.authorizationServers,
     metrics,
     requestLimiter: options.limiter ? httpRequestLimiter(options.limiter) : undefined,
+    unauthenticatedLimiter: options.authenticator.required
+      ? new TenantLimiter(
+          () => ({ callsPerSecond: options.unauthenticatedPerSecond ?? DEFAULT_UNAUTHENTICATED_PER_SECOND }),
+          undefined,
+          MAX_TRACKED_ADDRESSES,
+        )
+      : undefined,
+    metricsToken: options.metricsToken,
+    maxConnections: options.maxConnections,
     notReady: () => (options.router.ready() ? undefined : "no live runner yet"),
     degraded: () => options.router.degraded(),
   });
@@ -138,8 +167,16 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   }
 
   const port = (server.address() as AddressInfo).port;
+  const metricsServer = options.metricsListen
+    ? await serveMetrics(options.metricsListen, () => metrics.text()).catch(async (error: unknown) => {
+        server.close();
+        await mcp.close();
+        throw error;
+      })
+    : undefined;
   let closing: Promise<void> | undefined;
   const shutdown = async () => {
+    await metricsServer?.close();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     await mcp.close();
     server.closeAllConnections();
@@ -150,6 +187,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     url: `http://${connectableHost(options.host)}:${port}${MCP_PATH}`,
     port,
     metrics,
+    metricsAddress: metricsServer?.address,
     close: () => {
       closing ??= shutdown();
       return closing;

@@ -8,6 +8,7 @@ import {
   type Environment,
   errorMessage,
   type Logger,
+  SecretFile,
   SettingsError,
 } from "@lspmesh/service-kit";
 import { ApiKeyStore } from "./auth/apiKeys.js";
@@ -109,6 +110,15 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     process.exit(2);
   }
   const logger = createJsonLogger({ service: "gateway", level: config.logLevel });
+  let metricsToken: SecretFile | undefined;
+  try {
+    metricsToken = config.metricsTokenFile
+      ? new SecretFile(config.metricsTokenFile, { what: "the metrics token file" })
+      : undefined;
+  } catch (error) {
+    process.stderr.write(`lspmesh gateway: ${errorMessage(error)}\n`);
+    process.exit(2);
+  }
   const stopWatching = setup.watch?.(logger) ?? (() => {});
   const router = await runnerRouter(config, logger);
   const gateway = await startGateway({
@@ -127,6 +137,11 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     publicUrl: config.publicUrl,
     authorizationServers: setup.issuers,
     processMetrics: true,
+    metricsListen: config.metricsListen,
+    ...(metricsToken ? { metricsToken: () => metricsToken.value() } : {}),
+    metricsTenantLabels: config.metricsTenantLabels,
+    maxConnections: config.maxConnections,
+    unauthenticatedPerSecond: config.unauthenticatedPerSecond,
   }).catch(async (error: unknown) => {
     await router.close();
     throw error;
@@ -135,6 +150,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     url: gateway.url,
     runners: config.runners.kind === "static" ? config.runners.addresses.join(",") : config.runners.url,
     auth: config.auth.kind,
+    ...(gateway.metricsAddress ? { metrics: `http://${gateway.metricsAddress}/metrics` } : {}),
   });
 
   closeOnSignals(

@@ -70,8 +70,12 @@ beforeAll(async () => {
       jwt: new JwtVerifier({ jwks, issuer: ISSUER, audience: AUDIENCE }),
     }),
     authorizationServers: [ISSUER],
+    metricsListen: "127.0.0.1:0",
+    metricsToken: () => METRICS_TOKEN,
   });
 });
+
+const METRICS_TOKEN = "metrics-token-0123456789abcdef";
 
 afterAll(async () => {
   await gateway?.close();
@@ -221,11 +225,18 @@ test("a flood of HTTP requests beyond 10x the tenant's call rate gets 429 with R
   expect(acme.status).not.toBe(429);
 });
 
-test("probes and metrics", async () => {
+test("probes and metrics: metrics only on their own listener or with the metrics token, never to a tenant", async () => {
   const base = new URL("/", gateway.url);
   expect((await fetch(new URL("/healthz", base))).status).toBe(200);
   expect((await fetch(new URL("/readyz", base))).status).toBe(200);
-  const metrics = await (await fetch(new URL("/metrics", base))).text();
+  for (const authorization of [undefined, `Bearer ${tokens.acmeRead}`, "Bearer wrong"]) {
+    const refused = await fetch(new URL("/metrics", base), authorization ? { headers: { authorization } } : {});
+    expect(refused.status).toBe(404);
+    expect(await refused.text()).not.toMatch(/acme|noisy|globex/);
+  }
+  const withToken = await fetch(new URL("/metrics", base), { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  expect(await withToken.text()).toMatch(/lspmesh_tool_calls_total/);
+  const metrics = await (await fetch(`http://${gateway.metricsAddress}/metrics`)).text();
   expect(metrics).toMatch(/lspmesh_tool_calls_total\{tool="workspace_status",tenant="acme",outcome="ok"\} \d+/);
   expect(metrics).toMatch(
     /lspmesh_tool_errors_total\{tool="workspace_status",tenant="noisy",code="RATE_LIMITED"\} \d+/,

@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import * as grpc from "@grpc/grpc-js";
 import { addService, GrpcAuth } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
+import { splitHostPort } from "@lspmesh/service-kit";
 import { HealthImplementation } from "grpc-health-check";
 import { QueryEngine } from "./engine/queryEngine.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
@@ -12,12 +13,11 @@ import { RunnerEvents } from "./events/runnerEvents.js";
 import { DEFAULT_HEARTBEAT_MS, RunnerRegistration } from "./events/runnerRegistration.js";
 import { requestIdOf, withCallLog } from "./grpc/callLog.js";
 import { runnerService } from "./grpc/runnerService.js";
-import { splitHostPort } from "./listenAddress.js";
 import { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
 import { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/pool/sessionManager.js";
 import type { SessionPolicyOverrides } from "./lsp/pool/sessionPolicy.js";
 import type { ServerStateName } from "./lsp/session/sessionState.js";
-import { runnerMetricsRegistry, serveMetrics } from "./ops/runnerMetrics.js";
+import { runnerMetricsRegistry, serveRunnerMetrics } from "./ops/runnerMetrics.js";
 import { type WarmUpEntry, warmUpSessions } from "./sessionWarmUp.js";
 import { TenantAllowlistLocator } from "./workspace/tenantAllowlist.js";
 import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
@@ -179,7 +179,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   advertised = options.advertiseAddress ?? (wildcard ? `${hostname()}:${port}` : address);
   await registration.start();
   const metrics = options.metricsListen
-    ? await serveMetrics(options.metricsListen, runnerMetricsRegistry(bus, sessions))
+    ? await serveRunnerMetrics(options.metricsListen, runnerMetricsRegistry(bus, sessions))
     : undefined;
   const warmedUp = warmUpSessions(options.warmUp ?? [], { locator, languages, sessions, log });
   let closing: Promise<void> | undefined;

@@ -53,6 +53,12 @@ async function hoverStolen(sandbox: "bwrap" | "none"): Promise<string> {
       { timeoutMs: 60_000 },
     );
     answers.push(JSON.stringify(diagnostics, bigints));
+    // typescript-language-server checks every 3 s that the processId it was given is alive: in the
+    // sandbox's pid namespace the runner's is not, so the session must not give one (the server
+    // would exit and restart).
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    const status = await client.workspaceStatus({ workspace }, { timeoutMs: 10_000 });
+    expect(status.languages.map((language) => [language.language, language.restarts])).toEqual([["typescript", 0]]);
     return answers.join("\n");
   } finally {
     client.close();

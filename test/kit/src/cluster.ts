@@ -206,6 +206,8 @@ export async function startGatewayProcess(options: {
       "127.0.0.1",
       "--port",
       "0",
+      "--metrics-listen",
+      "127.0.0.1:0",
       ...jwt,
     ],
     {
@@ -216,7 +218,8 @@ export async function startGatewayProcess(options: {
     "gateway listening",
   );
   const url = new URL(String(line.url));
-  return { ...service, url, metrics: async () => (await fetch(new URL("/metrics", url))).text() };
+  // Metrics are on their own listener (the main port has none in token mode).
+  return { ...service, url, metrics: async () => (await fetch(String(line.metrics))).text() };
 }
 
 /**

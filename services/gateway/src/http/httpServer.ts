@@ -1,5 +1,6 @@
 // The gateway's HTTP surface: MCP (Streamable HTTP) at /mcp behind Host/Origin checks and bearer
 // authentication; RFC 9728 protected-resource metadata; /healthz, /readyz and /metrics; 404 elsewhere.
+import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Logger } from "@lspmesh/service-kit";
 import { hostHeaderValidation, toNodeHandler } from "@modelcontextprotocol/node";
@@ -50,7 +51,29 @@ export interface HttpServerOptions {
    * floods that never reach a tool: initialize, tools/list, pings.
    */
   requestLimiter?: TenantLimiter | undefined;
+  /**
+   * Per client address: requests that bring no valid token (floods of unauthenticated requests,
+   * token guessing); over it 429.
+   */
+  unauthenticatedLimiter?: TenantLimiter | undefined;
+  /**
+   * /metrics on this port: open in single-user mode (no tokens); with tokens only for a request
+   * bearing this token (LSPMESH_METRICS_TOKEN_FILE), else 404 — serve it on its own listener.
+   */
+  metricsToken?: (() => string | undefined) | undefined;
+  /** Most open connections (default 1024); beyond, new ones are closed at once. */
+  maxConnections?: number | undefined;
 }
+
+/** Whole request headers within this time, ms: a client sending byte by byte is cut off. */
+const HEADERS_TIMEOUT_MS = 10_000;
+/** Whole request (headers and body) within this time, ms; answers may take as long as they need. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** An idle kept-alive connection is closed after, ms. */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** How often those timeouts are checked, ms (Node's default, 30 s, lets slow clients linger). */
+const TIMEOUT_CHECK_MS = 1_000;
+const DEFAULT_MAX_CONNECTIONS = 1024;
 
 export function createHttpServer(options: HttpServerOptions): Server {
   const serveMcp = toNodeHandler(options.mcp, {
@@ -61,8 +84,13 @@ export function createHttpServer(options: HttpServerOptions): Server {
   const checkOrigin = originGuard(options.allowlists);
   const inFlight = new InFlightRequests();
 
+  // Never from the Host header (a caller could make the metadata name any resource): the public
+  // URL, else the address this connection reached (the gateway requires a public URL off loopback).
   const baseUrl = (req: IncomingMessage) =>
-    (options.publicUrl ?? `http://${req.headers.host ?? "localhost"}`).replace(/\/+$/, "");
+    (options.publicUrl ?? `http://${urlHost(req.socket.localAddress ?? "127.0.0.1")}:${req.socket.localPort}`).replace(
+      /\/+$/,
+      "",
+    );
   const metadataUrl = (req: IncomingMessage) =>
     getOAuthProtectedResourceMetadataUrl(new URL(`${baseUrl(req)}${MCP_PATH}`));
 
@@ -98,6 +126,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
     // Each guard answers 403 itself when it refuses.
     if (!checkHost(req, res) || !checkOrigin(req, res)) return;
     const outcome = await options.authenticator.authenticate(req.headers.authorization);
+    if (!outcome.ok && tooManyUnauthenticated(req, res)) return;
     if (!outcome.ok) {
       if (outcome.error) await refuse(req, res, OAuthErrorCode.InvalidToken, outcome.description);
       else askForToken(req, res, outcome.description);
@@ -107,7 +136,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
     const admission = options.requestLimiter?.admit(principal.tenant);
     if (admission && !admission.ok) {
       const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
-      options.metrics?.rateLimited.inc({ tenant: principal.tenant, reason: "http" });
+      options.metrics?.rateLimited.inc({ tenant: options.metrics.tenant(principal.tenant), reason: "http" });
       res
         .writeHead(429, { "content-type": "application/json", "retry-after": String(seconds) })
         .end(
@@ -154,6 +183,34 @@ export function createHttpServer(options: HttpServerOptions): Server {
     await serveMcp(replay, res);
   }
 
+  /** Charges a request without a valid token to its client address; answers 429 when over. */
+  function tooManyUnauthenticated(req: IncomingMessage, res: ServerResponse): boolean {
+    const admission = options.unauthenticatedLimiter?.admit(req.socket.remoteAddress ?? "");
+    if (!admission) return false;
+    if (admission.ok) {
+      admission.release();
+      return false;
+    }
+    const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
+    res.writeHead(429, { "content-type": "application/json", "retry-after": String(seconds) }).end(
+      JSON.stringify({
+        error: "rate_limited",
+        error_description: `too many unauthenticated requests from this address; retry after ${seconds} s`,
+      }),
+    );
+    return true;
+  }
+
+  /** /metrics on this port: single-user mode, or the metrics token. */
+  function metricsAllowed(req: IncomingMessage): boolean {
+    if (!options.authenticator.required) return true;
+    const token = options.metricsToken?.();
+    if (!token) return false;
+    const given = req.headers.authorization ?? "";
+    const expected = `Bearer ${token}`;
+    return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+  }
+
   function scopeMissingFor(principal: Principal, parsed: unknown): Scope | undefined {
     // Malformed JSON: the MCP handler answers it with a JSON-RPC parse error.
     if (parsed === undefined) return missingScope(principal, "lsp:read");
@@ -165,60 +222,87 @@ export function createHttpServer(options: HttpServerOptions): Server {
     return undefined;
   }
 
-  return createServer((req: IncomingMessage, res: ServerResponse) => {
-    const path = pathOf(req.url);
-    // Probes and metrics: no Host check (probes address the pod by IP) and nothing secret.
-    if (path === HEALTH_PATH) {
-      res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok");
-      return;
-    }
-    if (path === READY_PATH) {
-      const why = options.notReady();
-      const degraded = why ? undefined : options.degraded?.();
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    },
+    (req: IncomingMessage, res: ServerResponse) => {
+      const path = pathOf(req.url);
+      // Probes and metrics: no Host check (probes address the pod by IP) and nothing secret.
+      if (path === HEALTH_PATH) {
+        res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok");
+        return;
+      }
+      if (path === READY_PATH) {
+        const why = options.notReady();
+        const degraded = why ? undefined : options.degraded?.();
+        res
+          .writeHead(why ? 503 : 200, { "content-type": "text/plain; charset=utf-8" })
+          .end(why ?? (degraded ? `ready (degraded: ${degraded})` : "ready"));
+        return;
+      }
+      if (path === METRICS_PATH && options.metrics) {
+        if (!metricsAllowed(req)) {
+          res
+            .writeHead(404, { "content-type": "text/plain; charset=utf-8" })
+            .end(
+              "not found; metrics are served on the metrics listener (LSPMESH_METRICS_LISTEN), or here with the metrics token",
+            );
+          return;
+        }
+        options.metrics.text().then(
+          ({ contentType, body }) => res.writeHead(200, { "content-type": contentType }).end(body),
+          (error: unknown) => {
+            options.logger.error("metrics failed", { error: String(error) });
+            res.writeHead(500).end();
+          },
+        );
+        return;
+      }
+      if (
+        (path === RESOURCE_METADATA_PATH || path === `${RESOURCE_METADATA_PATH}${MCP_PATH}`) &&
+        options.authenticator.required
+      ) {
+        // RFC 9728 metadata, written here: the SDK's builder needs the authorization server's full
+        // RFC 8414 metadata, which a resource server checking JWTs against a JWKS does not have (and an
+        // API-key deployment has no authorization server at all).
+        const metadata = {
+          resource: `${baseUrl(req)}${MCP_PATH}`,
+          ...(options.authorizationServers?.length ? { authorization_servers: options.authorizationServers } : {}),
+          scopes_supported: [...SCOPES],
+          bearer_methods_supported: ["header"],
+          resource_name: "lspmesh",
+        };
+        res
+          .writeHead(200, { "content-type": "application/json", "access-control-allow-origin": "*" })
+          .end(JSON.stringify(metadata));
+        return;
+      }
+      if (path === MCP_PATH) {
+        handleMcp(req, res).catch((error: unknown) => {
+          options.logger.error("mcp request failed", { error: String(error) });
+          if (!res.headersSent)
+            res.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("internal error");
+          else res.end();
+        });
+        return;
+      }
       res
-        .writeHead(why ? 503 : 200, { "content-type": "text/plain; charset=utf-8" })
-        .end(why ?? (degraded ? `ready (degraded: ${degraded})` : "ready"));
-      return;
-    }
-    if (path === METRICS_PATH && options.metrics) {
-      options.metrics.text().then(
-        ({ contentType, body }) => res.writeHead(200, { "content-type": contentType }).end(body),
-        (error: unknown) => {
-          options.logger.error("metrics failed", { error: String(error) });
-          res.writeHead(500).end();
-        },
-      );
-      return;
-    }
-    if (
-      (path === RESOURCE_METADATA_PATH || path === `${RESOURCE_METADATA_PATH}${MCP_PATH}`) &&
-      options.authenticator.required
-    ) {
-      // RFC 9728 metadata, written here: the SDK's builder needs the authorization server's full
-      // RFC 8414 metadata, which a resource server checking JWTs against a JWKS does not have (and an
-      // API-key deployment has no authorization server at all).
-      const metadata = {
-        resource: `${baseUrl(req)}${MCP_PATH}`,
-        ...(options.authorizationServers?.length ? { authorization_servers: options.authorizationServers } : {}),
-        scopes_supported: [...SCOPES],
-        bearer_methods_supported: ["header"],
-        resource_name: "lspmesh",
-      };
-      res
-        .writeHead(200, { "content-type": "application/json", "access-control-allow-origin": "*" })
-        .end(JSON.stringify(metadata));
-      return;
-    }
-    if (path === MCP_PATH) {
-      handleMcp(req, res).catch((error: unknown) => {
-        options.logger.error("mcp request failed", { error: String(error) });
-        if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("internal error");
-        else res.end();
-      });
-      return;
-    }
-    res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end(`not found; MCP is served at ${MCP_PATH}`);
-  });
+        .writeHead(404, { "content-type": "text/plain; charset=utf-8" })
+        .end(`not found; MCP is served at ${MCP_PATH}`);
+    },
+  );
+  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  return server;
+}
+
+/** An address as a URL host: IPv6 in brackets, IPv4-mapped IPv6 as plain IPv4. */
+function urlHost(address: string): string {
+  const plain = address.replace(/^::ffff:/, "");
+  return plain.includes(":") ? `[${plain}]` : plain;
 }
 
 function parseJson(body: Buffer): unknown {

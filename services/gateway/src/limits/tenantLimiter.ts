@@ -30,6 +30,8 @@ export class TenantLimiter {
   constructor(
     private readonly limitsOf: (tenant: string) => Partial<TenantLimits> = () => ({}),
     private readonly now: () => number = () => performance.now(),
+    /** Most keys remembered (client addresses: unbounded otherwise); idle ones are forgotten first. */
+    private readonly maxKeys = Number.POSITIVE_INFINITY,
   ) {}
 
   limits(tenant: string): TenantLimits {
@@ -43,6 +45,9 @@ export class TenantLimiter {
     const burst = Math.max(1, limits.callsPerSecond);
     let state = this.tenants.get(tenant);
     if (!state) {
+      if (this.tenants.size >= this.maxKeys) this.forgetIdle(now);
+      // Still full of busy keys: refuse rather than grow.
+      if (this.tenants.size >= this.maxKeys) return { ok: false, reason: "rate", retryAfterMs: 1000, limits };
       state = { tokens: burst, refilledAt: now, running: 0 };
       this.tenants.set(tenant, state);
     }
@@ -66,5 +71,12 @@ export class TenantLimiter {
         held.running -= 1;
       },
     };
+  }
+
+  /** Drops keys with nothing running whose bucket has refilled (a full second's worth: idle ≥ 1 s). */
+  private forgetIdle(now: number): void {
+    for (const [key, state] of this.tenants) {
+      if (state.running === 0 && now - state.refilledAt >= 1000) this.tenants.delete(key);
+    }
   }
 }

@@ -11,7 +11,17 @@ export class GatewayMetrics {
   readonly runnerCalls: Counter<"runner" | "outcome">;
   readonly rateLimited: Counter<"tenant" | "reason">;
 
-  constructor(router: () => RunnerRouter | undefined, options: { processMetrics?: boolean } = {}) {
+  /**
+   * The tenant label value: the tenant's id, or "-" when tenant labels are off
+   * (LSPMESH_METRICS_TENANT_LABELS=0: a monitoring system that may not learn tenant names).
+   */
+  readonly tenant: (tenant: string) => string;
+
+  constructor(
+    router: () => RunnerRouter | undefined,
+    options: { processMetrics?: boolean; tenantLabels?: boolean } = {},
+  ) {
+    this.tenant = options.tenantLabels === false ? () => "-" : (tenant) => tenant;
     const registers = [this.registry];
     this.toolCalls = new Counter({
       name: "lspmesh_tool_calls_total",

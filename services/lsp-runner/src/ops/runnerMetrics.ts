@@ -1,11 +1,9 @@
 // Prometheus metrics of one runner, served on --metrics-listen (off by default): the diagnostics
 // outbox (what waits for NATS, and what it had to drop), the NATS connection, and the language
 // servers by language and state. Labels stay bounded: languages come from configuration.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type MetricsServer, serveMetrics } from "@lspmesh/service-kit";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { RunnerEventBus } from "../events/eventBus.js";
-import { splitHostPort } from "../listenAddress.js";
 import type { SessionManager } from "../lsp/pool/sessionManager.js";
 
 export function runnerMetricsRegistry(events: RunnerEventBus, sessions: SessionManager): Registry {
@@ -60,43 +58,7 @@ export function runnerMetricsRegistry(events: RunnerEventBus, sessions: SessionM
   return registry;
 }
 
-export interface MetricsServer {
-  readonly address: string;
-  /** Idempotent. */
-  close(): Promise<void>;
-}
-
-/** Serves GET /metrics on host:port (port 0: a free one). */
-export async function serveMetrics(listen: string, registry: Registry): Promise<MetricsServer> {
-  const [bracketed, port] = splitHostPort(listen);
-  // Node's listen() takes an IPv6 address without the brackets of host:port.
-  const host = bracketed.replace(/^\[|\]$/g, "");
-  const server: Server = createServer((req, res) => {
-    if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/metrics") {
-      res.writeHead(404).end();
-      return;
-    }
-    registry.metrics().then(
-      (body) => res.writeHead(200, { "content-type": registry.contentType }).end(body),
-      () => res.writeHead(500).end(),
-    );
-  });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 10_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(Number(port), host, () => resolve());
-  });
-  const { address, port: bound } = server.address() as AddressInfo;
-  let closing: Promise<void> | undefined;
-  return {
-    address: `${address.includes(":") ? `[${address}]` : address}:${bound}`,
-    close() {
-      closing ??= new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+/** Serves the runner's registry on GET /metrics at host:port (port 0: a free one). */
+export function serveRunnerMetrics(listen: string, registry: Registry): Promise<MetricsServer> {
+  return serveMetrics(listen, async () => ({ contentType: registry.contentType, body: await registry.metrics() }));
 }

@@ -15,9 +15,10 @@ export const recordOutcome: CallStep = async (state, next) => {
   const code = errorCodeOf(result);
   const outcome = code ? "error" : "ok";
   const durationMs = Math.round(performance.now() - started);
-  deps.metrics?.toolCalls.inc({ tool, tenant, outcome });
-  deps.metrics?.toolDuration.observe({ tool, tenant }, durationMs / 1000);
-  if (code) deps.metrics?.toolErrors.inc({ tool, tenant, code });
+  const label = deps.metrics?.tenant(tenant) ?? "";
+  deps.metrics?.toolCalls.inc({ tool, tenant: label, outcome });
+  deps.metrics?.toolDuration.observe({ tool, tenant: label }, durationMs / 1000);
+  if (code) deps.metrics?.toolErrors.inc({ tool, tenant: label, code });
   deps.logger.info("tool call", { requestId, tool, tenant, durationMs, outcome, code });
   if (state.write) {
     (deps.auditLogger ?? deps.logger).info("audit", {
@@ -73,7 +74,7 @@ export const admitTenant: CallStep = async (state, next) => {
   if (!limiter || !state.principal) return next();
   const admission = limiter.admit(state.principal.tenant);
   if (!admission.ok) {
-    metrics?.rateLimited.inc({ tenant: state.principal.tenant, reason: admission.reason });
+    metrics?.rateLimited.inc({ tenant: metrics.tenant(state.principal.tenant), reason: admission.reason });
     const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
     const limit =
       admission.reason === "rate"

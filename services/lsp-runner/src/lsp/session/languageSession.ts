@@ -149,7 +149,11 @@ export class LanguageSession {
   encoding: PositionEncoding = "utf-16";
   serverName = "";
 
+  /** The server runs in the runner's sandbox (its own pid namespace). */
+  private readonly sandboxed: boolean;
+
   private constructor(private readonly options: SessionOptions) {
+    this.sandboxed = Boolean(options.sandbox && options.language.sandbox !== "none");
     this.language = options.language;
     this.documents = new OpenDocuments(options.maxOpenDocuments);
     this.process = new LanguageServerProcess({
@@ -160,9 +164,8 @@ export class LanguageSession {
       maxMessageBytes: options.maxMessageBytes,
       limits: options.limits,
       parentWatchdog: options.parentWatchdog,
-      ...(options.sandbox && options.language.sandbox !== "none" // "bwrap" without one: refused by the slot
-        ? { sandbox: options.sandbox, sandboxReadOnly: options.language.sandboxReadOnly }
-        : {}),
+      // A language requiring the sandbox where there is none was refused by the slot.
+      ...(this.sandboxed ? { sandbox: options.sandbox, sandboxReadOnly: options.language.sandboxReadOnly } : {}),
       onOutgoing: options.onOutgoing,
       onStderr: (line) => {
         this.stderrTail.push(line);
@@ -297,7 +300,10 @@ export class LanguageSession {
     const result = await this.send<InitializeResult>(
       InitializeRequest.method,
       {
-        processId: process.pid, // servers that watch their parent exit when the runner dies
+        // Servers that watch their parent exit when the runner dies. In the sandbox's pid namespace
+        // the runner's pid does not exist (the server would exit at its first check): null there,
+        // where the watchdog and bwrap's --die-with-parent end the server with the runner.
+        processId: this.sandboxed ? null : process.pid,
         clientInfo: { name: "lspmesh" },
         rootUri: this.rootUri,
         rootPath: this.options.root,
