@@ -20,6 +20,8 @@ export const ERROR_CODES = [
   "UNSUPPORTED",
   /** An edit computed against content that changed since. */
   "STALE_EDIT",
+  /** The tenant is at one of its limits on this runner (language servers, processes, memory). */
+  "RESOURCE_EXHAUSTED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -71,6 +73,7 @@ export const GRPC_STATUS_OF_ERROR: Record<RunnerErrorCode, number> = {
   FILE_TOO_LARGE: GRPC_STATUS.RESOURCE_EXHAUSTED,
   STALE_EDIT: GRPC_STATUS.ABORTED,
   UNAVAILABLE: GRPC_STATUS.UNAVAILABLE,
+  RESOURCE_EXHAUSTED: GRPC_STATUS.RESOURCE_EXHAUSTED,
 };
 
 /** `_meta` key of an MCP tool error result: `{ code, message, requestId, retryAfterMs? }` for programs. */

@@ -32,6 +32,8 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   UNAVAILABLE: "the runner is unavailable; try again shortly, and check that the lsp-runner is running if it persists",
   UNSUPPORTED: "the language server does not support this request",
   STALE_EDIT: "a file changed after the edit was computed; compute the edit again (preview) and apply that",
+  RESOURCE_EXHAUSTED:
+    "this tenant is at its limit of language servers on the runner; wait until some are idle, or ask the operator to raise the limit",
 };
 
 export function isServiceError(error: unknown): error is ServiceError {

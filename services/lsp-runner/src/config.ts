@@ -62,6 +62,8 @@ export interface RunnerConfig {
    * a time), "bwrap" required (the runner does not start without it), "none" never.
    */
   sandbox?: SandboxSetting;
+  /** Fair shares: language servers, processes and memory (bytes) one tenant may hold on this runner. */
+  tenantLimits?: { sessions?: number; processes?: number; memoryBytes?: number };
   logLevel: LogLevel;
 }
 
@@ -88,6 +90,7 @@ Environment only:
   LSPMESH_POOL (default)  LSPMESH_TENANTS (any)  LSPMESH_HEARTBEAT_MS (5000)  LSPMESH_WATCH (1; 0 = off)
   LSPMESH_DRAIN_MS (${DEFAULT_DRAIN_MS})  LSPMESH_SERVER_MEMORY_MB (75 % of the container limit)
   LSPMESH_SANDBOX (auto: bubblewrap where it works; bwrap: required; none)
+  LSPMESH_TENANT_MAX_SESSIONS (12)  LSPMESH_TENANT_MAX_PROCESSES (96)  LSPMESH_TENANT_MEMORY_MB (none); 0 = no limit
   LSPMESH_IDLE_TIMEOUT_S (1800; 0 = never)  LSPMESH_WARMUP (tenant/workspace/language,…)  LSPMESH_LOG_LEVEL (info)
 See docs/operations.md.`;
 
@@ -139,6 +142,24 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
   const sandbox = (setting(undefined, env, "LSPMESH_SANDBOX") ?? "auto") as SandboxSetting;
   if (!SANDBOX_SETTINGS.includes(sandbox))
     throw new SettingsError(`invalid LSPMESH_SANDBOX '${sandbox}': use ${SANDBOX_SETTINGS.join(", ")}`);
+  const tenantMemoryMb = integerSetting(
+    env.LSPMESH_TENANT_MEMORY_MB,
+    "LSPMESH_TENANT_MEMORY_MB",
+    undefined,
+    0,
+    1 << 30,
+  );
+  const tenantLimits = {
+    sessions: integerSetting(env.LSPMESH_TENANT_MAX_SESSIONS, "LSPMESH_TENANT_MAX_SESSIONS", undefined, 0, 100_000),
+    processes: integerSetting(
+      env.LSPMESH_TENANT_MAX_PROCESSES,
+      "LSPMESH_TENANT_MAX_PROCESSES",
+      undefined,
+      0,
+      1_000_000,
+    ),
+    memoryBytes: tenantMemoryMb === undefined ? undefined : tenantMemoryMb * 1024 * 1024,
+  };
   const logLevel = (setting(undefined, env, "LSPMESH_LOG_LEVEL") ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new SettingsError(`invalid LSPMESH_LOG_LEVEL '${logLevel}': use ${LOG_LEVELS.join(", ")}`);
@@ -167,6 +188,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
     warmUp,
     sandbox,
+    tenantLimits,
     logLevel,
   };
 }

@@ -68,6 +68,7 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
       idleTimeoutMs: settings.idleTimeoutMs,
       sandbox: sandbox.sandbox,
       tenantsTrustEachOther,
+      ...(settings.tenantLimits ? { tenantLimits: settings.tenantLimits } : {}),
     },
     warmUp: settings.warmUp,
     events: hooks.events,

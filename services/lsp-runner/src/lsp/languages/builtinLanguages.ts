@@ -9,6 +9,9 @@ import type { LanguageDefinition, LanguageServerConfig } from "./languageServerC
 
 const require = createRequire(import.meta.url);
 
+/** Heap limit of the Node-based servers (tsserver, pyright), MB. */
+const SERVER_HEAP_MB = 3072;
+
 /** TypeScript/JavaScript through typescript-language-server and the project's own pinned TypeScript. */
 export function typescriptLanguage(): LanguageServerConfig {
   return {
@@ -32,6 +35,9 @@ export function typescriptLanguage(): LanguageServerConfig {
         useSyntaxServer: "never",
       },
       disableAutomaticTypingAcquisition: true,
+      // tsserver's heap, MB: a project that names huge files fails (and, past the restart budget,
+      // stays failed) instead of growing without bound.
+      maxTsServerMemory: SERVER_HEAP_MB,
       plugins: [],
       preferences: { includeInlayParameterNameHints: "all", includeInlayVariableTypeHints: true },
     },
@@ -113,6 +119,8 @@ export function pythonLanguage(): LanguageServerConfig {
     // Pyright stops pushing diagnostics once a client accepts dynamically registered pull
     // diagnostics; push keeps it analysing open files in the background.
     initializationOptions: { disablePullDiagnostics: true },
+    // Pyright's heap, MB (as tsserver's).
+    env: { NODE_OPTIONS: `--max-old-space-size=${SERVER_HEAP_MB}` },
     // Pyright reports no progress while it analyses the workspace.
     readinessProbe: "workspaceSymbol",
     serverDescription: `pyright ${packageVersion("pyright")}`,

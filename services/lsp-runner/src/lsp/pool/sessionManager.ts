@@ -5,7 +5,7 @@
 import type { Message } from "vscode-jsonrpc/node.js";
 import { RunnerError } from "../../errors.js";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
-import { groupResidentBytes } from "../process/processGroups.js";
+import { groupResidentBytes, processesInGroups } from "../process/processGroups.js";
 import { DEFAULT_MAX_FILE_BYTES, type LanguageSession, type SessionEvent } from "../session/languageSession.js";
 import { type SessionPolicy, type SessionPolicyOverrides, sessionPolicy } from "./sessionPolicy.js";
 import { type LifecycleEvent, type SessionKey, SessionSlot, type SlotStatus, type StopReason } from "./sessionSlot.js";
@@ -60,6 +60,7 @@ export class SessionManager {
   async get(key: SessionKey, language: LanguageServerConfig, signal?: AbortSignal): Promise<LanguageSession> {
     if (this.closed) throw new RunnerError("UNAVAILABLE", "the runner is shutting down; retry on another runner");
     this.refuseTenantMixing(key, language);
+    await this.admitTenant(key, language);
     return this.slotFor(key, language).acquire(signal);
   }
 
@@ -132,18 +133,45 @@ export class SessionManager {
         if (slot.current && now - slot.lastUsed >= idleTimeoutMs) slot.stop("idle");
       }
     }
-    if (memoryBudgetBytes > 0) {
+    const tenantMemory = this.policy.tenantLimits.memoryBytes;
+    if (memoryBudgetBytes > 0 || tenantMemory > 0) {
       const report = await this.memory();
-      let total = report.totalBytes;
-      if (total > memoryBudgetBytes) {
-        const bytesOf = new Map(report.sessions.map((s) => [s.pid, s.bytes]));
-        // Least recently used first; the most recently used one always stays.
-        const candidates = this.running().sort((a, b) => a.slot.lastUsed - b.slot.lastUsed);
-        candidates.pop();
-        for (const { slot, pid } of candidates) {
+      const bytesOf = new Map(report.sessions.map((s) => [s.pid, s.bytes]));
+      const byTenant = new Map<string, number>();
+      for (const s of report.sessions) byTenant.set(s.tenant, (byTenant.get(s.tenant) ?? 0) + s.bytes);
+      const evictable = (candidates: ReturnType<SessionManager["running"]>) =>
+        candidates.filter(({ slot }) => Date.now() - slot.lastUsed >= evictionGraceMs);
+      // A tenant past its own memory share stops its own least recently used servers.
+      if (tenantMemory > 0) {
+        for (const [tenant, bytes] of byTenant) {
+          let used = bytes;
+          const own = this.running()
+            .filter(({ key }) => key.tenant === tenant)
+            .sort((a, b) => a.slot.lastUsed - b.slot.lastUsed);
+          own.pop();
+          for (const { slot, pid } of evictable(own)) {
+            if (used <= tenantMemory) break;
+            if (slot.stop("tenant-limit")) used -= bytesOf.get(pid) ?? 0;
+          }
+          byTenant.set(tenant, used);
+        }
+      }
+      let total = [...byTenant.values()].reduce((sum, bytes) => sum + bytes, 0);
+      if (memoryBudgetBytes > 0 && total > memoryBudgetBytes) {
+        // The runner is full: the tenant using the most memory gives way first (its least recently
+        // used servers), so one tenant opening many workspaces cannot push out another's warm ones.
+        // The most recently used server always stays.
+        const candidates = this.running().sort(
+          (a, b) =>
+            (byTenant.get(b.key.tenant) ?? 0) - (byTenant.get(a.key.tenant) ?? 0) || a.slot.lastUsed - b.slot.lastUsed,
+        );
+        const newest = candidates.reduce<(typeof candidates)[number] | undefined>(
+          (best, candidate) => (!best || candidate.slot.lastUsed > best.slot.lastUsed ? candidate : best),
+          undefined,
+        );
+        for (const candidate of evictable(candidates.filter((c) => c !== newest))) {
           if (total <= memoryBudgetBytes) break;
-          if (Date.now() - slot.lastUsed < evictionGraceMs) continue;
-          if (slot.stop("memory")) total -= bytesOf.get(pid) ?? 0;
+          if (candidate.slot.stop("memory")) total -= bytesOf.get(candidate.pid) ?? 0;
         }
       }
     }
@@ -181,6 +209,44 @@ export class SessionManager {
     if (existing) this.track(existing.slot.close());
     this.slots.set(id, { key, slot });
     return slot;
+  }
+
+  /**
+   * Fair shares: a new server for a tenant at its limit of servers or processes first stops that
+   * tenant's own least recently used idle server (never another tenant's); when none is idle the
+   * request is refused with RESOURCE_EXHAUSTED naming the limit.
+   */
+  private async admitTenant(key: SessionKey, language: LanguageServerConfig): Promise<void> {
+    const existing = this.slots.get(`${key.tenant}/${key.workspace}/${language.id}`);
+    if (existing && existing.key.root === key.root && (existing.slot.current || existing.slot.isStarting)) return;
+    const { sessions: maxSessions, processes: maxProcesses } = this.policy.tenantLimits;
+    const own = () =>
+      [...this.slots.values()].filter(
+        ({ key: other, slot }) => other.tenant === key.tenant && (slot.current || slot.isStarting),
+      );
+    const processes = async () => {
+      if (maxProcesses <= 0) return 0;
+      const pids = own().flatMap(({ slot }) => (slot.current?.pid !== undefined ? [slot.current.pid] : []));
+      return (await processesInGroups(new Set(pids))).length;
+    };
+    for (;;) {
+      const running = own();
+      const overSessions = maxSessions > 0 && running.length >= maxSessions;
+      const overProcesses = !overSessions && maxProcesses > 0 && (await processes()) >= maxProcesses;
+      if (!overSessions && !overProcesses) return;
+      const now = Date.now();
+      const idle = running
+        .filter(({ slot }) => slot.current && now - slot.lastUsed >= this.policy.evictionGraceMs)
+        .sort((a, b) => a.slot.lastUsed - b.slot.lastUsed);
+      if (!idle.some(({ slot }) => slot.stop("tenant-limit"))) {
+        throw new RunnerError(
+          "RESOURCE_EXHAUSTED",
+          overSessions
+            ? `this tenant already runs ${running.length} language servers on this runner, its limit (LSPMESH_TENANT_MAX_SESSIONS=${maxSessions}), and none has been idle for ${this.policy.evictionGraceMs / 1000} s; retry when one is, or work in fewer workspaces at once`
+            : `this tenant's language servers already run ${maxProcesses} or more processes on this runner, its limit (LSPMESH_TENANT_MAX_PROCESSES=${maxProcesses}); retry when some are idle`,
+        );
+      }
+    }
   }
 
   /**

@@ -50,6 +50,17 @@ export interface SessionPolicy {
    * false, a server outside the sandbox never runs beside another tenant's sessions (default false).
    */
   tenantsTrustEachOther: boolean;
+  /** Fair shares on this runner: what one tenant may hold at once (0 = no limit). */
+  tenantLimits: TenantLimits;
+}
+
+export interface TenantLimits {
+  /** Language servers (sessions) of one tenant (default 12). */
+  sessions: number;
+  /** Processes in one tenant's servers' process groups together (default 96). */
+  processes: number;
+  /** Resident memory of one tenant's servers together, bytes; past it its own idle ones stop (default 0: none). */
+  memoryBytes: number;
 }
 
 export const DEFAULT_SESSION_POLICY: SessionPolicy = {
@@ -68,12 +79,14 @@ export const DEFAULT_SESSION_POLICY: SessionPolicy = {
   parentWatchdog: true,
   sandbox: undefined,
   tenantsTrustEachOther: false,
+  tenantLimits: { sessions: 12, processes: 96, memoryBytes: 0 },
 };
 
 /** Overrides as given to the runner: any field, and any field of `restart` and `limits`. */
-export type SessionPolicyOverrides = Partial<Omit<SessionPolicy, "restart" | "limits">> & {
+export type SessionPolicyOverrides = Partial<Omit<SessionPolicy, "restart" | "limits" | "tenantLimits">> & {
   restart?: Partial<RestartBudgetOptions>;
   limits?: ChildLimits;
+  tenantLimits?: Partial<TenantLimits>;
 };
 
 export function sessionPolicy(overrides: SessionPolicyOverrides = {}): SessionPolicy {
@@ -83,5 +96,9 @@ export function sessionPolicy(overrides: SessionPolicyOverrides = {}): SessionPo
     ...defined,
     restart: { ...DEFAULT_SESSION_POLICY.restart, ...overrides.restart },
     limits: { ...DEFAULT_SESSION_POLICY.limits, ...overrides.limits },
+    tenantLimits: {
+      ...DEFAULT_SESSION_POLICY.tenantLimits,
+      ...Object.fromEntries(Object.entries(overrides.tenantLimits ?? {}).filter(([, value]) => value !== undefined)),
+    },
   };
 }

@@ -24,7 +24,7 @@ export interface SessionKey {
 }
 
 /** Why a session was stopped by the runner rather than failing on its own. */
-export type StopReason = "idle" | "memory" | "shutdown";
+export type StopReason = "idle" | "memory" | "tenant-limit" | "shutdown";
 
 /** A lifecycle change, for logs and status events. */
 export interface LifecycleEvent {
