@@ -2,7 +2,16 @@
 // typescript-language-server: exactly the server's edit lands, the servers see the new content,
 // and stale, outside-the-workspace and failing edits change nothing.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { GrpcStatus } from "@lspmesh/grpc";
 import { FileOperation_Kind } from "@lspmesh/proto";
@@ -208,6 +217,41 @@ describe("edits that must not land change nothing", () => {
       expect(existsSync("/tmp/lspmesh-created.ts")).toBe(false);
     },
   );
+
+  test("moving a relative symlink so that it would point outside the workspace is refused; the link stays", async () => {
+    // src/deep/alias.ts → ../main.ts (inside); moved to the root it would name ../main.ts, outside.
+    mkdirSync(join(env.fixture.dir, "src/deep"), { recursive: true });
+    symlinkSync("../main.ts", join(env.fixture.dir, "src/deep/alias.ts"));
+    try {
+      const error = await failure(
+        client.applyWorkspaceEdit({
+          workspace: ws,
+          edit: {
+            files: [],
+            operations: [{ kind: FileOperation_Kind.RENAME, file: "src/deep/alias.ts", newFile: "alias.ts" }],
+          },
+        }),
+      );
+      expect(error.lspmeshCode).toBe("INVALID_ARGUMENT");
+      expect(error.details).toMatch(
+        /symbolic link to '\.\.\/main\.ts'; moved to 'alias\.ts' it would point outside the workspace/,
+      );
+      expect(lstatSync(join(env.fixture.dir, "src/deep/alias.ts")).isSymbolicLink()).toBe(true);
+      expect(existsSync(join(env.fixture.dir, "alias.ts"))).toBe(false);
+      // Moved where it still points inside, it moves as a link.
+      await client.applyWorkspaceEdit({
+        workspace: ws,
+        edit: {
+          files: [],
+          operations: [{ kind: FileOperation_Kind.RENAME, file: "src/deep/alias.ts", newFile: "src/other/alias.ts" }],
+        },
+      });
+      expect(readlinkSync(join(env.fixture.dir, "src/other/alias.ts"))).toBe("../main.ts");
+    } finally {
+      rmSync(join(env.fixture.dir, "src/deep"), { recursive: true, force: true });
+      rmSync(join(env.fixture.dir, "src/other"), { recursive: true, force: true });
+    }
+  });
 
   test("a failure after files were already replaced rolls every file back", async () => {
     const before = snapshot();

@@ -3,8 +3,21 @@
 // and the whole file set changes or nothing does. Afterwards the language servers are told.
 
 import { randomBytes } from "node:crypto";
-import { chmod, link, lstat, mkdir, readFile, rename, rmdir, stat, unlink, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import {
+  chmod,
+  link,
+  lstat,
+  mkdir,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rmdir,
+  stat,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   DidChangeWatchedFilesNotification,
@@ -125,6 +138,7 @@ export class EditApplier {
       }
       const target = await paths.resolveNewFile(operation.newFile);
       if (taken.has(target.path)) throw invalidEdit(`the edit puts two files at '${target.path}'`);
+      await refuseLinkLeavingWorkspace(paths.root, source.path, absolute, target.path, target.absolute);
       taken.add(target.path);
       for (const folder of target.missingFolders) folderPlan.add(folder);
       moves.push({
@@ -313,4 +327,29 @@ async function moveWithoutOverwriting(from: string, to: string): Promise<void> {
     return;
   }
   await unlink(from);
+}
+
+/**
+ * A symbolic link moves as a link; a relative one points elsewhere from its new folder. Refused
+ * when, from there, it would point outside the workspace (a dangling one too, unless its path
+ * lies inside): a rename must never make a link into another tenant's tree.
+ */
+async function refuseLinkLeavingWorkspace(
+  root: string,
+  path: string,
+  absolute: string,
+  newPath: string,
+  newAbsolute: string,
+): Promise<void> {
+  if (!(await lstat(absolute)).isSymbolicLink()) return;
+  const target = await readlink(absolute);
+  if (isAbsolute(target)) return; // Points where it did: already checked to lie inside.
+  const pointsAt = resolve(dirname(newAbsolute), target);
+  const realRoot = await realpath(root);
+  const real = await realpath(pointsAt).catch(() => pointsAt);
+  const inside = (candidate: string) => candidate === realRoot || candidate.startsWith(`${realRoot}${sep}`);
+  if (!inside(real))
+    throw invalidEdit(
+      `'${path}' is a symbolic link to '${target}'; moved to '${newPath}' it would point outside the workspace: move the file it points to instead, or recreate the link`,
+    );
 }
