@@ -66,8 +66,11 @@ async function spawnService(
   args: string[],
   env: Record<string, string>,
   msg: string,
+  /** A command the service runs under (e.g. bwrap hiding folders, as another pod would not have them). */
+  wrapper: string[] = [],
 ): Promise<{ service: ServiceProcess; line: Record<string, unknown> }> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const [command, ...prefix] = [...wrapper, process.execPath];
+  const child = spawn(command!, [...prefix, CLI, ...args], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, ...env },
   });
@@ -118,6 +121,13 @@ export interface RunnerProcessOptions {
   pool?: string;
   /** LSPMESH_TENANTS: the tenants this runner serves (default any). */
   tenants?: readonly string[];
+  /** More LSPMESH_* settings (e.g. LSPMESH_SANDBOX). */
+  env?: Record<string, string>;
+  /**
+   * Folders this runner (and everything it starts) must not see, as a pod that mounts only its
+   * tenant's volume: the runner runs under bubblewrap with an empty tmpfs over each.
+   */
+  hide?: readonly string[];
 }
 
 export async function startRunnerProcess(
@@ -152,8 +162,12 @@ export async function startRunnerProcess(
       LSPMESH_POOL: options.pool ?? "typescript",
       LSPMESH_LANGUAGES_FILE: languagesFile,
       LSPMESH_GRPC_SECRET_FILE: clusterSecretFile(),
+      ...options.env,
     },
     "runner listening",
+    options.hide?.length
+      ? ["bwrap", "--bind", "/", "/", "--die-with-parent", ...options.hide.flatMap((path) => ["--tmpfs", path])]
+      : [],
   );
   const address = `127.0.0.1:${port}`;
   const client = clusterRunnerClient(address);

@@ -84,15 +84,27 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
         { runners, tenants: secured?.tenants ?? [], admin: true, password },
       )}`,
     );
+  const connectOptions = (user: string) =>
+    secured ? { user, pass: password(user), inboxPrefix: inboxPrefixOf(user) } : {};
   let child: ChildProcess | undefined;
   const launch = async () => {
     if (secured) writeConfig();
     const args = secured ? ["-c", configFile] : ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store];
     child = spawn(BINARY, args, { stdio: "ignore" });
     await waitForPort(port, 10_000);
+    // Serving clients, so its signal handlers are installed too (a SIGHUP before that ends it).
+    if (secured) await untilConnects(NATS_USERS.admin);
   };
-  const connectOptions = (user: string) =>
-    secured ? { user, pass: password(user), inboxPrefix: inboxPrefixOf(user) } : {};
+  const untilConnects = async (user: string) => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const nc = await natsConnect({ servers: url, ...connectOptions(user) }).catch(() => undefined);
+      if (nc) return void (await nc.close());
+      if (Date.now() > deadline) throw new Error(`nats-server does not let ${user} connect`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  let reloads: Promise<void> = Promise.resolve();
   const stop = async () => {
     const running = child;
     child = undefined;
@@ -123,16 +135,19 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     async addRunner(id, tenants) {
       if (!secured || runners.some((runner) => runner.id === id)) return;
       runners.push({ id, ...(tenants ? { tenants } : {}) });
-      writeConfig();
-      child?.kill("SIGHUP");
-      // The reload is done once the new identity can connect.
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const nc = await natsConnect({ servers: url, ...connectOptions(NATS_USERS.runner(id)) }).catch(() => undefined);
-        if (nc) return void (await nc.close());
-        if (Date.now() > deadline) throw new Error(`nats-server did not take the new runner identity ${id}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      // One reload at a time; the new identity connecting says it is done.
+      reloads = reloads.then(async () => {
+        writeConfig();
+        child?.kill("SIGHUP");
+        await untilConnects(NATS_USERS.runner(id)).catch(async () => {
+          // Seen once in a busy run: the reload did not take. A restart reads the file anew
+          // (streams and buckets are on disk; clients reconnect).
+          await stop();
+          await launch();
+          await untilConnects(NATS_USERS.runner(id));
+        });
+      });
+      await reloads;
     },
   };
 }

@@ -1,0 +1,401 @@
+// Tenants cannot reach each other, below the gateway's checks too. Tenant acme's workspace tries
+// every way a language server could be led into tenant globex's tree — imports by absolute and
+// relative path, symlinked files and folders, tsconfig `paths`/`include`/`references` pointing
+// there, Python `extraPaths` and a virtualenv `.pth` file — and acme then calls every read tool
+// and every write tool through the gateway with the official MCP client. No answer may hold
+// globex's canary, and globex's tree must be byte for byte what it was.
+// Two deployments: the defaults (language servers sandboxed, one runner for both tenants on a
+// shared workspaces root), and tenant-pinned runners without a sandbox, each seeing only its own
+// tenant's folder (as separate pods mounting only their tenant's volume would; emulated by running
+// each runner under bubblewrap with the other tenant's folder hidden).
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sha256Hex } from "@lspmesh/gateway";
+import {
+  eventually,
+  type GatewayProcess,
+  type NatsServer,
+  type RunnerProcess,
+  startGatewayProcess,
+  startNatsServer,
+  startRunnerProcess,
+} from "@lspmesh/test-kit";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
+const CANARY = `GLOBEX-CANARY-${randomBytes(6).toString("hex")}`;
+const ACME_TOKEN = "acme-token-0123456789abcdef";
+const LANGUAGES = {
+  languages: Object.fromEntries(["go", "cpp", "rust"].map((id) => [id, { enabled: false }])),
+};
+
+type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: unknown };
+
+/** Every file under a folder with its SHA-256 (symlinks as their target text). */
+function treeHashes(dir: string, prefix = ""): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const name = `${prefix}${entry.name}`;
+    if (entry.isDirectory()) Object.assign(out, treeHashes(path, `${name}/`));
+    else out[name] = createHash("sha256").update(readFileSync(path)).digest("hex");
+  }
+  return out;
+}
+
+/** Both tenants' folders, acme's full of ways into globex's. */
+function writeWorkspaces(acmeRoot: string, globexRoot: string): { acme: string; globex: string } {
+  const globex = join(globexRoot, "globex", "shop");
+  mkdirSync(join(globex, "src"), { recursive: true });
+  mkdirSync(join(globex, "py"), { recursive: true });
+  writeFileSync(join(globex, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, composite: true } }));
+  writeFileSync(
+    join(globex, "src/secret.ts"),
+    `/** ${CANARY} */\nexport const secret = "${CANARY}" as const;\n/** ${CANARY} */\nexport function globexOnly(): string {\n  return "${CANARY}";\n}\nexport interface Shape {\n  area(): number;\n}\n`,
+  );
+  writeFileSync(
+    join(globex, "py/gsecret.py"),
+    `"""${CANARY}"""\nSECRET = "${CANARY}"\n\n\ndef reveal() -> str:\n    """${CANARY}"""\n    return SECRET\n`,
+  );
+
+  const acme = join(acmeRoot, "acme", "web");
+  mkdirSync(join(acme, "src"), { recursive: true });
+  const secretModule = join(globex, "src", "secret");
+  writeFileSync(
+    join(acme, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { strict: true, baseUrl: ".", paths: { "@g/*": [`${join(globex, "src")}/*`] } },
+      include: ["src", join(globex, "src")],
+      references: [{ path: globex }],
+    }),
+  );
+  writeFileSync(
+    join(acme, "src/absImport.ts"),
+    `import { secret } from "${secretModule}";\nexport const viaAbsolute = secret;\n`,
+  );
+  writeFileSync(
+    join(acme, "src/relImport.ts"),
+    `import { globexOnly } from "../../../globex/shop/src/secret";\nexport const viaRelative = globexOnly();\n`,
+  );
+  writeFileSync(
+    join(acme, "src/viaPaths.ts"),
+    `import { secret } from "@g/secret";\nexport const viaPaths = secret;\n`,
+  );
+  writeFileSync(
+    join(acme, "src/viaLinkDir.ts"),
+    `import { secret } from "../linkdir/secret";\nexport const viaLinkDir = secret;\n`,
+  );
+  writeFileSync(
+    join(acme, "src/shapes.ts"),
+    `import type { Shape } from "${secretModule}";\nexport class Square implements Shape {\n  area(): number {\n    return 4;\n  }\n}\nexport const s: Shape = new Square();\n`,
+  );
+  symlinkSync(join(globex, "src/secret.ts"), join(acme, "src/linked.ts"));
+  symlinkSync("../../../globex/shop/src/secret.ts", join(acme, "src/relLinked.ts"));
+  symlinkSync(join(globex, "src"), join(acme, "linkdir"));
+  // Python: extraPaths and a virtualenv whose .pth names globex's folder.
+  const sitePackages = join(acme, ".venv/lib/python3.11/site-packages");
+  mkdirSync(sitePackages, { recursive: true });
+  writeFileSync(join(acme, ".venv/pyvenv.cfg"), "home = /usr/bin\nversion = 3.11.2\n");
+  writeFileSync(join(sitePackages, "evil.pth"), `${join(globex, "py")}\n`);
+  writeFileSync(
+    join(acme, "pyrightconfig.json"),
+    JSON.stringify({ extraPaths: [join(globex, "py")], venvPath: ".", venv: ".venv" }),
+  );
+  writeFileSync(join(acme, "leak.py"), "import gsecret\n\nvalue = gsecret.SECRET\nshown = gsecret.reveal()\n");
+  return { acme, globex };
+}
+
+interface Deployment {
+  gateway: GatewayProcess;
+  globexDir: string;
+  close(): Promise<void>;
+}
+
+type Mode = "sandboxed-shared" | "pinned-unsandboxed" | "control-unsandboxed-shared";
+
+async function deploy(mode: Mode): Promise<Deployment> {
+  const base = mkdtempSync(join(tmpdir(), `lspmesh-xtenant-${mode}-`));
+  // Shared: one workspaces root. Pinned: one root per tenant, each runner seeing only its own.
+  const shared = mode !== "pinned-unsandboxed";
+  const acmeRoot = join(base, shared ? "workspaces" : "acme-volume");
+  const globexRoot = join(base, shared ? "workspaces" : "globex-volume");
+  const { globex } = writeWorkspaces(acmeRoot, globexRoot);
+  const apiKeysFile = join(base, "api-keys.json");
+  writeFileSync(
+    apiKeysFile,
+    JSON.stringify({
+      keys: [{ id: "acme", sha256: sha256Hex(ACME_TOKEN), tenant: "acme", scopes: ["lsp:read", "lsp:write"] }],
+    }),
+  );
+  const tenantsFile = join(base, "tenants.json");
+  writeFileSync(
+    tenantsFile,
+    JSON.stringify({
+      tenants: {
+        acme: { workspaces: ["web"], limits: { callsPerSecond: 1000, concurrentCalls: 32 } },
+        globex: { workspaces: ["shop"] },
+      },
+    }),
+  );
+  const nats: NatsServer = await startNatsServer({
+    secured: {
+      tenants: ["acme", "globex"],
+      runners: [
+        { id: "shared-0" },
+        { id: "trusting-0" },
+        { id: "acme-0", tenants: ["acme"] },
+        { id: "globex-0", tenants: ["globex"] },
+      ],
+    },
+  });
+  const runners: RunnerProcess[] = [];
+  let gateway: GatewayProcess | undefined;
+  const close = async () => {
+    await gateway?.stop();
+    for (const runner of runners) await runner.stop();
+    await nats.close();
+    rmSync(base, { recursive: true, force: true });
+  };
+  try {
+    if (mode === "control-unsandboxed-shared") {
+      // What the two deployments guard against: no sandbox, one root, the tenants declared to
+      // trust each other (so the runner holds both).
+      runners.push(
+        await startRunnerProcess(acmeRoot, nats, "trusting-0", {
+          languages: LANGUAGES,
+          tenants: ["acme", "globex"],
+          env: { LSPMESH_SANDBOX: "none" },
+        }),
+      );
+    } else if (mode === "sandboxed-shared") {
+      runners.push(
+        await startRunnerProcess(acmeRoot, nats, "shared-0", {
+          languages: LANGUAGES,
+          env: { LSPMESH_SANDBOX: "bwrap" },
+        }),
+      );
+    } else {
+      runners.push(
+        await startRunnerProcess(acmeRoot, nats, "acme-0", {
+          languages: LANGUAGES,
+          tenants: ["acme"],
+          env: { LSPMESH_SANDBOX: "none" },
+          hide: [globexRoot],
+        }),
+        await startRunnerProcess(globexRoot, nats, "globex-0", {
+          languages: LANGUAGES,
+          tenants: ["globex"],
+          env: { LSPMESH_SANDBOX: "none" },
+          hide: [acmeRoot],
+        }),
+      );
+    }
+    gateway = await startGatewayProcess({ natsUrl: nats, apiKeysFile, tenantsFile });
+    const at = gateway;
+    await eventually(
+      async () =>
+        Number((await at.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1]) === runners.length ? true : undefined,
+      "live runners",
+    );
+    return { gateway, globexDir: globex, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Every tool acme may call, aimed at each way into globex's tree. */
+function readCalls(): Array<[string, Record<string, unknown>]> {
+  const at = (file: string, symbol: string, line: number) => ({ workspace: "web", file, symbol, line });
+  const positions = [
+    at("src/absImport.ts", "secret", 2),
+    at("src/relImport.ts", "globexOnly", 2),
+    at("src/viaPaths.ts", "secret", 2),
+    at("src/viaLinkDir.ts", "secret", 2),
+    at("src/shapes.ts", "Shape", 7),
+    at("leak.py", "SECRET", 3),
+    at("leak.py", "reveal", 4),
+  ];
+  const calls: Array<[string, Record<string, unknown>]> = [];
+  for (const position of positions) {
+    for (const tool of [
+      "find_definition",
+      "find_type_definition",
+      "find_implementations",
+      "find_references",
+      "hover",
+      "completions",
+      "signature_help",
+    ])
+      calls.push([tool, position]);
+    calls.push(["call_hierarchy", { ...position, direction: "outgoing" }]);
+    calls.push(["call_hierarchy", { ...position, direction: "incoming" }]);
+    calls.push(["type_hierarchy", { ...position, direction: "supertypes" }]);
+  }
+  for (const file of [
+    "src/absImport.ts",
+    "src/relImport.ts",
+    "src/viaPaths.ts",
+    "src/shapes.ts",
+    "leak.py",
+    "src/linked.ts",
+    "src/relLinked.ts",
+    "linkdir/secret.ts",
+  ]) {
+    calls.push(["document_symbols", { workspace: "web", file }]);
+    calls.push(["inlay_hints", { workspace: "web", file }]);
+    calls.push(["code_actions", { workspace: "web", file, line: 1 }]);
+    calls.push(["format_document", { workspace: "web", file }]);
+  }
+  for (const query of ["secret", "globexOnly", "SECRET", "reveal", "Shape"]) {
+    calls.push(["workspace_symbols", { workspace: "web", query }]);
+    calls.push(["search_symbols", { query }]);
+  }
+  calls.push(["diagnostics", { workspace: "web", wait_ms: 5_000 }]);
+  calls.push([
+    "diagnostics",
+    { workspace: "web", files: ["src/absImport.ts", "src/viaPaths.ts", "leak.py"], wait_ms: 5_000 },
+  ]);
+  return calls;
+}
+
+function writeCalls(): Array<[string, Record<string, unknown>]> {
+  const insert = { line: 1, column: 1, end_line: 1, end_column: 1, new_text: "// acme was here\n" };
+  return [
+    [
+      "rename_symbol",
+      { workspace: "web", file: "src/absImport.ts", symbol: "secret", line: 2, new_name: "renamed", apply: true },
+    ],
+    [
+      "rename_symbol",
+      { workspace: "web", file: "src/relImport.ts", symbol: "globexOnly", line: 2, new_name: "taken", apply: true },
+    ],
+    ["rename_symbol", { workspace: "web", file: "leak.py", symbol: "SECRET", line: 3, new_name: "OWNED", apply: true }],
+    ["format_document", { workspace: "web", file: "src/linked.ts", apply: true }],
+    ["rename_file", { workspace: "web", file: "src/relLinked.ts", new_file: "relLinked.ts", apply: true }],
+    ["rename_file", { workspace: "web", file: "src/linked.ts", new_file: "moved.ts", apply: true }],
+    ["apply_workspace_edit", { workspace: "web", edit: { files: [{ file: "src/linked.ts", edits: [insert] }] } }],
+    ["apply_workspace_edit", { workspace: "web", edit: { files: [{ file: "linkdir/secret.ts", edits: [insert] }] } }],
+    [
+      "apply_workspace_edit",
+      { workspace: "web", edit: { files: [{ file: "../../globex/shop/src/secret.ts", edits: [insert] }] } },
+    ],
+  ];
+}
+
+describe("control: one unsandboxed runner holding both tenants", () => {
+  test("the same calls do show the other tenant's canary (the suite can fail)", async () => {
+    const deployment = await deploy("control-unsandboxed-shared");
+    const client = new Client({ name: "cross-tenant-control", version: "1.0.0" });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(deployment.gateway.url, {
+          requestInit: { headers: { authorization: `Bearer ${ACME_TOKEN}` } },
+        }),
+      );
+      const leaked = await eventually(
+        async () => {
+          const hover = (await client.callTool({
+            name: "hover",
+            arguments: { workspace: "web", file: "src/absImport.ts", symbol: "secret", line: 2 },
+          })) as ToolResult;
+          return JSON.stringify(hover).includes(CANARY) ? true : undefined;
+        },
+        "the canary in hover",
+        90_000,
+      );
+      expect(leaked).toBe(true);
+    } finally {
+      await client.close();
+      await deployment.close();
+    }
+  }, 180_000);
+});
+
+describe.each(["sandboxed-shared", "pinned-unsandboxed"] as const)("%s", (mode) => {
+  let deployment: Deployment;
+  let client: Client;
+
+  beforeAll(async () => {
+    deployment = await deploy(mode);
+    client = new Client({ name: "cross-tenant", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(deployment.gateway.url, {
+        requestInit: { headers: { authorization: `Bearer ${ACME_TOKEN}` } },
+      }),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await deployment?.close();
+  });
+
+  test("no read tool answer holds the other tenant's canary, and its tree is unchanged", async () => {
+    const before = treeHashes(deployment.globexDir);
+    // The servers load the workspace first (cold answers would prove nothing).
+    for (const [file, symbol, line] of [
+      ["src/shapes.ts", "Square", 2],
+      ["leak.py", "value", 3],
+    ] as const) {
+      await eventually(
+        async () => {
+          const hover = (await client.callTool({
+            name: "hover",
+            arguments: { workspace: "web", file, symbol, line },
+          })) as ToolResult & { structuredContent?: { partial?: boolean } };
+          return !hover.isError && hover.structuredContent?.partial === false ? true : undefined;
+        },
+        `a complete answer in ${file}`,
+        90_000,
+      );
+    }
+    const leaks: string[] = [];
+    const refusals: string[] = [];
+    let answered = 0;
+    for (const [tool, args] of readCalls()) {
+      const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: 60_000,
+      })) as ToolResult;
+      if (!result.isError) answered++;
+      else refusals.push(`${tool}: ${result.content[0]?.text?.split(":")[0]}`);
+      if (JSON.stringify(result).includes(CANARY)) leaks.push(`${tool} ${JSON.stringify(args)}`);
+    }
+    expect(leaks).toEqual([]);
+    // The suite is not vacuous: most calls were answered; refusals are the paths out (symlinks) and
+    // what a server does not support, never a limit or a failure.
+    expect(answered).toBeGreaterThan(readCalls().length / 2);
+    expect(
+      refusals.filter((refusal) => !/: (OUTSIDE_WORKSPACE|UNSUPPORTED|NOT_FOUND|SYMBOL_NOT_FOUND)$/.test(refusal)),
+    ).toEqual([]);
+    expect(treeHashes(deployment.globexDir)).toEqual(before);
+  }, 600_000);
+
+  test("no write tool changes the other tenant's tree or reveals its canary", async () => {
+    const before = treeHashes(deployment.globexDir);
+    const leaks: string[] = [];
+    // Every code action offered on the importing lines, applied.
+    const calls = writeCalls();
+    for (const file of ["src/absImport.ts", "src/viaPaths.ts", "src/shapes.ts"]) {
+      const listed = (await client.callTool({
+        name: "code_actions",
+        arguments: { workspace: "web", file, line: 1, end_line: 2 },
+      })) as ToolResult & {
+        structuredContent?: { actions?: Array<{ title: string }> };
+      };
+      for (const action of listed.structuredContent?.actions ?? [])
+        calls.push(["code_actions", { workspace: "web", file, line: 1, end_line: 2, apply_title: action.title }]);
+    }
+    for (const [tool, args] of calls) {
+      const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: 60_000,
+      })) as ToolResult;
+      if (JSON.stringify(result).includes(CANARY)) leaks.push(`${tool} ${JSON.stringify(args)}`);
+      expect(result.content[0]?.text ?? "", tool).not.toMatch(/^(RATE_LIMITED|UNAVAILABLE|TIMEOUT)/);
+    }
+    expect(leaks).toEqual([]);
+    expect(treeHashes(deployment.globexDir)).toEqual(before);
+  }, 300_000);
+});
