@@ -9,13 +9,21 @@ import { repoPath } from "./repo.js";
 export const NATS_CONFIG = repoPath("deploy/nats/nats.conf");
 export const NATS_AUTHORIZATION = repoPath("deploy/nats/authorization.conf");
 
-/** user → the environment variable holding its password, as declared in authorization.conf. */
-export function natsUsers(file = NATS_AUTHORIZATION): Map<string, string> {
+/** user → the environment variable holding its password, as declared in an authorization.conf. */
+export function natsUsers(text = readFileSync(NATS_AUTHORIZATION, "utf8")): Map<string, string> {
   const users = new Map<string, string>();
-  for (const match of readFileSync(file, "utf8").matchAll(/user:\s*([\w-]+),\s*password:\s*\$(\w+)/g)) {
+  for (const match of text.matchAll(/user:\s*([\w-]+),\s*password:\s*\$(\w+)/g)) {
     users.set(match[1]!, match[2]!);
   }
   return users;
+}
+
+/** The quoted subjects in one user's block of an authorization.conf (empty: no such user). */
+export function natsPermissionsOf(text: string, user: string): string[] {
+  const start = text.indexOf(`user: ${user},`);
+  if (start < 0) return [];
+  const next = text.indexOf("user:", start + 1);
+  return [...text.slice(start, next < 0 ? undefined : next).matchAll(/"([^"]+)"/g)].map((match) => match[1]!);
 }
 
 export interface ShippedNats extends AsyncDisposable {
