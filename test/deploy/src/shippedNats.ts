@@ -39,7 +39,8 @@ export async function startShippedNats(): Promise<ShippedNats> {
   const passwords = new Map<string, string>();
   const env: Record<string, string> = {};
   for (const [user, variable] of natsUsers()) {
-    const password = randomBytes(18).toString("base64url");
+    // nats-server parses a `$NAME` value as a config token: letters first, then hex (docs/deploy.md).
+    const password = `pw${randomBytes(18).toString("hex")}`;
     passwords.set(user, password);
     env[variable] = password;
   }
