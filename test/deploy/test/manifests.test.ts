@@ -2,11 +2,15 @@
 // against the Kubernetes API schemas, every workload is hardened (Pod Security "restricted" and
 // more), and the pieces fit: references resolve, every runner has a NATS identity whose
 // permissions match the tenants its pool serves, and a tenant's pool mounts only its folders.
+import { natsAuthorizationConfig } from "@lspmesh/events";
 import { describe, expect, test } from "vitest";
 import { hardeningProblems } from "../src/hardening.js";
 import { schemaProblem } from "../src/kubernetesSchemas.js";
 import { type KubeObject, overlays, render, workloads } from "../src/kustomize.js";
 import { natsPermissionsOf, natsUsers } from "../src/shippedNats.js";
+
+/** The password reference `lspmesh nats-auth` writes for a user (a variable nats-server reads from its environment). */
+const passwordVariable = (user: string) => `$LSPMESH_NATS_${user.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_PASSWORD`;
 
 /** Secrets the base and prod expect the operator to create (docs/deploy.md). */
 const EXTERNAL_SECRETS = ["lspmesh-api-keys", "lspmesh-grpc", "lspmesh-nats-passwords"];
@@ -68,7 +72,7 @@ describe.each(TARGETS)("%s", (target) => {
     expect(missing).toEqual([]);
   });
 
-  test("every runner logs in to NATS as its own user, allowed only its pool's tenants and its registry key", () => {
+  test("every runner logs in to NATS as its own user; NATS gets exactly the generated permissions of these runners", () => {
     // The authorization.conf this rendering gives NATS.
     const config = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name.startsWith("lspmesh-nats-config"));
     const authorization: string = config?.data["authorization.conf"] ?? "";
@@ -77,6 +81,7 @@ describe.each(TARGETS)("%s", (target) => {
     const problems: string[] = [];
     const runners = workloads(objects).filter((w) => w.metadata.labels?.["app.kubernetes.io/component"] === "runner");
     expect(runners.length).toBeGreaterThan(0);
+    const identities: Array<{ id: string; tenants?: string[] }> = [];
     for (const runner of runners) {
       const name = runner.metadata.name;
       const container = podOf(runner).containers[0];
@@ -90,13 +95,7 @@ describe.each(TARGETS)("%s", (target) => {
         if (!permissionsOf(id).includes(`$KV.lspmesh-runners.${id}`)) problems.push(`${id}: no registry key`);
       }
       const tenants = envOf(container, "LSPMESH_TENANTS")?.value?.split(",") as string[] | undefined;
-      const allowed = permissionsOf(items[0].path).filter((subject) => /^lspmesh\.(diag|status|fs)\./.test(subject));
-      const expected = tenants
-        ? tenants.flatMap((t) => [`lspmesh.diag.${t}.>`, `lspmesh.status.${t}.>`, `lspmesh.fs.${t}.>`])
-        : ["lspmesh.diag.>", "lspmesh.status.>", "lspmesh.fs.>"];
-      if (allowed.sort().join() !== expected.sort().join()) {
-        problems.push(`${name}: NATS subjects ${allowed.join(" ")} do not match tenants ${tenants ?? "any"}`);
-      }
+      for (const item of items) identities.push({ id: item.path, ...(tenants ? { tenants } : {}) });
       // A pool restricted to tenants mounts only their folders of the workspaces volume.
       const mounts: Json[] = container.volumeMounts.filter((mount: Json) => mount.name === "workspaces");
       const wanted = tenants ? tenants.map((t) => `/workspaces/${t}<-${t}`) : ["/workspaces<-"];
@@ -104,6 +103,13 @@ describe.each(TARGETS)("%s", (target) => {
       if (actual.sort().join() !== wanted.sort().join()) problems.push(`${name}: mounts ${actual} for ${tenants}`);
     }
     expect(problems).toEqual([]);
+    // The file NATS gets is exactly what lspmesh's generator (`lspmesh nats-auth`) makes for these
+    // runners, with the tenants of the gateway's tenants file: permissions exact, none left over.
+    const tenantsFile = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name.startsWith("lspmesh-tenants"));
+    const tenantIds = Object.keys(JSON.parse(tenantsFile?.data["tenants.json"]).tenants);
+    identities.sort((a, b) => a.id.localeCompare(b.id));
+    const generated = natsAuthorizationConfig({ runners: identities, tenants: tenantIds, password: passwordVariable });
+    expect(authorization.replace(/^#.*\n/gm, "")).toBe(generated);
   });
 
   test("probes use the real health endpoints: the gateway's /readyz and /healthz, the runner's gRPC health", () => {

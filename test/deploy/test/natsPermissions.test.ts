@@ -3,10 +3,13 @@
 // write another runner's key, nor publish outside its pool's subjects; a tenant's CI bot reads
 // only lspmesh.diag.<tenant>.>, live or through JetStream, and sees no other tenant's subjects,
 // consumers or replies.
+
+import { inboxPrefixOf } from "@lspmesh/events";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { createInbox, type NatsConnection, nanos } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { repoPath } from "../src/repo.js";
 import { type ShippedNats, startShippedNats } from "../src/shippedNats.js";
 
 const RUNNER = "lspmesh-runner-typescript-0";
@@ -16,7 +19,7 @@ const ACME_FILE = "lspmesh.diag.acme.web.c3JjL2EudHM";
 const GLOBEX_FILE = "lspmesh.diag.globex.shop.c3JjL2EudHM";
 const API_TIMEOUT_MS = 3_000;
 /** The inbox prefix of the acme CI bot (client option inboxPrefix): no other identity may read it. */
-const CI_INBOX = "_INBOX_ci-acme";
+const CI_INBOX = inboxPrefixOf("ci-acme");
 
 let nats: ShippedNats;
 
@@ -92,11 +95,10 @@ describe("what lspmesh needs is allowed", () => {
   test("a runner publishes status, clears a file's diagnostics and answers a tenant's file-change request", async () => {
     const runner = await nats.connectAs(RUNNER);
     const { jsm } = await startAsRunner(runner, RUNNER);
-    const status = nats
-      .connectAs("gateway")
-      .then((gateway) => gateway.subscribe("lspmesh.status.acme.web", { max: 1 }));
-    const subscription = await status;
-    await (await nats.connectAs("gateway")).flush();
+    // The tenant's CI bot follows its workspaces' status.
+    const ci = await nats.connectAs("ci-acme");
+    const subscription = ci.subscribe("lspmesh.status.acme.web", { max: 1 });
+    await ci.flush();
     runner.publish("lspmesh.status.acme.web", JSON.stringify({ state: "ready" }));
     for await (const message of subscription) expect(message.json()).toEqual({ state: "ready" });
 
@@ -108,15 +110,15 @@ describe("what lspmesh needs is allowed", () => {
       },
     });
     await runner.flush();
-    const writer = await nats.connectAs("writer-acme", { inboxPrefix: "_INBOX_writer-acme" });
+    const writer = await nats.connectAs("writer-acme");
     const answer = await writer.request("lspmesh.fs.acme.web", '{"changes":[]}', { timeout: API_TIMEOUT_MS });
     expect(answer.json()).toEqual({ applied: 1 });
   });
 
   test("a tenant's CI bot reads its own diagnostics through a JetStream consumer and live", async () => {
-    const ci = await nats.connectAs("ci-acme", { inboxPrefix: CI_INBOX });
+    const ci = await nats.connectAs("ci-acme");
     // A push consumer delivering to the bot's own inbox, replaying the last message of each of
-    // its files: no stream info and no pull requests, which permissions could not confine.
+    // its files, without the stream info (which would list every tenant's files).
     const deliverTo = createInbox(CI_INBOX);
     const replay = ci.subscribe(deliverTo, { max: 1 });
     const jsm = await jetstreamManager(ci, { timeout: API_TIMEOUT_MS, checkAPI: false });
@@ -144,17 +146,18 @@ describe("what lspmesh needs is allowed", () => {
 
 describe("a tenant's subscriber cannot read another tenant's subjects", () => {
   test("no live subscription outside its tenant, nor on other identities' inboxes", async () => {
-    const ci = await nats.connectAs("ci-acme", { inboxPrefix: CI_INBOX });
+    const ci = await nats.connectAs("ci-acme");
     await expectSubscribeDenied(ci, "lspmesh.diag.globex.>");
     await expectSubscribeDenied(ci, "lspmesh.diag.>");
     await expectSubscribeDenied(ci, ">");
-    await expectSubscribeDenied(ci, "lspmesh.status.acme.>");
+    await expectSubscribeDenied(ci, "lspmesh.status.globex.*");
     await expectSubscribeDenied(ci, "_INBOX.>");
+    await expectSubscribeDenied(ci, "_INBOX_gateway.>");
     await expectSubscribeDenied(ci, "_INBOX_ci-globex.>");
   });
 
   test("no JetStream consumer on another tenant's (or every) subject, no direct reads, no stream listing", async () => {
-    const ci = await nats.connectAs("ci-acme", { inboxPrefix: CI_INBOX });
+    const ci = await nats.connectAs("ci-acme");
     const jsm = await jetstreamManager(ci, { timeout: API_TIMEOUT_MS, checkAPI: false });
     const consumer = (filter_subject?: string) =>
       jsm.consumers.add("LSPMESH_DIAG", {
@@ -167,8 +170,6 @@ describe("a tenant's subscriber cannot read another tenant's subjects", () => {
     await expect(consumer("lspmesh.diag.>")).rejects.toThrow(/Permissions Violation/);
     // An unfiltered consumer would deliver every tenant's messages.
     await expect(consumer()).rejects.toThrow(/Permissions Violation/);
-    // Pull requests could read a consumer of another tenant's.
-    await expectPublishDenied(ci, "$JS.API.CONSUMER.MSG.NEXT.LSPMESH_DIAG.any");
     // Stream info with a subject filter would list other tenants' workspaces and files.
     await expect(jsm.streams.info("LSPMESH_DIAG", { subjects_filter: ">" })).rejects.toThrow(/Permissions Violation/);
     await expect(jsm.direct.getMessage("LSPMESH_DIAG", { last_by_subj: GLOBEX_FILE })).rejects.toThrow(
@@ -178,7 +179,7 @@ describe("a tenant's subscriber cannot read another tenant's subjects", () => {
   });
 
   test("it writes nothing: no diagnostics, status, file events or registry entries", async () => {
-    const ci = await nats.connectAs("ci-acme", { inboxPrefix: CI_INBOX });
+    const ci = await nats.connectAs("ci-acme");
     await expectPublishDenied(ci, ACME_FILE);
     await expectPublishDenied(ci, "lspmesh.status.acme.web");
     await expectPublishDenied(ci, "lspmesh.fs.acme.web");
@@ -214,17 +215,32 @@ describe("a runner reads no registry entry and writes only its own subjects", ()
     await expectPublishDenied(runner, "$JS.API.STREAM.DELETE.LSPMESH_DIAG");
     await expectPublishDenied(runner, "$JS.API.STREAM.DELETE.KV_lspmesh-runners");
     await expectPublishDenied(runner, "$JS.API.CONSUMER.CREATE.LSPMESH_DIAG.spy.lspmesh.diag.>");
+    await expectPublishDenied(runner, "$JS.API.CONSUMER.CREATE.KV_lspmesh-runners");
     await expectSubscribeDenied(runner, "lspmesh.diag.>");
     await expectSubscribeDenied(runner, "lspmesh.status.>");
+    await expectSubscribeDenied(runner, "_INBOX_gateway.>");
+  });
+});
+
+describe("prod: a tenant's dedicated pool and the shared pools confined to the other tenants", () => {
+  let prod: ShippedNats;
+  beforeAll(async () => {
+    prod = await startShippedNats(repoPath("deploy/kustomize/overlays/prod/authorization.conf"));
+  });
+  afterAll(async () => {
+    await prod?.close();
   });
 
-  test("a runner of a tenant's dedicated pool publishes and receives only that tenant's subjects", async () => {
-    const runner = await nats.connectAs(ACME_RUNNER);
-    const { js } = await startAsRunner(runner, ACME_RUNNER);
-    await js.publish(ACME_FILE, JSON.stringify({ tenant: "acme", n: 3 }));
-    await expect(js.publish(GLOBEX_FILE, "{}")).rejects.toThrow(/Permissions Violation/);
-    await expectPublishDenied(runner, "lspmesh.status.globex.shop");
-    await expectSubscribeDenied(runner, "lspmesh.fs.globex.shop");
+  test.each([
+    [ACME_RUNNER, ACME_FILE, GLOBEX_FILE, "globex"],
+    [RUNNER, GLOBEX_FILE, ACME_FILE, "acme"],
+  ])("%s publishes and receives only its pool's tenants' subjects", async (id, own, other, otherTenant) => {
+    const runner = await prod.connectAs(id);
+    const { js } = await startAsRunner(runner, id);
+    await js.publish(own, JSON.stringify({ n: 3 }));
+    await expect(js.publish(other, "{}")).rejects.toThrow(/Permissions Violation/);
+    await expectPublishDenied(runner, `lspmesh.status.${otherTenant}.ws`);
+    await expectSubscribeDenied(runner, `lspmesh.fs.${otherTenant}.ws`);
     await expectSubscribeDenied(runner, "lspmesh.fs.>");
   });
 });
