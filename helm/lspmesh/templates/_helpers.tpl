@@ -36,7 +36,7 @@ nats://{{ .Release.Name }}-nats:4222
 {{- end -}}
 {{- end -}}
 
-{{/* NATS password variable of a name ("runner-typescript-0" → LSPMESH_NATS_RUNNER_TYPESCRIPT_0_PASSWORD). */}}
+{{/* NATS password variable of a user, as `lspmesh nats-auth` names it (lspmesh-runner-typescript-0 → LSPMESH_NATS_LSPMESH_RUNNER_TYPESCRIPT_0_PASSWORD). */}}
 {{- define "lspmesh.natsPasswordVar" -}}
 LSPMESH_NATS_{{ . | upper | replace "-" "_" }}_PASSWORD
 {{- end -}}

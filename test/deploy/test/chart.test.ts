@@ -5,6 +5,7 @@
 // the same settings, mounts, probes, hardening and NATS permissions.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { natsUserPermissions } from "@lspmesh/events";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
@@ -140,23 +141,43 @@ describe("the chart makes what the kustomize base makes", () => {
     expect(block("lspmesh.podSecurity")).toEqual(runner.spec.template.spec.securityContext);
   });
 
-  test("its NATS users get the permissions of deploy/nats/authorization.conf", () => {
-    const quoted = (text: string) => [...text.matchAll(/"([^"\n{}]+)"/g)].map((match) => match[1]!);
-    const shipped = readFileSync(repoPath("deploy/nats/authorization.conf"), "utf8");
+  test("its NATS users get exactly the permissions lspmesh's generator writes (lspmesh nats-auth)", () => {
     const chart = template("nats-authorization.yaml");
-    // The gateway's lists, and those of a runner serving every tenant (up to its own key).
-    const gatewayOf = (text: string) =>
-      quoted(text.slice(text.indexOf("$JS.API.INFO"), text.indexOf('"lspmesh.status.>"]')));
-    expect(gatewayOf(chart)).toEqual(gatewayOf(shipped.slice(shipped.indexOf("GATEWAY_PERMISSIONS"))));
-    const runnerOf = (text: string) =>
-      quoted(text.slice(text.indexOf('"$JS.API.STREAM.INFO.LSPMESH_DIAG",\n'))).slice(0, 6);
-    const shippedRunner = shipped.slice(shipped.indexOf("user: lspmesh-runner-typescript-0"));
-    expect(runnerOf(chart.slice(chart.indexOf("range $pool")))).toEqual(runnerOf(shippedRunner));
-    for (const subject of [
-      '"$JS.API.CONSUMER.CREATE.LSPMESH_DIAG.*.lspmesh.diag.{{ $tenant }}.>"',
-      "allow_responses: true",
-    ]) {
-      expect(chart).toContain(subject);
+    const [id, tenant] = ["lspmesh-runner-x-0", "tnt"];
+    const filled = chart.replaceAll("{{ $user }}", id).replaceAll("{{ $tenant }}", tenant);
+    /** The quoted subjects of the allow list on the line after `marker` (the n-th such list). */
+    const allow = (marker: string, kind: "publish" | "subscribe") => {
+      const block = filled.slice(filled.indexOf(marker));
+      const line = block.split("\n").find((text) => text.trimStart().startsWith(`${kind}: { allow:`))!;
+      return [...line.replace(/\{\{ range [^}]+\}\}.*?\{\{ end \}\}/g, "").matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
+    };
+    const scoped = (pattern: string) =>
+      [...chart.matchAll(new RegExp(pattern, "g"))].map((m) => m[1]!.replace("%s", tenant));
+    const [gateway, shared, dedicated, ci, writer] = natsUserPermissions({
+      runners: [{ id }, { id, tenants: [tenant] }],
+      tenants: [tenant],
+    });
+    expect(allow('user: "gateway"', "publish")).toEqual(gateway!.publish);
+    expect(allow('user: "gateway"', "subscribe")).toEqual(gateway!.subscribe);
+    // A runner: the fixed subjects, then those of every tenant (or of its pool's tenants).
+    const fixed = allow('user: "{{ $user }}"'.replace("{{ $user }}", id), "publish");
+    const everyTenant = scoped('\\$publish = list "([^"]+)" "[^"]+"').concat(
+      scoped('\\$publish = list "[^"]+" "([^"]+)"'),
+    );
+    expect([...fixed, ...everyTenant]).toEqual(shared!.publish);
+    expect([...fixed, ...scoped('\\(printf "(lspmesh\\.(?:diag|status)\\.%s\\.[^"]+)" \\$t\\)')]).toEqual(
+      dedicated!.publish,
+    );
+    const inbox = allow(`user: "${id}"`, "subscribe");
+    expect([...inbox, ...scoped('\\$subscribe = list "([^"]+)"')]).toEqual(shared!.subscribe);
+    expect([...inbox, ...scoped('\\(printf "(lspmesh\\.fs\\.%s\\.[^"]+)" \\$t\\)')]).toEqual(dedicated!.subscribe);
+    expect(shared!.responses && chart.includes("allow_responses: true")).toBe(true);
+    for (const [user, permissions] of [
+      [`ci-${tenant}`, ci!],
+      [`writer-${tenant}`, writer!],
+    ] as const) {
+      expect(allow(`user: "${user}"`, "publish")).toEqual(permissions.publish);
+      expect(allow(`user: "${user}"`, "subscribe")).toEqual(permissions.subscribe);
     }
   });
 });
