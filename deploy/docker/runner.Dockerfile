@@ -46,7 +46,12 @@ ARG VERSION=0.1.0
 LABEL org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.source="https://github.com/lspmesh/lspmesh" \
       org.opencontainers.image.licenses="Apache-2.0"
-RUN groupadd --system --gid 10001 lspmesh \
+# bubblewrap: each language server's sandbox (LSPMESH_SANDBOX=auto uses it where the pod may
+# create user namespaces, and says at start when it cannot: docs/deploy.md, "Security model").
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
+ && groupadd --system --gid 10001 lspmesh \
  && useradd --system --uid 10001 --gid 10001 --home-dir /tmp --no-create-home --shell /usr/sbin/nologin lspmesh \
  && rm -rf /usr/local/lib/node_modules/npm /usr/local/bin/npm /usr/local/bin/npx /opt/yarn* /usr/local/bin/yarn*
 WORKDIR /app
@@ -72,7 +77,7 @@ LABEL org.opencontainers.image.title="lspmesh runner (Python)"
 # pyright runs the interpreter (isolated, -I) only to find the standard library's search paths.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3-minimal \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 COPY deploy/docker/languages/python.json /etc/lspmesh/languages.json
 USER 10001:10001
 
@@ -100,7 +105,7 @@ ARG LLVM_VERSION=16
 RUN apt-get update \
  && apt-get install -y --no-install-recommends "clangd-${LLVM_VERSION}" libc6-dev libstdc++-12-dev \
  && ln -s "/usr/bin/clangd-${LLVM_VERSION}" /usr/local/bin/clangd \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 COPY deploy/docker/languages/cpp.json /etc/lspmesh/languages.json
 USER 10001:10001
 
