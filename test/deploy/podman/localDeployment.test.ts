@@ -63,6 +63,8 @@ async function buildImages(): Promise<void> {
     ]);
     console.log(`built ${image.tag} in ${seconds(started)}: ${await imageSizeMb(image.tag)} MB`);
   }
+  // Layers of earlier builds no image uses any more; a day's worth stays as the build cache.
+  await podman("image", "prune", "--force", "--filter", "until=24h");
 }
 
 /** The local overlay's workspaces volume: acme/web holds the TypeScript fixture. */
