@@ -96,9 +96,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   let child: ChildProcess | undefined;
   const launch = async () => {
     if (secured) writeConfig();
-    const args = secured
-      ? ["-c", configFile]
-      : [...given, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store];
+    const args = secured ? ["-c", configFile] : [...given, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store];
     child = spawn(BINARY, args, { stdio: "ignore", env: { ...process.env, ...options.env } });
     await waitForPort(port, 10_000);
   };
