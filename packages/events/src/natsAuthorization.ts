@@ -4,7 +4,7 @@
 // is deployed. Everything not listed is denied: a client without credentials cannot connect.
 //
 // - `gateway`: reads the runner registry (KV `lspmesh-runners`), never writes it.
-// - `<runner id>`: writes only its own registry key, publishes diagnostics (stream LSPMESH_DIAG)
+// - `<runner id>`: writes only its own registry key (and reads none), publishes diagnostics (stream LSPMESH_DIAG)
 //   and status for the tenants it serves, receives their file-change events and answers them.
 // - `ci-<tenant>` (CI bots, `lspmesh diagnostics --watch`): reads only `lspmesh.diag.<tenant>.>`
 //   and `lspmesh.status.<tenant>.*`.
@@ -72,6 +72,14 @@ function registryReader(): string[] {
   ];
 }
 
+/**
+ * JetStream API subjects to create or open the registry bucket without reading it: a runner
+ * writes its own entry only, and must not learn the other runners' addresses, pools or tenants.
+ */
+function registryOpener(): string[] {
+  return ["$JS.API.INFO", `$JS.API.STREAM.INFO.${REGISTRY_STREAM}`, `$JS.API.STREAM.CREATE.${REGISTRY_STREAM}`];
+}
+
 export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password">): NatsUserPermissions[] {
   const users: NatsUserPermissions[] = [
     {
@@ -86,7 +94,7 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
     users.push({
       user,
       publish: [
-        ...registryReader(),
+        ...registryOpener(),
         `$KV.${RUNNER_REGISTRY_BUCKET}.${runner.id}`,
         `$JS.API.STREAM.INFO.${DIAGNOSTICS_STREAM}`,
         `$JS.API.STREAM.CREATE.${DIAGNOSTICS_STREAM}`,

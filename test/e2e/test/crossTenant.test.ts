@@ -356,9 +356,7 @@ describe.each(["sandboxed-shared", "pinned-unsandboxed"] as const)("%s", (mode) 
     const refusals: string[] = [];
     let answered = 0;
     for (const [tool, args] of readCalls()) {
-      const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: 60_000,
-      })) as ToolResult;
+      const result = (await client.callTool({ name: tool, arguments: args }, { timeout: 60_000 })) as ToolResult;
       if (!result.isError) answered++;
       else refusals.push(`${tool}: ${result.content[0]?.text?.split(":")[0]}`);
       if (JSON.stringify(result).includes(CANARY)) leaks.push(`${tool} ${JSON.stringify(args)}`);
@@ -389,9 +387,7 @@ describe.each(["sandboxed-shared", "pinned-unsandboxed"] as const)("%s", (mode) 
         calls.push(["code_actions", { workspace: "web", file, line: 1, end_line: 2, apply_title: action.title }]);
     }
     for (const [tool, args] of calls) {
-      const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: 60_000,
-      })) as ToolResult;
+      const result = (await client.callTool({ name: tool, arguments: args }, { timeout: 60_000 })) as ToolResult;
       if (JSON.stringify(result).includes(CANARY)) leaks.push(`${tool} ${JSON.stringify(args)}`);
       expect(result.content[0]?.text ?? "", tool).not.toMatch(/^(RATE_LIMITED|UNAVAILABLE|TIMEOUT)/);
     }

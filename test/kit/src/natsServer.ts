@@ -33,6 +33,13 @@ export interface NatsServer extends AsyncDisposable {
 export interface NatsServerOptions {
   /** Run with lspmesh's authorization for these tenants (and runners, more with addRunner). */
   secured?: { tenants: readonly string[]; runners?: ReadonlyArray<{ id: string; tenants?: readonly string[] }> };
+  /**
+   * Run this configuration file instead (e.g. the shipped deploy/nats/nats.conf); address, ports
+   * and store are still the test's (flags override the file). Not with `secured`.
+   */
+  configFile?: string;
+  /** Variables the configuration file reads (`$NAME`, e.g. passwords). */
+  env?: Record<string, string>;
 }
 
 const BINARY =
@@ -86,11 +93,13 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     );
   const connectOptions = (user: string) =>
     secured ? { user, pass: password(user), inboxPrefix: inboxPrefixOf(user) } : {};
+  // A given file gets a free monitoring port too (it may name one).
+  const given = options.configFile ? ["-c", options.configFile, "-m", String(await freePort())] : [];
   let child: ChildProcess | undefined;
   const launch = async () => {
     if (secured) writeConfig();
-    const args = secured ? ["-c", configFile] : ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store];
-    child = spawn(BINARY, args, { stdio: "ignore" });
+    const args = secured ? ["-c", configFile] : [...given, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store];
+    child = spawn(BINARY, args, { stdio: "ignore", env: { ...process.env, ...options.env } });
     await waitForPort(port, 10_000);
     // Serving clients, so its signal handlers are installed too (a SIGHUP before that ends it).
     if (secured) await untilConnects(NATS_USERS.admin);
