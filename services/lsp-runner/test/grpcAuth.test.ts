@@ -103,21 +103,23 @@ describe("mutual TLS", () => {
   function certificates(): Record<string, string> {
     const dir = tempDir();
     const run = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "ignore" });
-    run(
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      "ca.key",
-      "-out",
-      "ca.crt",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=lspmesh-test-ca",
-    );
+    const selfSigned = (name: string, subject: string) =>
+      run(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        `${name}.key`,
+        "-out",
+        `${name}.crt`,
+        "-days",
+        "2",
+        "-subj",
+        subject,
+      );
+    selfSigned("ca", "/CN=lspmesh-test-ca");
     for (const [name, ext] of [
       ["runner", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
       ["gateway", "extendedKeyUsage=clientAuth"],
@@ -154,21 +156,7 @@ describe("mutual TLS", () => {
       );
     }
     // A second CA: its client certificate must not be accepted.
-    run(
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      "other.key",
-      "-out",
-      "other.crt",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=other",
-    );
+    selfSigned("other", "/CN=other");
     return Object.fromEntries(
       ["ca.crt", "runner.crt", "runner.key", "gateway.crt", "gateway.key", "other.crt", "other.key"].map((file) => [
         file,
