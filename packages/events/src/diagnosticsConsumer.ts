@@ -47,33 +47,42 @@ export class DiagnosticsConsumer implements AsyncIterable<JsMsg> {
   static async open(nc: NatsConnection, options: DiagnosticsConsumerOptions): Promise<DiagnosticsConsumer> {
     const name = await createConsumer(nc, options.filter, startPolicy(options.start));
     const info = await (await jetstream(nc).consumers.get(DIAGNOSTICS_STREAM, name)).info(true);
-    return new DiagnosticsConsumer(nc, options, info.num_pending, name);
+    const consumer = new DiagnosticsConsumer(nc, options, info.num_pending, name);
+    // "new" starts after the stream's last message now: a consumer made again after an outage
+    // resumes from there, so what was published while it was away is not skipped.
+    if (options.start === "new") consumer.lastSequence = info.delivered.stream_seq;
+    return consumer;
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
     while (!this.closed) {
-      const consumer = await jetstream(this.nc).consumers.get(DIAGNOSTICS_STREAM, this.name);
-      const messages = await consumer.consume(ORDERED_CONSUME_OPTIONS);
-      this.messagesNow = messages;
       let lost = false;
-      void (async () => {
-        for await (const status of messages.status()) {
-          if (
-            status.type === "consumer_deleted" ||
-            status.type === "consumer_not_found" ||
-            status.type === "heartbeats_missed"
-          ) {
-            lost = true;
-            messages.stop();
+      try {
+        const consumer = await jetstream(this.nc).consumers.get(DIAGNOSTICS_STREAM, this.name);
+        const messages = await consumer.consume(ORDERED_CONSUME_OPTIONS);
+        this.messagesNow = messages;
+        void (async () => {
+          for await (const status of messages.status()) {
+            if (
+              status.type === "consumer_deleted" ||
+              status.type === "consumer_not_found" ||
+              status.type === "heartbeats_missed"
+            ) {
+              lost = true;
+              messages.stop();
+            }
           }
+        })().catch(() => {});
+        for await (const message of messages) {
+          this.lastSequence = message.info.streamSequence;
+          yield message;
         }
-      })();
-      for await (const message of messages) {
-        this.lastSequence = message.info.streamSequence;
-        yield message;
+      } catch {
+        // The server is away or lost the consumer (asking for it timed out, or it is gone).
+        lost = true;
       }
       if (this.closed || !lost) return;
-      // The server lost the consumer (a restart): a new one from the next message on.
+      // A new consumer from the next message on (after a NATS restart the old one is gone).
       await this.recreate();
     }
   }
@@ -93,7 +102,7 @@ export class DiagnosticsConsumer implements AsyncIterable<JsMsg> {
         this.name = await createConsumer(
           this.nc,
           this.options.filter,
-          this.lastSequence > 0
+          this.lastSequence > 0 || this.options.start === "new"
             ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.lastSequence + 1 }
             : startPolicy(this.options.start),
         );
