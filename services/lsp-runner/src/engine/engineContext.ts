@@ -45,6 +45,8 @@ export interface EngineOptions {
   sessions: SessionManager;
   /** Settled before every query, so that the query sees edits made just before it. */
   changes?: PendingFileChanges;
+  /** Told of every workspace a query found (the symbol index follows the workspaces the runner serves). */
+  onWorkspaceUsed?: (ref: WorkspaceRef) => void;
 }
 
 export class EngineContext {
@@ -79,6 +81,7 @@ export class EngineContext {
 
   async workspacePaths(ref: WorkspaceRef): Promise<WorkspacePaths> {
     const dir = await this.options.locator.locate(ref.tenant, ref.workspace);
+    this.options.onWorkspaceUsed?.(ref);
     await this.options.changes?.settle(ref);
     return WorkspacePaths.open(dir);
   }
