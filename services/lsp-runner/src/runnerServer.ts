@@ -2,6 +2,7 @@
 // registry) and the gRPC server with the standard health service.
 import { hostname } from "node:os";
 import * as grpc from "@grpc/grpc-js";
+import type { SymbolIndexStore } from "@lspmesh/events";
 import { addService, GrpcAuth } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
 import { splitHostPort } from "@lspmesh/service-kit";
@@ -95,6 +96,8 @@ export interface RunnerServer {
   readonly events: RunnerEventBus;
   /** The symbol indexer (undefined when switched off). */
   readonly symbolIndexer: SymbolIndexer | undefined;
+  /** Where the indexes are stored (the event bus's store): an in-process gateway reads them here. */
+  readonly symbolIndex: SymbolIndexStore;
   /**
    * Drains: health NOT_SERVING and registry entry removed, in-flight calls finished (up to
    * graceMs), workspaces unwatched, every language server stopped. Idempotent.
@@ -232,6 +235,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     sessions,
     events: bus,
     symbolIndexer: indexer,
+    symbolIndex: bus.symbolIndex,
     warmedUp,
     close(graceMs = DEFAULT_GRACE_MS) {
       closing ??= (async () => {
