@@ -39,27 +39,45 @@ export function matchWord(name: string, lower: string, query: string, lowerQuery
 
 export function isSubsequence(needle: string, haystack: string): boolean {
   if (needle.length > haystack.length) return false;
-  let at = 0;
-  for (let i = 0; i < haystack.length && at < needle.length; i++) {
-    if (haystack.charCodeAt(i) === needle.charCodeAt(at)) at++;
+  let at = -1;
+  for (let i = 0; i < needle.length; i++) {
+    at = haystack.indexOf(needle[i]!, at + 1);
+    if (at < 0) return false;
   }
-  return at === needle.length;
+  return true;
 }
 
-/** Where the words of an identifier start: its first character, a capital after a lower-case letter or digit, and after `_`, `$`, `-` or a digit run. */
+enum CharClass {
+  Lower,
+  Upper,
+  Digit,
+  Separator,
+}
+
+function classOf(code: number): CharClass {
+  if (code >= 97 && code <= 122) return CharClass.Lower;
+  if (code >= 65 && code <= 90) return CharClass.Upper;
+  if (code >= 48 && code <= 57) return CharClass.Digit;
+  if (code === 95 || code === 36 || code === 45 || code === 46) return CharClass.Separator;
+  return CharClass.Lower; // other letters: part of the word they are in
+}
+
+/** Where the words of an identifier start: its first character, a capital after a lower-case letter or digit, a digit run, and after `_`, `$`, `-` or `.`. */
 function wordStarts(name: string): number[] {
   const starts: number[] = [];
+  let previous: CharClass | undefined;
   for (let i = 0; i < name.length; i++) {
-    const char = name[i]!;
-    const previous = name[i - 1];
-    if (/[_$\-.]/.test(char)) continue;
-    if (
-      previous === undefined ||
-      /[_$\-.]/.test(previous) ||
-      (/[A-Z]/.test(char) && /[a-z0-9]/.test(previous)) ||
-      /[0-9]/.test(char) !== /[0-9]/.test(previous)
-    )
-      starts.push(i);
+    const current = classOf(name.charCodeAt(i));
+    if (current !== CharClass.Separator) {
+      if (
+        previous === undefined ||
+        previous === CharClass.Separator ||
+        (current === CharClass.Upper && previous !== CharClass.Upper) ||
+        (current === CharClass.Digit) !== (previous === CharClass.Digit)
+      )
+        starts.push(i);
+    }
+    previous = current;
   }
   return starts;
 }

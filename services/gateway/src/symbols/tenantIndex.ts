@@ -7,6 +7,8 @@ export interface IndexedFile {
   entry: SymbolIndexFileEntry;
   /** Lower-case names, index for index with entry.symbols. */
   lower: string[];
+  /** Which of a–z, 0–9 and _ each lower-case name holds (bit per character class): most names that cannot match are passed over with one test. */
+  masks: Int32Array;
   /** Folders above the file (0 at the workspace root): shallower files rank first. */
   depth: number;
 }
@@ -57,9 +59,19 @@ export class TenantIndex {
 }
 
 function indexedFile(entry: SymbolIndexFileEntry): IndexedFile {
-  return {
-    entry,
-    lower: entry.symbols.map((symbol: IndexedSymbol) => symbol.name.toLowerCase()),
-    depth: entry.file.split("/").length - 1,
-  };
+  const lower = entry.symbols.map((symbol: IndexedSymbol) => symbol.name.toLowerCase());
+  return { entry, lower, masks: Int32Array.from(lower, characterMask), depth: entry.file.split("/").length - 1 };
+}
+
+/** Bits 0–25: a–z; 26: a digit; 27: _ or $; 28: anything else. */
+export function characterMask(lower: string): number {
+  let mask = 0;
+  for (let i = 0; i < lower.length; i++) {
+    const code = lower.charCodeAt(i);
+    if (code >= 97 && code <= 122) mask |= 1 << (code - 97);
+    else if (code >= 48 && code <= 57) mask |= 1 << 26;
+    else if (code === 95 || code === 36) mask |= 1 << 27;
+    else mask |= 1 << 28;
+  }
+  return mask;
 }
