@@ -161,7 +161,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
       languages,
       activity,
       documentSymbols: async (ref, file, signal) =>
-        (await engine.navigation.documentSymbols({ ref, file, signal })).symbols,
+        (await engine.navigation.documentSymbols({ ref, file, signal, transient: true })).symbols,
       watchLocally: options.watchWorkspaces ?? true,
       debounceMs: options.watchDebounceMs,
       maxFiles: options.symbolIndex?.maxFiles,

@@ -4,8 +4,8 @@
 // name, workspace, file and line. Text matches (source "text") are kept apart, never mixed in.
 import type { IndexedSymbol, SymbolIndexSource } from "@lspmesh/events";
 import { kindRank } from "@lspmesh/proto";
-import { type MatchClass, matchName, matchWord } from "./symbolMatch.js";
-import { characterMask, type IndexedFile, type WorkspaceIndexView } from "./tenantIndex.js";
+import { isSubsequence, MATCH, type MatchClass, matchWord, quickMatch, slowMatch } from "./symbolMatch.js";
+import { characterMask, flatIndexOf, type IndexedFile, type WorkspaceIndexView } from "./tenantIndex.js";
 
 export interface IndexFilters {
   /** Only these languages (ids, e.g. typescript). */
@@ -43,12 +43,11 @@ export interface IndexSearchResult {
 /** Kind ranks used for buckets: 0..KIND_RANKS-1 (kindRank's "unknown" included). */
 const KIND_RANKS = 8;
 
-/** Matches of one bucket, as references: materialized only when they can make the limit. */
+/** Matches of one bucket (one match class), as references: materialized only when they can make the limit. */
 interface Bucket {
+  match: MatchClass;
   files: IndexedFile[];
   positions: number[];
-  matches: MatchClass[];
-  workspaces: string[];
 }
 
 export function searchIndexes(
@@ -61,55 +60,90 @@ export function searchIndexes(
   const queryMask = characterMask(lowerQuery);
   // Matches bucketed by (match class, exported, kind rank); only the buckets the limit reaches are ranked.
   const buckets: Array<Bucket | undefined> = [];
+  // Matches that are not exact or prefix: classified (camel-case, substring, fuzzy) only when needed.
+  const deferred: Bucket = { match: MATCH.fuzzy, files: [], positions: [] };
   const textHits: IndexHit[] = [];
   const counts = new Map<string, number>();
+  const allowed = fileFilter(filters);
   let total = 0;
   for (const { workspace, view } of views) {
+    const flat = flatIndexOf(view);
+    const { masks, lower } = flat;
     let count = 0;
-    for (const file of view.files.values()) {
-      const { entry, masks, lower } = file;
-      if (filters.languages && !filters.languages.has(entry.language)) continue;
-      if (filters.path && !filters.path(entry.file)) continue;
-      const text = entry.source === "text";
-      if (text && (filters.kinds || filters.exportedOnly)) continue;
-      const { symbols } = entry;
-      for (let i = 0; i < symbols.length; i++) {
-        if ((masks[i]! & queryMask) !== queryMask) continue; // a character of the query is missing
-        const symbol = symbols[i]!;
-        const match = text
-          ? matchWord(symbol.name, lower[i]!, query, lowerQuery)
-          : matchName(symbol.name, lower[i]!, query, lowerQuery);
+    for (let i = 0; i < masks.length; i++) {
+      if ((masks[i]! & queryMask) !== queryMask) continue; // a character of the query is missing
+      const name = lower[i]!;
+      if (!isSubsequence(lowerQuery, name)) continue;
+      const file = flat.file[i]!;
+      if (allowed && !allowed(file)) continue;
+      const position = flat.position[i]!;
+      const symbol = file.entry.symbols[position]!;
+      if (file.entry.source === "text") {
+        if (filters.kinds || filters.exportedOnly) continue;
+        const match = matchWord(symbol.name, name, query, lowerQuery);
         if (match === -1) continue;
-        if (filters.kinds && !filters.kinds.has(symbol.kind)) continue;
-        if (filters.exportedOnly && !symbol.exported) continue;
         count++;
-        if (text) {
-          textHits.push(hitOf(workspace, file, i, match));
-          continue;
-        }
-        total++;
-        const key =
-          (match * 2 + (symbol.exported ? 0 : 1)) * KIND_RANKS + Math.min(kindRank(symbol.kind), KIND_RANKS - 1);
-        let bucket = buckets[key];
-        if (!bucket) {
-          bucket = { files: [], positions: [], matches: [], workspaces: [] };
-          buckets[key] = bucket;
-        }
-        bucket.files.push(file);
-        bucket.positions.push(i);
-        bucket.matches.push(match);
-        bucket.workspaces.push(workspace);
+        textHits.push(hitOf(file, position, match));
+        continue;
       }
+      if (filters.kinds && !filters.kinds.has(symbol.kind)) continue;
+      if (filters.exportedOnly && !symbol.exported) continue;
+      count++;
+      total++;
+      const quick = quickMatch(symbol.name, name, query, lowerQuery);
+      const bucket = quick === undefined ? deferred : bucketFor(buckets, quick, symbol);
+      bucket.files.push(file);
+      bucket.positions.push(position);
     }
     counts.set(workspace, count);
   }
   const symbols: IndexHit[] = [];
-  for (const bucket of buckets) {
-    if (!bucket || symbols.length >= limit) continue;
-    symbols.push(...best(bucket, limit - symbols.length));
+  const collect = () => {
+    symbols.length = 0;
+    for (const bucket of buckets) {
+      if (!bucket || symbols.length >= limit) continue;
+      symbols.push(...best(bucket, limit - symbols.length));
+    }
+  };
+  collect();
+  if (symbols.length < limit && deferred.files.length > 0) {
+    for (let j = 0; j < deferred.files.length; j++) {
+      const file = deferred.files[j]!;
+      const position = deferred.positions[j]!;
+      const symbol = file.entry.symbols[position]!;
+      const bucket = bucketFor(buckets, slowMatch(symbol.name, file.lower[position]!, lowerQuery), symbol);
+      bucket.files.push(file);
+      bucket.positions.push(position);
+    }
+    collect();
   }
   const textMatches = textHits.sort((a, b) => a.match - b.match || compareWithinBucket(a, b)).slice(0, limit);
   return { symbols, total, textMatches, textTotal: textHits.length, counts };
+}
+
+/** A per-file test for the language and path filters (undefined when there are none), each file tested once. */
+function fileFilter(filters: IndexFilters): ((file: IndexedFile) => boolean) | undefined {
+  const { languages, path } = filters;
+  if (!languages && !path) return undefined;
+  const decided = new Map<IndexedFile, boolean>();
+  return (file) => {
+    let verdict = decided.get(file);
+    if (verdict === undefined) {
+      verdict = (!languages || languages.has(file.entry.language)) && (!path || path(file.entry.file));
+      decided.set(file, verdict);
+    }
+    return verdict;
+  };
+}
+
+function bucketFor(buckets: Array<Bucket | undefined>, match: MatchClass, symbol: IndexedSymbol): Bucket {
+  const key = (match * 2 + (symbol.exported ? 0 : 1)) * KIND_RANKS + Math.min(kindRank(symbol.kind), KIND_RANKS - 1);
+  let bucket = buckets[key];
+  if (!bucket) {
+    bucket = { match, files: [], positions: [] };
+    buckets[key] = bucket;
+  }
+  return bucket;
 }
 
 /** Path depth and name length, the first keys within a bucket, as one small number. */
@@ -145,15 +179,15 @@ function best(bucket: Bucket, needed: number): IndexHit[] {
     const file = bucket.files[j]!;
     const position = bucket.positions[j]!;
     if (shortKey(file, position) > threshold) continue;
-    hits.push(hitOf(bucket.workspaces[j]!, file, position, bucket.matches[j]!));
+    hits.push(hitOf(file, position, bucket.match));
   }
   return hits.sort(compareWithinBucket).slice(0, needed);
 }
 
-function hitOf(workspace: string, file: IndexedFile, position: number, match: MatchClass): IndexHit {
+function hitOf(file: IndexedFile, position: number, match: MatchClass): IndexHit {
   const { entry } = file;
   return {
-    workspace,
+    workspace: file.workspace,
     file: entry.file,
     language: entry.language,
     source: entry.source,

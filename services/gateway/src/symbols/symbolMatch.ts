@@ -28,6 +28,25 @@ export function matchName(name: string, lower: string, query: string, lowerQuery
   return MATCH.fuzzy;
 }
 
+/**
+ * The classes that need no camel-case test (exact, prefix), or undefined for "camel-case,
+ * substring or fuzzy", settled later by matchName only for matches that can make the limit.
+ * The caller has checked that the name holds the query's letters in order.
+ */
+export function quickMatch(name: string, lower: string, query: string, lowerQuery: string): MatchClass | undefined {
+  if (name === query) return MATCH.exact;
+  if (lower === lowerQuery) return MATCH.exactIgnoringCase;
+  if (name.startsWith(query)) return MATCH.prefix;
+  if (lower.startsWith(lowerQuery)) return MATCH.prefixIgnoringCase;
+  return undefined;
+}
+
+/** The class of a name known to hold the query's letters in order and not to be an exact or prefix match. */
+export function slowMatch(name: string, lower: string, lowerQuery: string): MatchClass {
+  if (camelCaseMatch(name, lowerQuery)) return MATCH.camelCase;
+  return lower.includes(lowerQuery) ? MATCH.substring : MATCH.fuzzy;
+}
+
 /** Text matches (no declarations): only where a word starts, the whole word or its beginning. */
 export function matchWord(name: string, lower: string, query: string, lowerQuery: string): MatchClass | -1 {
   if (name === query) return MATCH.exact;
@@ -47,39 +66,22 @@ export function isSubsequence(needle: string, haystack: string): boolean {
   return true;
 }
 
-enum CharClass {
-  Lower,
-  Upper,
-  Digit,
-  Separator,
+/** 0 lower-case (and other letters), 1 capital, 2 digit, 3 separator (`_ $ - .`). */
+function classOf(code: number): number {
+  if (code >= 97 && code <= 122) return 0;
+  if (code >= 65 && code <= 90) return 1;
+  if (code >= 48 && code <= 57) return 2;
+  if (code === 95 || code === 36 || code === 45 || code === 46) return 3;
+  return 0;
 }
 
-function classOf(code: number): CharClass {
-  if (code >= 97 && code <= 122) return CharClass.Lower;
-  if (code >= 65 && code <= 90) return CharClass.Upper;
-  if (code >= 48 && code <= 57) return CharClass.Digit;
-  if (code === 95 || code === 36 || code === 45 || code === 46) return CharClass.Separator;
-  return CharClass.Lower; // other letters: part of the word they are in
-}
-
-/** Where the words of an identifier start: its first character, a capital after a lower-case letter or digit, a digit run, and after `_`, `$`, `-` or `.`. */
-function wordStarts(name: string): number[] {
-  const starts: number[] = [];
-  let previous: CharClass | undefined;
-  for (let i = 0; i < name.length; i++) {
-    const current = classOf(name.charCodeAt(i));
-    if (current !== CharClass.Separator) {
-      if (
-        previous === undefined ||
-        previous === CharClass.Separator ||
-        (current === CharClass.Upper && previous !== CharClass.Upper) ||
-        (current === CharClass.Digit) !== (previous === CharClass.Digit)
-      )
-        starts.push(i);
-    }
-    previous = current;
-  }
-  return starts;
+/** A word of the identifier starts here: its first character, a capital after a non-capital, where a digit run starts or ends, after a separator. */
+function startsWord(name: string, at: number): boolean {
+  const current = classOf(name.charCodeAt(at));
+  if (current === 3) return false;
+  if (at === 0) return true;
+  const previous = classOf(name.charCodeAt(at - 1));
+  return previous === 3 || (current === 1 && previous !== 1) || (current === 2) !== (previous === 2);
 }
 
 /**
@@ -88,21 +90,20 @@ function wordStarts(name: string): number[] {
  */
 export function camelCaseMatch(name: string, lowerQuery: string): boolean {
   if (name.length > MAX_CAMEL_CASE_NAME) return false; // bounds the backtracking
-  const starts = wordStarts(name);
+  if ((name.charCodeAt(0) | 32) !== (lowerQuery.charCodeAt(0) | 32)) return false;
   const lower = name.toLowerCase();
-  const isStart = new Set(starts);
   const search = (q: number, position: number): boolean => {
     if (q === lowerQuery.length) return true;
+    const wanted = lowerQuery.charCodeAt(q);
     // Continue in the current word...
-    if (position < lower.length && !isStart.has(position) && lower[position] === lowerQuery[q]) {
+    if (position < lower.length && !startsWord(name, position) && lower.charCodeAt(position) === wanted) {
       if (search(q + 1, position + 1)) return true;
     }
     // ...or jump to a later word's start.
-    for (const start of starts) {
-      if (start < position) continue;
-      if (lower[start] === lowerQuery[q] && search(q + 1, start + 1)) return true;
+    for (let start = position; start < lower.length; start++) {
+      if (lower.charCodeAt(start) === wanted && startsWord(name, start) && search(q + 1, start + 1)) return true;
     }
     return false;
   };
-  return lower[0] === lowerQuery[0] && search(1, 1);
+  return lower.charCodeAt(0) === lowerQuery.charCodeAt(0) && startsWord(name, 0) && search(1, 1);
 }

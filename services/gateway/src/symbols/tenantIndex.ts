@@ -4,6 +4,7 @@
 import type { IndexedSymbol, SymbolIndexFileEntry, SymbolIndexMeta, SymbolIndexUpdate } from "@lspmesh/events";
 
 export interface IndexedFile {
+  workspace: string;
   entry: SymbolIndexFileEntry;
   /** Lower-case names, index for index with entry.symbols. */
   lower: string[];
@@ -16,6 +17,40 @@ export interface IndexedFile {
 export interface WorkspaceIndexView {
   meta?: SymbolIndexMeta;
   files: Map<string, IndexedFile>;
+  /** Every declaration of the workspace in flat arrays (scanned fast), rebuilt after a change. */
+  flat?: FlatIndex;
+}
+
+/** A workspace's declarations side by side: entry i is file[i].entry.symbols[position[i]]. */
+export interface FlatIndex {
+  lower: string[];
+  masks: Int32Array;
+  file: IndexedFile[];
+  position: Int32Array;
+}
+
+/** The workspace's flat arrays, built on first use after a change. */
+export function flatIndexOf(view: WorkspaceIndexView): FlatIndex {
+  if (view.flat) return view.flat;
+  let size = 0;
+  for (const file of view.files.values()) size += file.lower.length;
+  const flat: FlatIndex = {
+    lower: new Array(size),
+    masks: new Int32Array(size),
+    file: new Array(size),
+    position: new Int32Array(size),
+  };
+  let at = 0;
+  for (const file of view.files.values()) {
+    for (let i = 0; i < file.lower.length; i++, at++) {
+      flat.lower[at] = file.lower[i]!;
+      flat.masks[at] = file.masks[i]!;
+      flat.file[at] = file;
+      flat.position[at] = i;
+    }
+  }
+  view.flat = flat;
+  return flat;
 }
 
 export class TenantIndex {
@@ -29,12 +64,17 @@ export class TenantIndex {
         if (update.meta.tenant !== this.tenant) return; // never another tenant's, whatever was stored
         this.workspace(update.meta.workspace).meta = update.meta;
         return;
-      case "file":
-        this.workspace(update.workspace).files.set(update.entry.file, indexedFile(update.entry));
+      case "file": {
+        const view = this.workspace(update.workspace);
+        view.files.set(update.entry.file, indexedFile(update.workspace, update.entry));
+        view.flat = undefined;
         return;
-      case "deleted":
-        this.workspaces.get(update.workspace)?.files.delete(update.file);
+      }
+      case "deleted": {
+        const view = this.workspaces.get(update.workspace);
+        if (view?.files.delete(update.file)) view.flat = undefined;
         return;
+      }
       case "workspaceDeleted":
         this.workspaces.delete(update.workspace);
         return;
@@ -58,9 +98,15 @@ export class TenantIndex {
   }
 }
 
-function indexedFile(entry: SymbolIndexFileEntry): IndexedFile {
+function indexedFile(workspace: string, entry: SymbolIndexFileEntry): IndexedFile {
   const lower = entry.symbols.map((symbol: IndexedSymbol) => symbol.name.toLowerCase());
-  return { entry, lower, masks: Int32Array.from(lower, characterMask), depth: entry.file.split("/").length - 1 };
+  return {
+    workspace,
+    entry,
+    lower,
+    masks: Int32Array.from(lower, characterMask),
+    depth: entry.file.split("/").length - 1,
+  };
 }
 
 /** Bits 0–25: a–z; 26: a digit; 27: _ or $; 28: anything else. */
