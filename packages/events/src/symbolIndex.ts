@@ -68,7 +68,10 @@ export interface IndexedSymbol {
   column: number;
   endLine: number;
   endColumn: number;
-  /** Declared at the top level of its file and exported from it (TypeScript/JavaScript: `export`). */
+  /**
+   * Exported: TypeScript/JavaScript `export` at the top level of the file (or a local export list),
+   * or `export` inside a namespace; other languages by their convention (Python: no leading `_`).
+   */
   exported: boolean;
   /** The declaration's source line, trimmed (at most 160 characters). */
   snippet: string;

@@ -36,3 +36,29 @@ test("declarations with kinds, containers, export flags and code-point positions
     source.close();
   }
 });
+
+test("one entry per overload; members exported from a namespace are exported", () => {
+  const text = `export function useRef(a: string): string
+export function useRef(a: number): number
+export function useRef(a: unknown): unknown {
+  return a
+}
+export namespace JSX {
+  export type Element = string
+  type Hidden = number
+}
+declare namespace Deno {
+  export function open(path: string): void
+}
+`;
+  const source = new TypescriptSyntaxSource();
+  try {
+    const symbols = source.symbols("src/hooks.ts", text, splitLines(text));
+    expect(symbols.filter((symbol) => symbol.name === "useRef").map((symbol) => symbol.line)).toEqual([1, 2, 3]);
+    expect(symbols.find((symbol) => symbol.name === "Element")).toMatchObject({ container: "JSX", exported: true });
+    expect(symbols.find((symbol) => symbol.name === "Hidden")).toMatchObject({ exported: false });
+    expect(symbols.find((symbol) => symbol.name === "open")).toMatchObject({ container: "Deno", exported: true });
+  } finally {
+    source.close();
+  }
+});

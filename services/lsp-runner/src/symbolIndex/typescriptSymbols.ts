@@ -86,31 +86,40 @@ export class TypescriptSyntaxSource {
       const line = lineOf(starts, offset);
       return fromLspPosition(lines, { line, character: offset - starts[line]! }, "utf-16");
     };
-    const visit = (item: ts.NavigationTree, container: string | undefined, topLevel: boolean) => {
+    /** `inNamespace`: the parent is a namespace or module, where `export` makes a member visible outside. */
+    const visit = (item: ts.NavigationTree, container: string | undefined, topLevel: boolean, inNamespace: boolean) => {
       const named = item.kind !== ts.ScriptElementKind.alias && included(item.text);
       const renamedExport =
         item.kind === ts.ScriptElementKind.alias && topLevel && exportedNames.renames.has(item.text);
       if (named || renamedExport) {
-        const span = item.nameSpan ?? item.spans[0]!;
-        const start = position(span.start);
-        const end = position(span.start + span.length);
         const modifiers = item.kindModifiers.split(",");
-        symbols.push({
-          name: item.text,
-          kind: KINDS[item.kind] ?? "variable",
-          ...(container ? { container } : {}),
-          line: start.line,
-          column: start.column,
-          endLine: end.line,
-          endColumn: end.column,
-          exported: topLevel && (renamedExport || modifiers.includes("export") || exportedNames.names.has(item.text)),
-          snippet: snippetLine(lines, start.line),
-        });
+        const exported = topLevel
+          ? renamedExport || modifiers.includes("export") || exportedNames.names.has(item.text)
+          : inNamespace && modifiers.includes("export");
+        // One entry per declaration, as documentSymbol gives one per span (overloads, merged
+        // interfaces and namespaces): the name span of the first, the name found in the others.
+        for (const span of item.spans) {
+          const nameStart = nameOffset(text, item, span);
+          const start = position(nameStart);
+          const end = position(nameStart + (item.nameSpan?.length ?? item.text.length));
+          symbols.push({
+            name: item.text,
+            kind: KINDS[item.kind] ?? "variable",
+            ...(container ? { container } : {}),
+            line: start.line,
+            column: start.column,
+            endLine: end.line,
+            endColumn: end.column,
+            exported,
+            snippet: snippetLine(lines, start.line),
+          });
+        }
       }
       // Like documentSymbol: an item's children are listed (a function's locals included).
-      for (const child of item.childItems ?? []) visit(child, named ? item.text : container, false);
+      const namespace = item.kind === ts.ScriptElementKind.moduleElement;
+      for (const child of item.childItems ?? []) visit(child, named ? item.text : container, false, namespace);
     };
-    for (const child of tree.childItems ?? []) visit(child, undefined, true);
+    for (const child of tree.childItems ?? []) visit(child, undefined, true, false);
     return symbols;
   }
 
@@ -118,6 +127,14 @@ export class TypescriptSyntaxSource {
   close(): void {
     this.service.dispose();
   }
+}
+
+/** Where an item's name starts within one of its spans: its name span when inside, else the name's first occurrence. */
+function nameOffset(text: string, item: ts.NavigationTree, span: ts.TextSpan): number {
+  const { nameSpan } = item;
+  if (nameSpan && nameSpan.start >= span.start && nameSpan.start < span.start + span.length) return nameSpan.start;
+  const found = text.indexOf(item.text, span.start);
+  return found >= 0 && found < span.start + span.length ? found : span.start;
 }
 
 /** typescript-language-server leaves out anonymous items. */

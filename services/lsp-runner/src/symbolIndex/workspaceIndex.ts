@@ -82,6 +82,9 @@ export class WorkspaceIndex {
         source: entry.source,
       });
     }
+    // Searches see the workspace as indexing (not unindexed, which would ask a server) while it is listed.
+    this.state = "indexing";
+    await this.writeMeta();
     const listing = await listSourceFiles(this.options.root, this.options.extensions, this.options.maxFiles);
     this.truncated = listing.truncated;
     const onDisk = new Set(listing.files);

@@ -56,7 +56,7 @@ const input = z.object({
     .max(512)
     .optional()
     .describe("Only files whose workspace-relative path matches this glob, e.g. src/**/*.ts."),
-  exported: z.boolean().optional().describe("Only exported top-level declarations (true)."),
+  exported: z.boolean().optional().describe("Only exported declarations (true): what a file or a namespace exports."),
   limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "symbols after ranking"),
 });
 
@@ -69,7 +69,7 @@ const symbolOutput = z.object({
   name: z.string(),
   kind: z.string(),
   container: z.string().optional(),
-  exported: z.boolean().optional().describe("Exported top-level declaration (absent when answered live)."),
+  exported: z.boolean().optional().describe("Exported from its file or namespace (absent when answered live)."),
   language: z.string().optional(),
   source: z
     .string()
