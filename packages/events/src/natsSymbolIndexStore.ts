@@ -73,12 +73,19 @@ export class NatsSymbolIndexStore implements SymbolIndexStore {
     await (await this.writable(meta.tenant)).put(symbolIndexMetaKey(meta.workspace), encodeJson(meta));
   }
 
-  async ownedBy(runner: string): Promise<Array<{ tenant: string; workspace: string }>> {
+  async ownedBy(runner: string, tenants?: readonly string[]): Promise<Array<{ tenant: string; workspace: string }>> {
     const owned: Array<{ tenant: string; workspace: string }> = [];
-    for await (const status of this.kvm.list()) {
-      const tenant = tenantOfSymbolIndexBucket(status.bucket);
-      if (!tenant) continue;
-      const kv = await this.kvm.open(status.bucket);
+    const candidates: string[] = [];
+    if (tenants) candidates.push(...tenants);
+    else {
+      for await (const status of this.kvm.list()) {
+        const tenant = tenantOfSymbolIndexBucket(status.bucket);
+        if (tenant) candidates.push(tenant);
+      }
+    }
+    for (const tenant of candidates) {
+      const kv = await this.existing(tenant);
+      if (!kv) continue;
       for await (const key of await kv.keys("*.meta")) {
         const entry = await kv.get(key);
         if (entry?.operation !== "PUT") continue;

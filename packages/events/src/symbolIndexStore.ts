@@ -21,8 +21,11 @@ export interface SymbolIndexWriter {
   putFile(tenant: string, workspace: string, entry: SymbolIndexFileEntry): Promise<void>;
   deleteFile(tenant: string, workspace: string, file: string): Promise<void>;
   putMeta(meta: SymbolIndexMeta): Promise<void>;
-  /** Workspaces whose stored meta names this runner (a restarted runner catches them up). */
-  ownedBy(runner: string): Promise<Array<{ tenant: string; workspace: string }>>;
+  /**
+   * Workspaces whose stored meta names this runner (a restarted runner catches them up), among
+   * these tenants' indexes (a dedicated pool) or every tenant's (undefined).
+   */
+  ownedBy(runner: string, tenants?: readonly string[]): Promise<Array<{ tenant: string; workspace: string }>>;
 }
 
 /** What a gateway needs: one tenant's indexes, replayed and then followed live. */
@@ -72,10 +75,10 @@ export class InMemorySymbolIndexStore implements SymbolIndexStore {
     notify(indexes, { type: "meta", meta });
   }
 
-  async ownedBy(runner: string): Promise<Array<{ tenant: string; workspace: string }>> {
+  async ownedBy(runner: string, tenants?: readonly string[]): Promise<Array<{ tenant: string; workspace: string }>> {
     return [...this.tenants.values()].flatMap((indexes) =>
       [...indexes.metas.values()]
-        .filter((meta) => meta.runner === runner)
+        .filter((meta) => meta.runner === runner && (!tenants || tenants.includes(meta.tenant)))
         .map((meta) => ({ tenant: meta.tenant, workspace: meta.workspace })),
     );
   }

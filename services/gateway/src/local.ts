@@ -2,8 +2,8 @@
 // folder as tenant LOCAL_TENANT, and one local caller who may read and write. No tokens: HTTP binds
 // loopback only; stdio has no network at all.
 
-import { GrpcAuth, type GrpcAuthSettings } from "@lspmesh/grpc";
 import type { SymbolIndexReader } from "@lspmesh/events";
+import { GrpcAuth, type GrpcAuthSettings } from "@lspmesh/grpc";
 import { DEFAULT_CALL_TIMEOUT_MS, LOCAL_TENANT } from "@lspmesh/proto";
 import { type Logger, silentLogger } from "@lspmesh/service-kit";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";

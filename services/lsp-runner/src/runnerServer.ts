@@ -157,6 +157,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     indexer = new SymbolIndexer({
       bus,
       runnerId: id,
+      tenants: options.tenants,
       locator,
       languages,
       activity,

@@ -17,7 +17,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
-type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: any };
 interface FoundSymbol {
   name: string;
   kind: string;
@@ -26,12 +25,21 @@ interface FoundSymbol {
   location: { file: string; line: number; column: number; snippet: string };
 }
 
+interface Structured {
+  partial: boolean;
+  total: number;
+  symbols: FoundSymbol[];
+  text_matches: unknown[];
+  workspaces: Array<{ workspace: string; outcome: string; source: string }>;
+}
+type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent: Structured };
+
 let fixture: FixtureWorkspace;
 let serve: ServeProcess;
 let client: Client;
 
 const call = async (name: string, args: Record<string, unknown>) =>
-  (await client.callTool({ name, arguments: args })) as ToolResult;
+  (await client.callTool({ name, arguments: args })) as unknown as ToolResult;
 
 beforeAll(async () => {
   fixture = fixtureWorkspace("typescript-hono-shape");
@@ -106,7 +114,7 @@ test("a saved file's new symbol is findable; camel-case and filters narrow the s
     (result) => result.structuredContent?.symbols?.[0]?.name === "redirectPlugin",
     "the saved symbol to be findable",
   );
-  expect(found.structuredContent.symbols[0].location.file).toBe("src/helper/ssg/plugins.ts");
+  expect(found.structuredContent.symbols[0]!.location.file).toBe("src/helper/ssg/plugins.ts");
   const camel = await call("search_symbols", { query: "fRC" });
   expect((camel.structuredContent.symbols as FoundSymbol[])[0]?.name).toBe("fetchRoutesContent");
   const classes = await call("search_symbols", { query: "Hono", kind: ["class"], path: "src/*.ts" });

@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { symbolIndexBucket, symbolIndexFileKey, symbolIndexMetaKey } from "@lspmesh/events";
+import { NATS_USERS, symbolIndexBucket, symbolIndexFileKey, symbolIndexMetaKey } from "@lspmesh/events";
 import { sha256Hex } from "@lspmesh/gateway";
 import {
   type GatewayProcess,
@@ -23,8 +23,16 @@ import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
-type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: any };
 type Found = { workspace: string; name: string; location: { file: string } };
+
+interface Structured {
+  partial: boolean;
+  total: number;
+  symbols: Found[];
+  text_matches: unknown[];
+  workspaces: Array<{ workspace: string; outcome: string; source: string }>;
+}
+type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent: Structured };
 
 const TOKENS = { acme: "acme-token-0123456789", globex: "globex-token-0123456789" };
 const RUNNER_ID = "runner-index";
@@ -53,7 +61,7 @@ async function client(token: string): Promise<Client> {
 }
 
 const call = async (mcp: Client, name: string, args: Record<string, unknown>) =>
-  (await mcp.callTool({ name, arguments: args })) as ToolResult;
+  (await mcp.callTool({ name, arguments: args })) as unknown as ToolResult;
 
 async function kv(tenant: string) {
   return new Kvm(nc).open(symbolIndexBucket(tenant));
@@ -95,10 +103,11 @@ beforeAll(async () => {
     tenantsFile,
     JSON.stringify({ tenants: { acme: { workspaces: ["web", "api"] }, globex: { workspaces: ["shop"] } } }),
   );
-  nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
-  runner = await startRunnerProcess(workspaces, nats.url, RUNNER_ID);
-  gateway = await startGatewayProcess({ natsUrl: nats.url, apiKeysFile, tenantsFile });
+  // NATS with the authorization lspmesh ships: every process as its own identity.
+  nats = await startNatsServer({ secured: { tenants: ["acme", "globex"] } });
+  nc = await connect({ servers: nats.url, ...nats.connectOptions(NATS_USERS.admin) });
+  runner = await startRunnerProcess(workspaces, nats, RUNNER_ID);
+  gateway = await startGatewayProcess({ natsUrl: nats, apiKeysFile, tenantsFile });
   await waitFor(
     async () => (await gateway.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1],
     (live) => live === "1",
@@ -150,6 +159,15 @@ test("a search never returns or loads the other tenant's index", async () => {
   expect(await consumers("acme")).toBeGreaterThan(0);
   expect(await consumers("globex")).toBe(0);
 
+  // NATS itself keeps tenants apart: a tenant's own reader opens its bucket, never another's.
+  const reader = await connect({ servers: nats.url, ...nats.connectOptions(NATS_USERS.ci("acme")) });
+  try {
+    expect((await (await new Kvm(reader).open(symbolIndexBucket("acme"))).status()).values).toBeGreaterThan(0);
+    await expect((async () => (await new Kvm(reader).open(symbolIndexBucket("globex"))).status())()).rejects.toThrow();
+  } finally {
+    await reader.close();
+  }
+
   // globex's own search finds its symbols, and only its own.
   const own = await call(globex, "search_symbols", { query: "Widget" });
   expect((own.structuredContent.symbols as Found[]).map((s) => `${s.workspace}:${s.name}`)).toEqual([
@@ -177,14 +195,14 @@ test("with its runner killed, a workspace's symbols are still found; restarted, 
 
   // Written while no runner watches: the restarted runner finds it from the stored index's files.
   write("acme", "web", "src/late.ts", "export class AddedWhileAway {}\n");
-  runner = await startRunnerProcess(workspaces, nats.url, RUNNER_ID);
+  runner = await startRunnerProcess(workspaces, nats, RUNNER_ID);
   const caughtUp = await waitFor(
     () => call(acme, "search_symbols", { query: "AddedWhileAway" }),
     (result) => result.structuredContent?.symbols?.[0]?.name === "AddedWhileAway",
     "the file written while the runner was away to be indexed",
     60_000,
   );
-  expect(caughtUp.structuredContent.symbols[0].location.file).toBe("src/late.ts");
+  expect(caughtUp.structuredContent.symbols[0]!.location.file).toBe("src/late.ts");
   const after = await waitFor(
     () => storedMeta("acme", "web"),
     (meta) => meta?.state === "ready",

@@ -26,6 +26,8 @@ export interface SymbolIndexLimits {
 export interface SymbolIndexerOptions extends SymbolIndexLimits {
   bus: RunnerEventBus;
   runnerId: string;
+  /** Tenants this runner admits (a dedicated pool); undefined = any. */
+  tenants?: readonly string[];
   locator: WorkspaceLocator;
   languages: LanguageRegistry;
   activity: AgentActivity;
@@ -84,7 +86,7 @@ export class SymbolIndexer {
 
   /** Takes up again the workspaces whose stored index names this runner (after a restart). */
   async catchUpOwned(): Promise<number> {
-    const owned = await this.options.bus.symbolIndex.ownedBy(this.options.runnerId);
+    const owned = await this.options.bus.symbolIndex.ownedBy(this.options.runnerId, this.options.tenants);
     await Promise.all(owned.map((ref) => this.ensure(ref)));
     return owned.length;
   }
