@@ -13,7 +13,9 @@
 //     warm typescript-language-server, the live path search_symbols used before the index.
 // Prints a table and writes bench/results/symbolSearch-<date>.json.
 // Usage: node --expose-gc bench/symbolSearch.mjs [--workspaces 1000] [--hono DIR] [--searches 200]
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -31,7 +33,6 @@ import {
 import { createClient } from "@lspmesh/grpc";
 import { NatsEventBus, startRunner } from "@lspmesh/lsp-runner";
 import { Runner } from "@lspmesh/proto";
-import { startNatsServer } from "@lspmesh/test-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Kvm } from "@nats-io/kv";
@@ -153,7 +154,32 @@ if (values.hono) {
 }
 const all = values.hono ? ["hono", ...names] : names;
 
-const nats = await startNatsServer();
+/** A nats-server with JetStream on a free loopback port, its store in the run's folder. */
+async function startNats() {
+  const probe = createServer().listen(0, "127.0.0.1");
+  await new Promise((resolve) => probe.once("listening", resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  const binary =
+    ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].find(existsSync) ?? "nats-server";
+  const child = spawn(binary, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", join(root, "nats")], {
+    stdio: "ignore",
+  });
+  const url = `nats://127.0.0.1:${port}`;
+  await until(
+    () =>
+      connect({ servers: url }).then(
+        (nc) => nc.close().then(() => true),
+        () => false,
+      ),
+    Boolean,
+    "nats-server to listen",
+    10_000,
+  );
+  return { url, stop: () => child.kill("SIGTERM") };
+}
+
+const nats = await startNats();
 const nc = await connect({ servers: nats.url });
 const store = new NatsSymbolIndexStore(nc);
 const bus = await NatsEventBus.connect({ servers: nats.url, name: "bench-runner" });
@@ -378,5 +404,5 @@ runnerClient.close();
 await runner.close();
 await bus.close();
 await nc.close();
-await nats[Symbol.asyncDispose]();
+nats.stop();
 rmSync(root, { recursive: true, force: true });
