@@ -4,6 +4,9 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { AgentActivity } from "./agentActivity.js";
 
+/** Longest close() waits for the file being indexed, ms. */
+const CLOSE_WAIT_MS = 1_000;
+
 export interface IndexTurns {
   /** Indexes one file; false when the workspace has nothing left to do. */
   step(): Promise<boolean>;
@@ -36,13 +39,17 @@ export class IndexScheduler {
     });
   }
 
+  /** Stops giving turns; waits for the file being indexed, at most CLOSE_WAIT_MS (a hung server must not hold up shutdown). */
   async close(): Promise<void> {
     this.closed = true;
     this.ready.clear();
-    await this.running;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.running, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   private async run(): Promise<void> {
+    await yieldToEventLoop(); // every workspace woken in this turn of the event loop takes part
     while (this.ready.size > 0 && !this.closed) {
       for (const workspace of [...this.ready]) {
         if (this.closed) return;
