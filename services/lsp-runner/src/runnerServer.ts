@@ -121,6 +121,8 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     watchDebounceMs: options.watchDebounceMs,
     log,
   });
+  // Created after the engine it queries; session events reach it once it exists.
+  let indexer: SymbolIndexer | undefined;
   const sessions = new SessionManager({
     maxFileBytes: options.maxFileBytes,
     policy: options.sessionPolicy,
@@ -132,6 +134,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     onOutgoing: options.onServerMessage,
     onSessionEvent: (origin, event) => {
       events.onSessionEvent(origin, event);
+      if (event.type === "state" && event.state === "ready") indexer?.serverReady(origin, origin.language);
       if (event.type === "diagnostics") return;
       options.onServerState?.({
         tenant: origin.tenant,
@@ -145,7 +148,6 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const locator = options.tenants ? new TenantAllowlistLocator(options.locator, options.tenants) : options.locator;
   const activity = new AgentActivity();
   const indexing = options.symbolIndex?.enabled ?? true;
-  let indexer: SymbolIndexer | undefined;
   const engine: QueryEngine = new QueryEngine({
     locator,
     languages,
@@ -161,6 +163,10 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
       locator,
       languages,
       activity,
+      serverRunning: (ref, language) =>
+        sessions
+          .statusOf(ref.tenant, ref.workspace)
+          .some((status) => status.language === language && (status.state === "ready" || status.state === "indexing")),
       documentSymbols: async (ref, file, signal) =>
         (await engine.navigation.documentSymbols({ ref, file, signal, transient: true })).symbols,
       watchLocally: options.watchWorkspaces ?? true,

@@ -8,9 +8,10 @@ import type { SymbolIndexFileEntry } from "@lspmesh/events";
 import { createClient, type ServiceClient } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
 import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   LanguageRegistry,
+  pythonLanguage,
   type RunnerServer,
   SingleWorkspaceLocator,
   startRunnerServer,
@@ -111,4 +112,53 @@ test("file changes update only the changed files' entries and advance the epoch"
   expect(after.meta!.epoch).toBeGreaterThan(before.epoch);
   rmSync(join(fixture.dir, "src/helper/dev"), { recursive: true });
   await expect.poll(async () => (await stored()).some((entry) => entry.file === "src/helper/dev/index.ts")).toBe(false);
+});
+
+describe("a language without a syntax source", () => {
+  let python: FixtureWorkspace;
+  let pythonRunner: RunnerServer;
+  let pythonClient: ServiceClient<typeof Runner.method>;
+
+  beforeAll(async () => {
+    python = fixtureWorkspace("python-basic");
+    pythonRunner = await startRunnerServer({
+      listen: "127.0.0.1:0",
+      locator: new SingleWorkspaceLocator(python.dir, ws.tenant, ws.workspace),
+      languages: new LanguageRegistry([pythonLanguage()]),
+      symbolIndex: { workspaces: [ws] },
+    });
+    pythonClient = createClient(Runner, pythonRunner.address);
+  });
+
+  afterAll(async () => {
+    pythonClient?.close();
+    await pythonRunner?.close();
+    python?.[Symbol.dispose]();
+  });
+
+  const greeter = async () => {
+    await pythonRunner.symbolIndexer!.settled(ws);
+    return (await pythonRunner.events.symbolIndex.read(ws.tenant, ws.workspace)).files.get("src/greeter.py");
+  };
+
+  test("is indexed as text matches without starting its server, then from documentSymbol once its server runs", async () => {
+    const cold = await greeter();
+    expect(cold?.source).toBe("text");
+    expect(cold?.symbols.map((symbol) => symbol.name)).toContain("PoliteGreeter");
+    expect(cold?.symbols.every((symbol) => symbol.kind === "text")).toBe(true);
+    expect(pythonRunner.sessions.statusOf(ws.tenant, ws.workspace)).toEqual([]);
+
+    // An agent's request starts the server; once it is ready the files are read again from it.
+    const outline = await pythonClient.documentSymbols({ workspace: ws, file: "src/main.py" });
+    expect(outline.symbols.length).toBeGreaterThan(0);
+    await expect.poll(async () => (await greeter())?.source, { timeout: 60_000 }).toBe("lsp-document-symbol");
+    const served = await greeter();
+    expect(served?.symbols).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: "PoliteGreeter", kind: "class", exported: true, line: 4, column: 7 }),
+        expect.objectContaining({ name: "greet", kind: "method", container: "PoliteGreeter", exported: false }),
+        expect.objectContaining({ name: "make_greeting", kind: "function", exported: true }),
+      ]),
+    );
+  }, 120_000);
 });

@@ -2,6 +2,7 @@
 // each file, so that it never delays an agent's call.
 export class AgentActivity {
   private inFlight = 0;
+  private lastEndedAt = 0;
   private waiters: Array<() => void> = [];
 
   /** Marks one request as started; call the returned function once when it ends. */
@@ -12,6 +13,7 @@ export class AgentActivity {
       if (ended) return;
       ended = true;
       this.inFlight--;
+      this.lastEndedAt = Date.now();
       if (this.inFlight === 0) for (const wake of this.waiters.splice(0)) wake();
     };
   }
@@ -21,10 +23,24 @@ export class AgentActivity {
   }
 
   /**
-   * Resolves when no request is in flight, or after maxWaitMs at the latest (a long diagnostics
-   * wait or a hung call must not stop indexing for good).
+   * Resolves when no request is in flight (and none ended in the last idleMs: the agent may be in
+   * the middle of a series), or after maxWaitMs at the latest (a long diagnostics wait or a hung
+   * call must not stop indexing for good).
    */
-  quiet(maxWaitMs: number): Promise<void> {
+  async quiet(maxWaitMs: number, idleMs = 0): Promise<void> {
+    const deadline = Date.now() + maxWaitMs;
+    while (Date.now() < deadline) {
+      if (this.inFlight > 0) {
+        await this.noneInFlight(deadline - Date.now());
+        continue;
+      }
+      const wait = idleMs - (Date.now() - this.lastEndedAt);
+      if (wait <= 0) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, deadline - Date.now())));
+    }
+  }
+
+  private noneInFlight(maxWaitMs: number): Promise<void> {
     if (this.inFlight === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {

@@ -1,6 +1,6 @@
 // Indexes one file: picks its source (the TypeScript syntax for TypeScript/JavaScript, the language
-// server's documentSymbol for other languages whose server is installed, text matches for
-// languages with none), reads it without following symlinks, and skips what is too large or binary.
+// server's documentSymbol for other languages while their server runs for the workspace, text
+// matches otherwise), reads it without following symlinks, and skips what is too large or binary.
 import { lstat, readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import type { SymbolIndexFileEntry, SymbolIndexSource } from "@lspmesh/events";
@@ -25,13 +25,18 @@ export type DocumentSymbolsOf = (file: string, signal: AbortSignal) => Promise<D
 export interface FileIndexerOptions {
   root: string;
   languages: LanguageRegistry;
-  /** Ids of the languages whose server is installed here. */
-  installed: ReadonlySet<string>;
+  /**
+   * Whether the workspace's server for a language is running now: indexing never starts one, so
+   * until it runs that language's files are indexed as text matches (and again once it is ready).
+   */
+  serverRunning: (language: string) => boolean;
   /** Files larger than this are skipped and counted (bytes; the runner's document limit). */
   maxFileBytes: number;
   /** Declarations kept per file, at most; the rest are counted as omitted. */
   maxSymbolsPerFile: number;
   documentSymbols: DocumentSymbolsOf;
+  /** Waits until asking a server does not compete with an agent (its session is theirs). */
+  serverQuiet: () => Promise<void>;
   typescript: TypescriptSyntaxSource;
   /** Longest a server may take for one file's symbols, ms. */
   serverTimeoutMs: number;
@@ -46,7 +51,7 @@ export class FileIndexer {
     if (!match) return undefined;
     const language = match.language.id;
     if (TYPESCRIPT_SYNTAX_EXTENSIONS.has(extname(file).toLowerCase())) return { language, source: "typescript-syntax" };
-    if (this.options.installed.has(language)) return { language, source: "lsp-document-symbol" };
+    if (this.options.serverRunning(language)) return { language, source: "lsp-document-symbol" };
     return { language, source: "text" };
   }
 
@@ -69,6 +74,7 @@ export class FileIndexer {
       if (chosen.source === "typescript-syntax") {
         symbols = this.options.typescript.symbols(file, text, lines);
       } else if (chosen.source === "lsp-document-symbol") {
+        await this.options.serverQuiet();
         const found = await this.options.documentSymbols(file, AbortSignal.timeout(this.options.serverTimeoutMs));
         symbols = serverSymbols(chosen.language, found, lines);
       } else {

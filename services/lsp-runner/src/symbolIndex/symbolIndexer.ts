@@ -33,6 +33,8 @@ export interface SymbolIndexerOptions extends SymbolIndexLimits {
   activity: AgentActivity;
   /** A language server's documentSymbol for one file (the engine's query). */
   documentSymbols: (ref: WorkspaceRef, file: string, signal: AbortSignal) => Promise<DocumentSymbol[]>;
+  /** Whether the workspace's server for a language runs now (indexing never starts one). */
+  serverRunning: (ref: WorkspaceRef, language: string) => boolean;
   /** Watch indexed workspaces with inotify (default true). */
   watchLocally?: boolean;
   /** Quiet time before locally seen changes are indexed, ms (default 100). */
@@ -42,6 +44,13 @@ export interface SymbolIndexerOptions extends SymbolIndexLimits {
 
 /** Longest a file waits for agents' requests to end before it is indexed anyway, ms. */
 const QUIET_WAIT_MS = 2_000;
+/**
+ * Before asking a server (the session agents use), no agent request may have ended for this long,
+ * ms, waiting at most SERVER_QUIET_WAIT_MS: an agent's series of calls is not interleaved with
+ * indexing's opening and closing of documents.
+ */
+const SERVER_IDLE_MS = 1_000;
+const SERVER_QUIET_WAIT_MS = 30_000;
 /** Longest a language server may take for one file's documentSymbol, ms. */
 const SERVER_TIMEOUT_MS = 30_000;
 
@@ -55,7 +64,6 @@ export class SymbolIndexer {
   private readonly workspaces = new Map<string, Promise<Followed | undefined>>();
   private readonly scheduler: IndexScheduler;
   private readonly typescript = new TypescriptSyntaxSource();
-  private readonly installed: ReadonlySet<string>;
   private readonly extensions: ReadonlySet<string>;
   private readonly log: (entry: Record<string, unknown>) => void;
   private closed = false;
@@ -65,7 +73,6 @@ export class SymbolIndexer {
     this.scheduler = new IndexScheduler(options.activity, QUIET_WAIT_MS, (error) =>
       this.log({ level: "warn", msg: "symbol indexing failed", error: String(error) }),
     );
-    this.installed = new Set(options.languages.installed().map((language) => language.id));
     this.extensions = new Set(options.languages.extensions());
   }
 
@@ -89,6 +96,13 @@ export class SymbolIndexer {
     const owned = await this.options.bus.symbolIndex.ownedBy(this.options.runnerId, this.options.tenants);
     await Promise.all(owned.map((ref) => this.ensure(ref)));
     return owned.length;
+  }
+
+  /** A workspace's server for a language became ready: its files indexed as text are read again from it. */
+  serverReady(ref: WorkspaceRef, language: string): void {
+    void this.workspaces
+      .get(`${ref.tenant}/${ref.workspace}`)
+      ?.then((followed) => followed?.index.reindexText(language));
   }
 
   /** Resolves once the workspace's index reflects every change seen so far (tests, benchmarks). */
@@ -121,10 +135,11 @@ export class SymbolIndexer {
     const files = new FileIndexer({
       root: paths.root,
       languages: this.options.languages,
-      installed: this.installed,
+      serverRunning: (language) => this.options.serverRunning(ref, language),
       maxFileBytes: this.options.maxFileBytes ?? 4 * 1024 * 1024,
       maxSymbolsPerFile: this.options.maxSymbolsPerFile ?? 5_000,
       documentSymbols: (file, signal) => this.options.documentSymbols(ref, file, signal),
+      serverQuiet: () => this.options.activity.quiet(SERVER_QUIET_WAIT_MS, SERVER_IDLE_MS),
       typescript: this.typescript,
       serverTimeoutMs: SERVER_TIMEOUT_MS,
     });

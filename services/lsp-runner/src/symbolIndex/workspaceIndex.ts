@@ -28,6 +28,7 @@ export interface WorkspaceIndexOptions {
 export type ChangeKind = "created" | "changed" | "deleted";
 
 interface KnownFile {
+  language: string;
   mtimeMs: number;
   size: number;
   symbols: number;
@@ -76,6 +77,7 @@ export class WorkspaceIndex {
     this.epoch = stored.meta?.epoch ?? 0;
     for (const [file, entry] of stored.files) {
       this.known.set(file, {
+        language: entry.language,
         mtimeMs: entry.mtimeMs,
         size: entry.size,
         symbols: entry.symbols.length,
@@ -133,6 +135,15 @@ export class WorkspaceIndex {
     if (this.hasWork) this.options.wake();
   }
 
+  /** Reads again the files of a language indexed as text (its server is running now). */
+  reindexText(language: string): void {
+    if (this.closed) return;
+    for (const [file, known] of this.known) {
+      if (known.source === "text" && known.language === language) this.changed.add(file);
+    }
+    if (this.hasWork) this.options.wake();
+  }
+
   get hasWork(): boolean {
     return !this.closed && (this.changed.size > 0 || this.building.size > 0);
   }
@@ -153,6 +164,7 @@ export class WorkspaceIndex {
         this.skipped.delete(file);
         const { entry } = outcome;
         this.known.set(file, {
+          language: entry.language,
           mtimeMs: entry.mtimeMs,
           size: entry.size,
           symbols: entry.symbols.length,
