@@ -96,7 +96,11 @@ export class NatsSymbolIndexStore implements SymbolIndexStore {
     return owned;
   }
 
-  async follow(tenant: string, onUpdate: (update: SymbolIndexUpdate) => void): Promise<IndexFollower | undefined> {
+  async follow(
+    tenant: string,
+    onUpdate: (update: SymbolIndexUpdate) => void,
+    onEnd?: () => void,
+  ): Promise<IndexFollower | undefined> {
     const kv = await this.existing(tenant);
     if (!kv) return undefined;
     const empty = (await kv.status()).values === 0;
@@ -106,6 +110,7 @@ export class NatsSymbolIndexStore implements SymbolIndexStore {
       replayed = resolve;
     });
     if (empty) replayed();
+    let stopped = false;
     void (async () => {
       try {
         for await (const entry of watch) {
@@ -119,12 +124,20 @@ export class NatsSymbolIndexStore implements SymbolIndexStore {
           }
           if ((entry.delta ?? 0) === 0) replayed();
         }
+      } catch {
+        // The watch failed (connection trouble): the reader is told below and follows again.
       } finally {
         replayed();
+        if (!stopped) onEnd?.();
       }
     })();
     await done;
-    return { close: () => watch.stop() };
+    return {
+      close: () => {
+        stopped = true;
+        watch.stop();
+      },
+    };
   }
 
   /** The tenant's bucket when it exists (readers never create one). */

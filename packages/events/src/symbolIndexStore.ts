@@ -34,7 +34,12 @@ export interface SymbolIndexReader {
    * Replays every stored entry of the tenant to onUpdate, resolves once the replay is done, and
    * keeps delivering changes until closed. Undefined when the tenant has no index yet (call again later).
    */
-  follow(tenant: string, onUpdate: (update: SymbolIndexUpdate) => void): Promise<IndexFollower | undefined>;
+  follow(
+    tenant: string,
+    onUpdate: (update: SymbolIndexUpdate) => void,
+    /** Told when following stopped by itself (a lost watch): the reader should follow again. */
+    onEnd?: () => void,
+  ): Promise<IndexFollower | undefined>;
 }
 
 export type SymbolIndexStore = SymbolIndexWriter & SymbolIndexReader;

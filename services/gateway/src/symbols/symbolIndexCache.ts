@@ -49,7 +49,12 @@ export class SymbolIndexCache {
     if (this.closed) return undefined;
     const index = new TenantIndex(tenant);
     // Unreachable store: searched live this time, asked again after MISSING_RETRY_MS.
-    const follower = await this.reader.follow(tenant, (update) => index.apply(update)).catch(() => undefined);
+    // A watch lost for good (connection trouble): the next search loads the tenant again.
+    const lost = () =>
+      void this.tenants.get(tenant)?.then((current) => {
+        if (current === index) this.tenants.delete(tenant);
+      });
+    const follower = await this.reader.follow(tenant, (update) => index.apply(update), lost).catch(() => undefined);
     if (!follower) return undefined;
     if (this.closed) follower.close();
     else this.followers.push(follower);
