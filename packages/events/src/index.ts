@@ -3,5 +3,8 @@ export * from "./fileEvents.js";
 export * from "./natsAuth.js";
 export * from "./natsAuthorization.js";
 export * from "./natsConnection.js";
+export * from "./natsSymbolIndexStore.js";
 export * from "./payloads.js";
 export * from "./subjects.js";
+export * from "./symbolIndex.js";
+export * from "./symbolIndexStore.js";

@@ -3,11 +3,13 @@
 // `lspmesh nats-auth`), the Helm chart's values and the test clusters, so what is tested is what
 // is deployed. Everything not listed is denied: a client without credentials cannot connect.
 //
-// - `gateway`: reads the runner registry (KV `lspmesh-runners`), never writes it.
+// - `gateway`: reads the runner registry (KV `lspmesh-runners`), never writes it, and reads the
+//   symbol indexes (KV `lspmesh-symbols-<tenant>`) of every tenant listed.
 // - `<runner id>`: writes only its own registry key (and reads none), publishes diagnostics (stream LSPMESH_DIAG)
-//   and status for the tenants it serves, receives their file-change events and answers them.
-// - `ci-<tenant>` (CI bots, `lspmesh diagnostics --watch`): reads only `lspmesh.diag.<tenant>.>`
-//   and `lspmesh.status.<tenant>.*`.
+//   and status for the tenants it serves, receives their file-change events and answers them,
+//   and creates, writes and reads the symbol index buckets of the tenants it serves.
+// - `ci-<tenant>` (CI bots, `lspmesh diagnostics --watch`): reads only `lspmesh.diag.<tenant>.>`,
+//   `lspmesh.status.<tenant>.*` and its tenant's symbol index bucket.
 // - `writer-<tenant>` (agent sandboxes, sync services): announces file changes on
 //   `lspmesh.fs.<tenant>.*` and reads the runners' answers.
 // - `admin` (optional): everything; for operators' tooling, never given to a service.
@@ -21,6 +23,7 @@ import {
   RUNNER_REGISTRY_BUCKET,
   statusWildcard,
 } from "./subjects.js";
+import { symbolIndexBucket, symbolIndexStream } from "./symbolIndex.js";
 
 export interface NatsAuthorizationSpec {
   /** Runner ids (LSPMESH_RUNNER_ID), each with the tenants it serves (absent = every tenant). */
@@ -80,11 +83,39 @@ function registryOpener(): string[] {
   return ["$JS.API.INFO", `$JS.API.STREAM.INFO.${REGISTRY_STREAM}`, `$JS.API.STREAM.CREATE.${REGISTRY_STREAM}`];
 }
 
+/**
+ * JetStream API subjects to read one tenant's symbol index bucket: open it (stream info) and
+ * watch or list its keys (ordered consumers), read single keys. One bucket per tenant: NATS
+ * subjects have no partial-token wildcards, so each tenant's bucket is named.
+ */
+function symbolIndexReader(tenant: string): string[] {
+  const stream = symbolIndexStream(tenant);
+  return [
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.CONSUMER.CREATE.${stream}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.>`,
+    `$JS.API.CONSUMER.INFO.${stream}.*`,
+    `$JS.API.CONSUMER.DELETE.${stream}.*`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
+    `$JS.API.DIRECT.GET.${stream}.>`,
+    `$JS.API.STREAM.MSG.GET.${stream}`,
+  ];
+}
+
+/** What the runner serving a tenant adds: create the bucket and write (put, purge) its keys. */
+function symbolIndexWriter(tenant: string): string[] {
+  return [
+    ...symbolIndexReader(tenant),
+    `$JS.API.STREAM.CREATE.${symbolIndexStream(tenant)}`,
+    `$KV.${symbolIndexBucket(tenant)}.>`,
+  ];
+}
+
 export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password">): NatsUserPermissions[] {
   const users: NatsUserPermissions[] = [
     {
       user: NATS_USERS.gateway,
-      publish: registryReader(),
+      publish: [...registryReader(), ...spec.tenants.flatMap(symbolIndexReader)],
       subscribe: [`${inboxPrefixOf(NATS_USERS.gateway)}.>`],
     },
   ];
@@ -103,6 +134,11 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
         `$JS.API.STREAM.PURGE.${DIAGNOSTICS_STREAM}`,
         ...tenants.map((tenant) => diagnosticsWildcard(tenant)),
         ...tenants.map((tenant) => statusWildcard(tenant)),
+        // Symbol indexes of the tenants it serves (a shared pool: every tenant listed). After a
+        // restart a shared pool's runner lists the buckets to take up the workspaces its stored
+        // indexes name; a dedicated one opens its tenants' buckets by name.
+        ...(runner.tenants?.length ? [] : ["$JS.API.STREAM.LIST"]),
+        ...(runner.tenants?.length ? runner.tenants : spec.tenants).flatMap(symbolIndexWriter),
       ],
       subscribe: [`${inboxPrefixOf(user)}.>`, ...tenants.map((tenant) => fileEventsWildcard(tenant))],
       responses: true,
@@ -122,6 +158,7 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
         `$JS.API.CONSUMER.DELETE.${DIAGNOSTICS_STREAM}.*`,
         `$JS.API.CONSUMER.MSG.NEXT.${DIAGNOSTICS_STREAM}.*`,
         `$JS.API.DIRECT.GET.${DIAGNOSTICS_STREAM}.${diagnostics}`,
+        ...symbolIndexReader(tenant),
       ],
       subscribe: [`${inboxPrefixOf(user)}.>`, statusWildcard(tenant), diagnostics],
     });

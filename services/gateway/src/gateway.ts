@@ -1,5 +1,6 @@
 // Starts the gateway: MCP over HTTP in front of the runners a RunnerRouter picks.
 import type { AddressInfo } from "node:net";
+import type { SymbolIndexReader } from "@lspmesh/events";
 import { DEFAULT_CALL_TIMEOUT_MS } from "@lspmesh/proto";
 import { type Logger, serveMetrics, silentLogger } from "@lspmesh/service-kit";
 import { createMcpHandler } from "@modelcontextprotocol/server";
@@ -13,6 +14,7 @@ import { createGatewayMcpServer, GATEWAY_TOOLS } from "./mcp/createMcpServer.js"
 import type { ToolDeps } from "./mcp/toolCall.js";
 import { GatewayMetrics } from "./ops/metrics.js";
 import type { RunnerRouter } from "./routing/runnerRouter.js";
+import { SymbolIndexCache } from "./symbols/symbolIndexCache.js";
 import type { WorkspaceResolver } from "./workspaces.js";
 
 export interface GatewayOptions {
@@ -58,6 +60,11 @@ export interface GatewayOptions {
   maxConnections?: number;
   /** Requests without a valid token per second and client address (default 10, bursts alike). */
   unauthenticatedPerSecond?: number;
+  /**
+   * Where runners store symbol indexes (search_symbols answers from them); absent = searches ask
+   * live servers. The gateway stops following it in close(); its owner closes its connection.
+   */
+  symbolIndex?: SymbolIndexReader;
 }
 
 export interface RunningGateway {
@@ -112,6 +119,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     processMetrics: options.processMetrics,
     tenantLabels: options.metricsTenantLabels,
   });
+  const symbolIndex = options.symbolIndex ? new SymbolIndexCache(options.symbolIndex) : undefined;
   const deps: ToolDeps = {
     router: options.router,
     workspaces: options.workspaces,
@@ -122,6 +130,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     metrics,
     progressIntervalMs: options.progressIntervalMs,
     readOnly: options.readOnly,
+    symbolIndex,
   };
   // legacy: 'stateless' (the default) serves 2025-era clients next to 2026-07-28 ones.
   const mcp = createMcpHandler(() => createGatewayMcpServer(deps), {
@@ -181,6 +190,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     await mcp.close();
     server.closeAllConnections();
     await closed;
+    symbolIndex?.close();
     await options.router.close();
   };
   return {

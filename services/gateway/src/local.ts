@@ -2,6 +2,7 @@
 // folder as tenant LOCAL_TENANT, and one local caller who may read and write. No tokens: HTTP binds
 // loopback only; stdio has no network at all.
 
+import type { SymbolIndexReader } from "@lspmesh/events";
 import { GrpcAuth, type GrpcAuthSettings } from "@lspmesh/grpc";
 import { DEFAULT_CALL_TIMEOUT_MS, LOCAL_TENANT } from "@lspmesh/proto";
 import { type Logger, silentLogger } from "@lspmesh/service-kit";
@@ -11,6 +12,7 @@ import type { Principal } from "./auth/principal.js";
 import { type RunningGateway, startGateway } from "./gateway.js";
 import { createGatewayMcpServer } from "./mcp/createMcpServer.js";
 import { StaticRunnerRouter } from "./routing/staticRouter.js";
+import { SymbolIndexCache } from "./symbols/symbolIndexCache.js";
 import { StaticWorkspaceResolver } from "./workspaces.js";
 
 /** The one local caller: the user who started the process (reading only in read-only mode). */
@@ -35,6 +37,8 @@ export interface LocalGatewayOptions {
   logger?: Logger;
   /** No tool that can write files is served (default false). */
   readOnly?: boolean;
+  /** The runner's symbol index store (in memory in single-machine mode); absent = searches ask the server. */
+  symbolIndex?: SymbolIndexReader;
 }
 
 /** MCP over HTTP on a loopback address (the caller checks it is one), without tokens. */
@@ -55,6 +59,7 @@ export function startLocalGateway(
     logger: options.logger,
     readOnly: options.readOnly,
     allowedOrigins: options.allowedOrigins,
+    symbolIndex: options.symbolIndex,
   });
 }
 
@@ -67,6 +72,7 @@ export interface LocalStdioGateway {
 export function serveLocalStdio(options: LocalGatewayOptions): LocalStdioGateway {
   const logger = options.logger ?? silentLogger;
   const router = localRouter(options);
+  const symbolIndex = options.symbolIndex ? new SymbolIndexCache(options.symbolIndex) : undefined;
   const deps = {
     router,
     workspaces: new StaticWorkspaceResolver({ tenant: LOCAL_TENANT, workspace: options.workspace }),
@@ -74,6 +80,7 @@ export function serveLocalStdio(options: LocalGatewayOptions): LocalStdioGateway
     callTimeoutMs: DEFAULT_CALL_TIMEOUT_MS,
     defaultPrincipal: localPrincipal(options.readOnly),
     readOnly: options.readOnly,
+    symbolIndex,
   };
   const handle = serveStdio(() => createGatewayMcpServer(deps), {
     onerror: (error) => logger.warn("stdio error", { error: error.message }),
@@ -83,6 +90,7 @@ export function serveLocalStdio(options: LocalGatewayOptions): LocalStdioGateway
     close() {
       closing ??= (async () => {
         await handle.close().catch(() => {});
+        symbolIndex?.close();
         await router.close();
       })();
       return closing;

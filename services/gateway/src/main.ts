@@ -1,6 +1,7 @@
 // Composition root for running the gateway on its own: the only place that reads the
 // environment and the command line.
 import { pathToFileURL } from "node:url";
+import { NATS_CONNECTION_OPTIONS, NatsSymbolIndexStore, natsConnectOptions } from "@lspmesh/events";
 import { GrpcAuth } from "@lspmesh/grpc";
 import {
   closeOnSignals,
@@ -11,6 +12,7 @@ import {
   SecretFile,
   SettingsError,
 } from "@lspmesh/service-kit";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { ApiKeyStore } from "./auth/apiKeys.js";
 import { type Authenticator, BearerAuthenticator, NoTokenAuthenticator } from "./auth/authenticator.js";
 import { JwtVerifier } from "./auth/jwtVerifier.js";
@@ -121,6 +123,19 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
   }
   const stopWatching = setup.watch?.(logger) ?? (() => {});
   const router = await runnerRouter(config, logger);
+  // Symbol indexes are read from the same NATS the registry is in (docs/architecture.md).
+  let indexConnection: NatsConnection | undefined;
+  if (config.runners.kind === "nats") {
+    indexConnection = await connect({
+      servers: config.runners.url,
+      name: "lspmesh-gateway-symbols",
+      ...natsConnectOptions(config.runners.auth),
+      ...NATS_CONNECTION_OPTIONS,
+    }).catch((error: unknown) => {
+      logger.warn("symbol indexes not readable; search_symbols asks live servers", { error: errorMessage(error) });
+      return undefined;
+    });
+  }
   const gateway = await startGateway({
     host: config.host,
     port: config.port,
@@ -142,8 +157,10 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     metricsTenantLabels: config.metricsTenantLabels,
     maxConnections: config.maxConnections,
     unauthenticatedPerSecond: config.unauthenticatedPerSecond,
+    symbolIndex: indexConnection ? new NatsSymbolIndexStore(indexConnection) : undefined,
   }).catch(async (error: unknown) => {
     await router.close();
+    await indexConnection?.close();
     throw error;
   });
   logger.info("gateway listening", {
@@ -157,6 +174,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     async () => {
       stopWatching();
       await gateway.close();
+      await indexConnection?.close();
     },
     { log: (message, fields) => logger.info(message, fields) },
   );

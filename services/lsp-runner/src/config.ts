@@ -65,6 +65,14 @@ export interface RunnerConfig {
   /** Fair shares: language servers, processes and memory (bytes) one tenant may hold on this runner. */
   tenantLimits?: { sessions?: number; processes?: number; memoryBytes?: number };
   logLevel: LogLevel;
+  /** The symbol index (docs/architecture.md): on unless switched off; limits unset = defaults. */
+  symbolIndex: {
+    enabled: boolean;
+    maxFiles?: number;
+    maxSymbolsPerFile?: number;
+    /** Bytes one tenant's bucket may hold in JetStream. */
+    maxBytesPerTenant?: number;
+  };
 }
 
 export type SandboxSetting = "auto" | "bwrap" | "none";
@@ -92,6 +100,8 @@ Environment only:
   LSPMESH_SANDBOX (auto: bubblewrap where it works; bwrap: required; none)
   LSPMESH_TENANT_MAX_SESSIONS (12)  LSPMESH_TENANT_MAX_PROCESSES (96)  LSPMESH_TENANT_MEMORY_MB (none); 0 = no limit
   LSPMESH_IDLE_TIMEOUT_S (1800; 0 = never)  LSPMESH_WARMUP (tenant/workspace/language,…)  LSPMESH_LOG_LEVEL (info)
+  LSPMESH_SYMBOL_INDEX (1; 0 = off)  LSPMESH_INDEX_MAX_FILES (50000)  LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE (5000)
+  LSPMESH_INDEX_MAX_BYTES (268435456 per tenant; -1 = no limit)
 See docs/operations.md.`;
 
 /** Throws a SettingsError whose message names the setting and the fix. */
@@ -190,5 +200,17 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     sandbox,
     tenantLimits,
     logLevel,
+    symbolIndex: {
+      enabled: setting(undefined, env, "LSPMESH_SYMBOL_INDEX") !== "0",
+      maxFiles: integerSetting(env.LSPMESH_INDEX_MAX_FILES, "LSPMESH_INDEX_MAX_FILES", undefined, 1, 10_000_000),
+      maxSymbolsPerFile: integerSetting(
+        env.LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE,
+        "LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE",
+        undefined,
+        1,
+        1_000_000,
+      ),
+      maxBytesPerTenant: integerSetting(env.LSPMESH_INDEX_MAX_BYTES, "LSPMESH_INDEX_MAX_BYTES", undefined, -1, 2 ** 50),
+    },
   };
 }

@@ -4,6 +4,8 @@ export { DEFAULT_DRAIN_MS, RUNNER_USAGE, type RunnerConfig, runnerConfig, type W
 export { type EmbeddedEngine, type EmbeddedEngineOptions, openEmbeddedEngine } from "./embeddedEngine.js";
 export type { Diagnostic, DiagnosticsAnswer, FileDiagnostics } from "./engine/answers.js";
 export { RunnerError, type RunnerErrorCode } from "./errors.js";
+export type { RunnerEventBus } from "./events/eventBus.js";
+export { NatsEventBus, type NatsEventBusOptions } from "./events/natsEventBus.js";
 export { LanguageConfigError } from "./lsp/languages/languageConfig.js";
 export { type LanguageServerSummary, languageServers } from "./lsp/languages/languageServers.js";
 export type { LifecycleEvent } from "./lsp/pool/sessionManager.js";

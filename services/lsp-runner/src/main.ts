@@ -38,6 +38,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
       name: config.runnerId,
       auth: config.natsAuth,
       log,
+      symbolIndex: { maxBytesPerTenant: config.symbolIndex.maxBytesPerTenant },
     }).catch((error) =>
       fail("cannot reach NATS at LSPMESH_NATS_URL; check the URL and that JetStream is enabled", 1, {
         error: errorMessage(error),

@@ -2,10 +2,12 @@
 // registry) and the gRPC server with the standard health service.
 import { hostname } from "node:os";
 import * as grpc from "@grpc/grpc-js";
+import type { SymbolIndexStore } from "@lspmesh/events";
 import { addService, GrpcAuth } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
 import { splitHostPort } from "@lspmesh/service-kit";
 import { HealthImplementation } from "grpc-health-check";
+import type { WorkspaceRef } from "./engine/answers.js";
 import { QueryEngine } from "./engine/queryEngine.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { InProcessEventBus } from "./events/inProcessEventBus.js";
@@ -13,12 +15,15 @@ import { RunnerEvents } from "./events/runnerEvents.js";
 import { DEFAULT_HEARTBEAT_MS, RunnerRegistration } from "./events/runnerRegistration.js";
 import { requestIdOf, withCallLog } from "./grpc/callLog.js";
 import { runnerService } from "./grpc/runnerService.js";
+import { withAgentActivity } from "./grpc/trackedCalls.js";
 import { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
 import { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/pool/sessionManager.js";
 import type { SessionPolicyOverrides } from "./lsp/pool/sessionPolicy.js";
 import type { ServerStateName } from "./lsp/session/sessionState.js";
 import { runnerMetricsRegistry, serveRunnerMetrics } from "./ops/runnerMetrics.js";
 import { type WarmUpEntry, warmUpSessions } from "./sessionWarmUp.js";
+import { AgentActivity } from "./symbolIndex/agentActivity.js";
+import { SymbolIndexer, type SymbolIndexLimits } from "./symbolIndex/symbolIndexer.js";
 import { TenantAllowlistLocator } from "./workspace/tenantAllowlist.js";
 import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
 
@@ -72,6 +77,11 @@ export interface RunnerServerOptions {
   watchDebounceMs?: number;
   /** host:port for Prometheus GET /metrics (port 0: a free one); unset = no metrics server. */
   metricsListen?: string;
+  /**
+   * The symbol index (docs/architecture.md): on by default, stored through the event bus. Workspaces
+   * named here are indexed from the start; others once a request names them.
+   */
+  symbolIndex?: SymbolIndexLimits & { enabled?: boolean; workspaces?: readonly WorkspaceRef[] };
 }
 
 export interface RunnerServer {
@@ -84,6 +94,10 @@ export interface RunnerServer {
   /** Settles once every warm-up entry was started or given up on. */
   readonly warmedUp: Promise<void>;
   readonly events: RunnerEventBus;
+  /** The symbol indexer (undefined when switched off). */
+  readonly symbolIndexer: SymbolIndexer | undefined;
+  /** Where the indexes are stored (the event bus's store): an in-process gateway reads them here. */
+  readonly symbolIndex: SymbolIndexStore;
   /**
    * Drains: health NOT_SERVING and registry entry removed, in-flight calls finished (up to
    * graceMs), workspaces unwatched, every language server stopped. Idempotent.
@@ -107,6 +121,8 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     watchDebounceMs: options.watchDebounceMs,
     log,
   });
+  // Created after the engine it queries; session events reach it once it exists.
+  let indexer: SymbolIndexer | undefined;
   const sessions = new SessionManager({
     maxFileBytes: options.maxFileBytes,
     policy: options.sessionPolicy,
@@ -118,6 +134,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     onOutgoing: options.onServerMessage,
     onSessionEvent: (origin, event) => {
       events.onSessionEvent(origin, event);
+      if (event.type === "state" && event.state === "ready") indexer?.serverReady(origin, origin.language);
       if (event.type === "diagnostics") return;
       options.onServerState?.({
         tenant: origin.tenant,
@@ -129,7 +146,37 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     },
   });
   const locator = options.tenants ? new TenantAllowlistLocator(options.locator, options.tenants) : options.locator;
-  const engine = new QueryEngine({ locator, languages, sessions, changes: events });
+  const activity = new AgentActivity();
+  const indexing = options.symbolIndex?.enabled ?? true;
+  const engine: QueryEngine = new QueryEngine({
+    locator,
+    languages,
+    sessions,
+    changes: events,
+    onWorkspaceUsed: (ref) => void indexer?.ensure(ref),
+  });
+  if (indexing) {
+    indexer = new SymbolIndexer({
+      bus,
+      runnerId: id,
+      tenants: options.tenants,
+      locator,
+      languages,
+      activity,
+      serverRunning: (ref, language) =>
+        sessions
+          .statusOf(ref.tenant, ref.workspace)
+          .some((status) => status.language === language && (status.state === "ready" || status.state === "indexing")),
+      documentSymbols: async (ref, file, signal) =>
+        (await engine.navigation.documentSymbols({ ref, file, signal, transient: true })).symbols,
+      watchLocally: options.watchWorkspaces ?? true,
+      debounceMs: options.watchDebounceMs,
+      maxFiles: options.symbolIndex?.maxFiles,
+      maxSymbolsPerFile: options.symbolIndex?.maxSymbolsPerFile,
+      maxFileBytes: options.symbolIndex?.maxFileBytes ?? options.maxFileBytes,
+      log,
+    });
+  }
   const grpcAuth = options.grpcAuth ?? GrpcAuth.none();
   const server = new grpc.Server({ "grpc.max_receive_message_length": 16 * 1024 * 1024 });
   const health = new HealthImplementation({ "": "SERVING", "lspmesh.v1.Runner": "SERVING" });
@@ -142,7 +189,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   addService(
     server,
     Runner,
-    withCallLog(runnerService(engine, { runnerId: id, languages: served }), log),
+    withCallLog(withAgentActivity(runnerService(engine, { runnerId: id, languages: served }), activity), log),
     (method, error, context) =>
       log({
         level: "error",
@@ -181,6 +228,11 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const metrics = options.metricsListen
     ? await serveRunnerMetrics(options.metricsListen, runnerMetricsRegistry(bus, sessions))
     : undefined;
+  for (const ref of options.symbolIndex?.workspaces ?? []) void indexer?.ensure(ref);
+  void indexer
+    ?.catchUpOwned()
+    .then((count) => count > 0 && log({ level: "info", msg: "symbol indexes taken up again", count }))
+    .catch((error) => log({ level: "warn", msg: "stored symbol indexes not listed", error: String(error) }));
   const warmedUp = warmUpSessions(options.warmUp ?? [], { locator, languages, sessions, log });
   let closing: Promise<void> | undefined;
   return {
@@ -189,6 +241,8 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     metricsAddress: metrics?.address,
     sessions,
     events: bus,
+    symbolIndexer: indexer,
+    symbolIndex: bus.symbolIndex,
     warmedUp,
     close(graceMs = DEFAULT_GRACE_MS) {
       closing ??= (async () => {
@@ -206,6 +260,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
             resolve();
           });
         });
+        await indexer?.close();
         await events.close();
         await sessions.close();
         if (ownsBus) await bus.close();

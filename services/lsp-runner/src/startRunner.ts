@@ -27,7 +27,10 @@ export interface RunnerHooks {
 export type RunnerSettings = Partial<Omit<RunnerConfig, "listen" | "workspaces">> &
   Pick<RunnerConfig, "listen" | "workspaces">;
 
-export type RunningRunner = Pick<RunnerServer, "address" | "id" | "metricsAddress" | "warmedUp" | "close">;
+export type RunningRunner = Pick<
+  RunnerServer,
+  "address" | "id" | "metricsAddress" | "warmedUp" | "close" | "symbolIndex"
+>;
 
 /**
  * Throws LanguageConfigError for a bad languages file (callers report it as a usage error), and
@@ -79,6 +82,11 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     heartbeatMs: settings.heartbeatMs,
     watchWorkspaces: settings.watchWorkspaces,
     metricsListen: settings.metricsListen,
+    symbolIndex: {
+      ...settings.symbolIndex,
+      // One folder served: its index is built from the start (a volume's, once a request names them).
+      workspaces: "root" in workspaces ? [] : [{ tenant: workspaces.tenant, workspace: workspaces.workspace }],
+    },
     log: hooks.log,
     onServerState: hooks.onServerState,
     onLifecycleEvent: hooks.onLifecycleEvent,

@@ -98,7 +98,14 @@ async function runEmbedded(
   }).catch((error: unknown) => {
     throw error instanceof LanguageConfigError ? new ConfigFileError(error.message) : error;
   });
-  const stdio = serveLocalStdio({ runnerAddress: runner.address, runnerAuth, workspace, logger, readOnly });
+  const stdio = serveLocalStdio({
+    runnerAddress: runner.address,
+    runnerAuth,
+    workspace,
+    logger,
+    readOnly,
+    symbolIndex: runner.symbolIndex,
+  });
   stopWhenDone(async () => {
     await stdio.close();
     await runner.close();

@@ -100,6 +100,7 @@ export async function runServeCommand(args: string[]): Promise<void> {
     logger,
     readOnly,
     allowedOrigins,
+    symbolIndex: runner.symbolIndex,
   }).catch(async (error: NodeJS.ErrnoException) => {
     await runner.close();
     if (error.code === "EADDRINUSE")

@@ -10,6 +10,8 @@ import { GatewayError } from "../errors.js";
 import type { TenantLimiter } from "../limits/tenantLimiter.js";
 import type { GatewayMetrics } from "../ops/metrics.js";
 import type { RunnerClient, RunnerRouter } from "../routing/runnerRouter.js";
+import type { SymbolIndexCache } from "../symbols/symbolIndexCache.js";
+import type { TenantIndex } from "../symbols/tenantIndex.js";
 import type { Caller, WorkspaceResolver, WorkspaceTarget } from "../workspaces.js";
 import { pollRunnerProgress } from "./progress.js";
 import { internalError, isUnreachable, toGatewayError } from "./toolErrors.js";
@@ -33,6 +35,8 @@ export interface ToolDeps {
   readonly progressIntervalMs?: number | undefined;
   /** Serve no tool that can write files (absent from tools/list, so never callable). */
   readonly readOnly?: boolean | undefined;
+  /** The symbol indexes stored by the runners (search_symbols); absent = searches ask live servers. */
+  readonly symbolIndex?: SymbolIndexCache | undefined;
 }
 
 export interface SendOptions {
@@ -63,6 +67,11 @@ export interface ToolCall {
   workspace(requested: string | undefined): Promise<WorkspaceTarget>;
   /** Every workspace this caller may see. */
   visibleWorkspaces(): Promise<WorkspaceTarget[]>;
+  /**
+   * The symbol indexes of the caller's own tenant (no call can reach another tenant's); undefined
+   * when the gateway has no index store or the tenant has nothing stored yet.
+   */
+  symbolIndex(): Promise<TenantIndex | undefined>;
   /** Languages of a workspace for workspace-wide calls: configured ones, else those the runners serve. */
   languagesOf(target: WorkspaceTarget): string[];
   /** The language a file is routed by (see RunnerRouter.languageOf); throws NO_LANGUAGE_SERVER. */
@@ -122,6 +131,10 @@ export function createToolCall(input: ToolCallInput): ToolCall {
     callTimeoutMs: deps.callTimeoutMs,
     workspace: (requested) => deps.workspaces.resolve(requested, caller),
     visibleWorkspaces: () => deps.workspaces.visible(caller),
+    async symbolIndex() {
+      const tenant = caller.principal?.tenant;
+      return tenant && deps.symbolIndex ? deps.symbolIndex.tenant(tenant) : undefined;
+    },
     languagesOf(target) {
       const configured = deps.workspaces.languagesOf(target);
       if (configured && configured.length > 0) return [...configured];

@@ -1,7 +1,7 @@
 // What every engine query needs: the workspace and file, the session and synced document, the
 // resolved position, queries that wait out indexing, and the conversion of server answers.
 
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Location as LspLocation, RequestType, ServerCapabilities } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
 import type { OpenDocument } from "../lsp/documents/openDocument.js";
@@ -31,6 +31,8 @@ export interface DocumentContext {
   file: ResolvedFile;
   session: LanguageSession;
   document: OpenDocument;
+  /** The document was open in the session before this query. */
+  wasOpen: boolean;
 }
 
 /** File changes seen (by a watcher, or announced) but maybe not yet told to the servers. */
@@ -45,6 +47,8 @@ export interface EngineOptions {
   sessions: SessionManager;
   /** Settled before every query, so that the query sees edits made just before it. */
   changes?: PendingFileChanges;
+  /** Told of every workspace a query found (the symbol index follows the workspaces the runner serves). */
+  onWorkspaceUsed?: (ref: WorkspaceRef) => void;
 }
 
 export class EngineContext {
@@ -79,6 +83,7 @@ export class EngineContext {
 
   async workspacePaths(ref: WorkspaceRef): Promise<WorkspacePaths> {
     const dir = await this.options.locator.locate(ref.tenant, ref.workspace);
+    this.options.onWorkspaceUsed?.(ref);
     await this.options.changes?.settle(ref);
     return WorkspacePaths.open(dir);
   }
@@ -95,8 +100,9 @@ export class EngineContext {
       );
     }
     const session = await this.options.sessions.get({ ...ref, root: paths.root }, match.language);
+    const wasOpen = session.document(pathToFileURL(file.absolute).href) !== undefined;
     const document = await session.syncDocument(file, match.languageId);
-    return { paths, file, session, document };
+    return { paths, file, session, document, wasOpen };
   }
 
   resolvePosition(context: DocumentContext, at: PositionTarget): Position {

@@ -39,7 +39,7 @@ import type {
 import { type DocumentContext, type EngineContext, type ProjectLoad, requireCapability } from "./engineContext.js";
 import { FileLines } from "./fileLines.js";
 import type {
-  FileQuery,
+  DocumentSymbolsQuery,
   LocationKind,
   LocationsQuery,
   PositionQuery,
@@ -146,8 +146,22 @@ export class NavigationQueries {
     );
   }
 
-  async documentSymbols({ ref, file, signal }: FileQuery): Promise<DocumentSymbolsAnswer> {
+  async documentSymbols({ ref, file, signal, transient }: DocumentSymbolsQuery): Promise<DocumentSymbolsAnswer> {
     const context = await this.engine.openDocument(ref, file);
+    if (transient && !context.wasOpen) {
+      try {
+        return await this.documentSymbolsOf(context, signal);
+      } finally {
+        await context.session.closeDocument(context.document.uri).catch(() => false);
+      }
+    }
+    return this.documentSymbolsOf(context, signal);
+  }
+
+  private async documentSymbolsOf(
+    context: DocumentContext,
+    signal: AbortSignal | undefined,
+  ): Promise<DocumentSymbolsAnswer> {
     requireCapability(context.session, "documentSymbolProvider", DocumentSymbolRequest.method);
     const result = await this.engine.query(
       context.session,

@@ -20,6 +20,14 @@ export interface FileQuery extends Query {
   file: string;
 }
 
+export interface DocumentSymbolsQuery extends FileQuery {
+  /**
+   * Close the document again when this query opened it (background indexing: the server is not
+   * left holding, checking and reporting on every file of the workspace). Default false.
+   */
+  transient?: boolean;
+}
+
 export interface PositionQuery extends Query {
   at: PositionTarget;
 }

@@ -1,6 +1,12 @@
 // What the runner needs from its event backbone (docs/events.md): NATS in a cluster, an
 // in-process bus in single-machine mode. Everything above this interface is transport-neutral.
-import type { DiagnosticsMessage, FileEventsReply, RunnerRegistryEntry, StatusMessage } from "@lspmesh/events";
+import type {
+  DiagnosticsMessage,
+  FileEventsReply,
+  RunnerRegistryEntry,
+  StatusMessage,
+  SymbolIndexStore,
+} from "@lspmesh/events";
 
 /** Handles one file-change announcement (raw JSON bytes); the reply goes to requesters. */
 export type FileEventsHandler = (payload: Uint8Array) => Promise<FileEventsReply>;
@@ -21,6 +27,13 @@ export interface RunnerEventBus {
   publishStatus(message: StatusMessage): void;
   /** Delivers the file-change announcements of one workspace (`lspmesh.fs.…`) until closed. */
   subscribeFileEvents(tenant: string, workspace: string, handler: FileEventsHandler): Closeable;
+  /**
+   * Receives the file-change announcements of one workspace without answering them (the symbol
+   * index follows them; only the sessions' handler replies that changes reached the servers).
+   */
+  observeFileEvents(tenant: string, workspace: string, listener: (payload: Uint8Array) => void): Closeable;
+  /** Where symbol indexes are stored (JetStream KV on NATS, memory in-process). */
+  readonly symbolIndex: SymbolIndexStore;
   /** Called whenever the connection came back after a loss (announcements may have been missed). */
   onReconnect(listener: () => void): Closeable;
   /** Writes this runner's registry entry (KV `lspmesh-runners`); rejects when the backbone is away. */

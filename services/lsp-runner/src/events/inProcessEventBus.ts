@@ -8,6 +8,7 @@ import {
   type FileEventsMessage,
   type FileEventsReply,
   fileEventsSubject,
+  InMemorySymbolIndexStore,
   type RunnerRegistryEntry,
   type StatusMessage,
 } from "@lspmesh/events";
@@ -19,11 +20,18 @@ export class InProcessEventBus implements RunnerEventBus {
   private readonly diagnostics = new Map<string, DiagnosticsMessage>();
   private readonly runnerEntries = new Map<string, RunnerRegistryEntry>();
   private readonly fileEventHandlers = new Map<string, Set<FileEventsHandler>>();
+  private readonly fileEventObservers = new Map<string, Set<(payload: Uint8Array) => void>>();
+  /** Symbol indexes in memory; pass one to share it with an in-process gateway. */
+  readonly symbolIndex: InMemorySymbolIndexStore;
   private readonly diagnosticsListeners = new Set<Listener<DiagnosticsMessage>>();
   private readonly statusListeners = new Set<Listener<StatusMessage>>();
   readonly pendingDiagnostics = 0;
   readonly droppedDiagnostics = 0;
   readonly connected = true;
+
+  constructor(options: { symbolIndex?: InMemorySymbolIndexStore } = {}) {
+    this.symbolIndex = options.symbolIndex ?? new InMemorySymbolIndexStore();
+  }
 
   publishDiagnostics(message: DiagnosticsMessage): void {
     this.diagnostics.set(diagnosticsSubject(message.tenant, message.workspace, message.file), message);
@@ -46,6 +54,14 @@ export class InProcessEventBus implements RunnerEventBus {
     return { close: () => handlers.delete(handler) };
   }
 
+  observeFileEvents(tenant: string, workspace: string, listener: (payload: Uint8Array) => void): Closeable {
+    const subject = fileEventsSubject(tenant, workspace);
+    const observers = this.fileEventObservers.get(subject) ?? new Set<(payload: Uint8Array) => void>();
+    this.fileEventObservers.set(subject, observers);
+    observers.add(listener);
+    return { close: () => observers.delete(listener) };
+  }
+
   onReconnect(): Closeable {
     return { close() {} }; // never disconnected
   }
@@ -60,6 +76,7 @@ export class InProcessEventBus implements RunnerEventBus {
 
   async close(): Promise<void> {
     this.fileEventHandlers.clear();
+    this.fileEventObservers.clear();
     this.diagnosticsListeners.clear();
     this.statusListeners.clear();
   }
@@ -68,8 +85,11 @@ export class InProcessEventBus implements RunnerEventBus {
 
   /** Announces file changes as a writer would on `lspmesh.fs.…`; resolves with every subscriber's reply. */
   announceFileChanges(tenant: string, workspace: string, message: FileEventsMessage): Promise<FileEventsReply[]> {
-    const handlers = this.fileEventHandlers.get(fileEventsSubject(tenant, workspace)) ?? new Set();
-    return Promise.all([...handlers].map((handler) => handler(encodeJson(message))));
+    const subject = fileEventsSubject(tenant, workspace);
+    const payload = encodeJson(message);
+    notify(this.fileEventObservers.get(subject) ?? new Set<Listener<Uint8Array>>(), payload);
+    const handlers = this.fileEventHandlers.get(subject) ?? new Set();
+    return Promise.all([...handlers].map((handler) => handler(payload)));
   }
 
   /** The latest diagnostics of every file, like the last message per subject of LSPMESH_DIAG. */

@@ -11,6 +11,8 @@ import {
   fileEventsSubject,
   NATS_CONNECTION_OPTIONS,
   type NatsClientAuth,
+  type NatsSymbolIndexOptions,
+  NatsSymbolIndexStore,
   natsConnectOptions,
   RUNNER_REGISTRY_BUCKET,
   type RunnerRegistryEntry,
@@ -45,6 +47,8 @@ export interface NatsEventBusOptions {
   retryMs?: number;
   /** Pause between reconnect attempts, ms (default 1 000). */
   reconnectWaitMs?: number;
+  /** Limits of the symbol index buckets (docs/events.md). */
+  symbolIndex?: NatsSymbolIndexOptions;
 }
 
 /** Failed deliveries of one message while connected before it is dropped (e.g. too large; default 5). */
@@ -66,6 +70,7 @@ export class NatsEventBus implements RunnerEventBus {
   private streamChecked = true;
   private closing: Promise<void> | undefined;
   private closed = false;
+  readonly symbolIndex: NatsSymbolIndexStore;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -76,6 +81,7 @@ export class NatsEventBus implements RunnerEventBus {
   ) {
     this.outbox = new LatestPerKeyQueue(options.outboxLimit ?? 10_000);
     this.log = options.log ?? (() => {});
+    this.symbolIndex = new NatsSymbolIndexStore(nc, options.symbolIndex);
     void this.followStatus();
   }
 
@@ -148,6 +154,15 @@ export class NatsEventBus implements RunnerEventBus {
           if (message.reply) message.respond(encodeJson(reply));
         });
         chain = chain.catch((e) => this.log({ level: "warn", msg: "file events not applied", error: String(e) }));
+      },
+    });
+    return { close: () => subscription.unsubscribe() };
+  }
+
+  observeFileEvents(tenant: string, workspace: string, listener: (payload: Uint8Array) => void): Closeable {
+    const subscription = this.nc.subscribe(fileEventsSubject(tenant, workspace), {
+      callback: (error, message) => {
+        if (!error) listener(message.data);
       },
     });
     return { close: () => subscription.unsubscribe() };

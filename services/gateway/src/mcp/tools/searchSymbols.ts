@@ -1,9 +1,14 @@
-// search_symbols: symbols matching a query across every workspace the caller may see. Scatters
-// workspace-symbol queries to the runners concerned in parallel under one deadline, merges and
-// ranks what arrived, and names every workspace that did not answer (partial, never silent).
-import { rankSymbols, symbolKindName, type WorkspaceSymbolsAnswer } from "@lspmesh/proto";
+// search_symbols: symbols matching a query across every workspace the caller may see. Answers
+// from the symbol indexes the runners keep live in NATS JetStream (no language server needed at
+// query time); a workspace without an index yet is asked live (labelled partial), and files of
+// languages with no index source give text matches, listed apart from the declarations.
+import { kindRank, symbolKindName, type WorkspaceSymbolsAnswer } from "@lspmesh/proto";
+import picomatch from "picomatch";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
+import { type IndexFilters, type IndexHit, searchIndexes } from "../../symbols/indexSearch.js";
+import { matchName } from "../../symbols/symbolMatch.js";
+import type { WorkspaceIndexView } from "../../symbols/tenantIndex.js";
 import type { WorkspaceTarget } from "../../workspaces.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
 import { counted, lines } from "../text.js";
@@ -11,6 +16,7 @@ import type { ToolCall } from "../toolCall.js";
 import {
   type AnswerStatusOutput,
   answerStatusShape,
+  type LocationOutput,
   limitArgument,
   locationFrom,
   locationOutput,
@@ -20,47 +26,93 @@ import {
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
-/** Deadline of the whole scatter, in ms (or the gateway's call deadline when that is shorter). */
+/** Deadline of the live fallback's scatter, in ms (or the gateway's call deadline when that is shorter). */
 export const SEARCH_DEADLINE_MS = 10_000;
-/** Workspaces searched in one call; more are reported as skipped. */
+/** Workspaces without an index asked live in one call, at most; more are reported as skipped. */
 export const MAX_WORKSPACES = 200;
+/** Workspaces named in one call (workspaces argument), at most. */
+const MAX_NAMED_WORKSPACES = 10_000;
 
 const input = z.object({
   query: z
     .string({ error: "query must be a string" })
     .min(1, { error: "query must not be empty; give part of a symbol name" })
     .max(256, { error: "query is longer than 256 characters" })
-    .describe("Symbol name or part of it, e.g. parseConfig or parseConf."),
+    .describe("Symbol name or part of it: exact, prefix, camel-case (gSP for getServerProps) or fuzzy."),
   workspaces: z
     .array(z.string().min(1).max(256))
-    .max(MAX_WORKSPACES)
+    .max(MAX_NAMED_WORKSPACES)
     .optional()
     .describe("Only these of your workspaces; omit to search all of them."),
+  language: z.string().min(1).max(64).optional().describe("Only symbols of this language id, e.g. typescript."),
+  kind: z
+    .array(z.string().min(1).max(32))
+    .max(26)
+    .optional()
+    .describe('Only these kinds, e.g. ["class", "interface"] (names as in the answers).'),
+  path: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .describe("Only files whose workspace-relative path matches this glob, e.g. src/**/*.ts."),
+  exported: z.boolean().optional().describe("Only exported declarations (true): what a file or a namespace exports."),
   limit: limitArgument(DEFAULT_LIMIT, MAX_LIMIT, "symbols after ranking"),
 });
 
-const WORKSPACE_OUTCOMES = ["ok", "partial", "failed", "timeout", "skipped"] as const;
+type Input = z.output<typeof input>;
+
+const OUTCOMES = ["ok", "indexing", "partial", "failed", "timeout", "skipped"] as const;
 
 const symbolOutput = z.object({
   workspace: z.string(),
   name: z.string(),
   kind: z.string(),
   container: z.string().optional(),
+  exported: z.boolean().optional().describe("Exported from its file or namespace (absent when answered live)."),
+  language: z.string().optional(),
+  source: z
+    .string()
+    .describe(
+      "Where it came from: typescript-syntax or lsp-document-symbol (the symbol index), live (a language server, asked because the workspace has no index yet).",
+    ),
   location: locationOutput,
 });
 
 type SymbolOutput = z.output<typeof symbolOutput>;
 
+const textMatchOutput = z.object({
+  workspace: z.string(),
+  name: z.string().describe("The word found (a text match, not a declaration)."),
+  language: z.string(),
+  location: locationOutput,
+});
+
+const indexOutput = z.object({
+  state: z.enum(["indexing", "ready"]),
+  epoch: z.number().int().describe("Workspace change epoch the index reflects (ms since the Unix epoch)."),
+  updated_at: z.string().describe("When the index last changed (ISO 8601)."),
+  files: z.number().int(),
+  symbols: z.number().int(),
+  progress: z
+    .object({ done: z.number().int(), total: z.number().int() })
+    .optional()
+    .describe("Files indexed of the current build, while indexing."),
+  skipped_files: z.number().int().optional().describe("Files not indexed: too large, binary, failing, over the cap."),
+});
+
 const workspaceOutcomeOutput = z.object({
   workspace: z.string(),
   outcome: z
-    .enum(WORKSPACE_OUTCOMES)
+    .enum(OUTCOMES)
     .describe(
-      "ok; partial (its server was not ready); failed or timeout (no answer: see code); skipped (over the limit).",
+      "ok (complete index); indexing (its index is being built: progress says how far); partial (no index yet: asked live, or its server was not ready); failed or timeout (no answer: see code); skipped (over the limit).",
     ),
+  source: z.enum(["index", "live", "none"]),
   code: z.string().optional(),
   message: z.string().optional(),
-  count: z.number().int().describe("Symbols matching in it, before the limit."),
+  count: z.number().int().describe("Matches in it, before the limit."),
+  index: indexOutput.optional(),
 });
 
 type WorkspaceOutcome = z.output<typeof workspaceOutcomeOutput>;
@@ -68,9 +120,19 @@ type WorkspaceOutcome = z.output<typeof workspaceOutcomeOutput>;
 const output = z.object({
   ...answerStatusShape,
   query: z.string(),
-  symbols: z.array(symbolOutput).describe("Ranked: exact name, then prefix, substring, fuzzy; then kind."),
-  total: z.number().int().describe("Matches before the limit."),
-  workspaces: z.array(workspaceOutcomeOutput).describe("Every workspace searched (or not), with its outcome."),
+  symbols: z
+    .array(symbolOutput)
+    .describe(
+      "Declarations, ranked: exact, prefix, camel-case, substring, fuzzy; exported first; then kind and path depth.",
+    ),
+  total: z.number().int().describe("Declarations matching before the limit."),
+  text_matches: z
+    .array(textMatchOutput)
+    .describe("Words found in files of languages with no index source (text, not declarations), ranked apart."),
+  text_total: z.number().int(),
+  workspaces: z
+    .array(workspaceOutcomeOutput)
+    .describe("Every workspace searched (or not), with its outcome and index freshness."),
 });
 
 export interface WorkspaceResult {
@@ -80,21 +142,81 @@ export interface WorkspaceResult {
   missing?: string[];
 }
 
-export function searchAnswer(
-  query: string,
-  results: readonly WorkspaceResult[],
-  skipped: readonly string[],
-  limit: number,
-): ToolAnswer<z.output<typeof output>> {
+/** A symbol of either origin, with what ranking needs. */
+interface Ranked {
+  output: SymbolOutput;
+  match: number;
+  exported: boolean;
+  depth: number;
+}
+
+export interface SearchParts {
+  query: string;
+  limit: number;
+  /** Workspaces answered from their index, with the view searched. */
+  indexed: ReadonlyArray<{ workspace: string; view: WorkspaceIndexView }>;
+  /** Workspaces asked live (no index), with their answers. */
+  live: readonly WorkspaceResult[];
+  /** Workspaces neither indexed nor asked (over the live limit). */
+  skipped: readonly string[];
+  filters: IndexFilters;
+  /** Filters the live answers cannot honour (exported): named in the note. */
+  liveCaveat?: string;
+}
+
+export function searchAnswer(parts: SearchParts): ToolAnswer<z.output<typeof output>> {
+  const { query, limit, filters } = parts;
+  const found = searchIndexes(parts.indexed, query, filters, limit);
   const outcomes: WorkspaceOutcome[] = [];
-  const symbols: SymbolOutput[] = [];
   const statuses: AnswerStatusOutput[] = [];
-  let total = 0;
-  for (const result of results) {
+  const ranked: Ranked[] = found.symbols.map(rankedHit);
+  let total = found.total;
+
+  const languages = new Set<string>();
+  for (const { workspace, view } of parts.indexed) {
+    const meta = view.meta;
+    for (const file of view.files.values()) languages.add(file.entry.language);
+    const complete = meta?.state === "ready";
+    const outcome: WorkspaceOutcome = {
+      workspace,
+      outcome: complete ? "ok" : "indexing",
+      source: "index",
+      count: found.counts.get(workspace) ?? 0,
+    };
+    if (meta) {
+      const skippedFiles = meta.skipped.tooLarge + meta.skipped.binary + meta.skipped.failed + meta.skipped.overCap;
+      outcome.index = {
+        state: meta.state,
+        epoch: meta.epoch,
+        updated_at: new Date(meta.updatedAt).toISOString(),
+        files: meta.files,
+        symbols: meta.symbols,
+        ...(complete ? {} : { progress: { done: meta.done, total: meta.total } }),
+        ...(skippedFiles > 0 ? { skipped_files: skippedFiles } : {}),
+      };
+    }
+    if (!complete) {
+      outcome.message = meta
+        ? `its symbol index is being built: ${meta.done} of ${meta.total} files`
+        : "its symbol index is being built";
+    }
+    outcomes.push(outcome);
+  }
+  if (parts.indexed.length > 0) {
+    statuses.push({
+      state: "ready",
+      partial: false,
+      language: [...languages].sort().join(", "),
+      server: "symbol index",
+    });
+  }
+
+  for (const result of parts.live) {
     if (result.error) {
       outcomes.push({
         workspace: result.workspace,
         outcome: result.error.code === "TIMEOUT" ? "timeout" : "failed",
+        source: "live",
         code: result.error.code,
         message: result.error.message,
         count: 0,
@@ -106,61 +228,90 @@ export function searchAnswer(
       result.missing ?? [],
     );
     statuses.push(status);
-    const found = result.answers.flatMap((answer) =>
-      answer.symbols.map((symbol) => {
+    const symbols = result.answers
+      .flatMap((answer) => answer.symbols)
+      .map((symbol): Ranked => {
         const out: SymbolOutput = {
           workspace: result.workspace,
           name: symbol.name,
           kind: symbolKindName(symbol.kind),
+          source: "live",
           location: locationFrom(symbol.location ?? { file: "", snippet: "" }),
         };
         if (symbol.containerName) out.container = symbol.containerName;
-        return out;
-      }),
-    );
-    symbols.push(...found);
+        const match = matchName(symbol.name, symbol.name.toLowerCase(), query, query.toLowerCase());
+        return { output: out, match: match < 0 ? 7 : match, exported: false, depth: depthOf(out.location.file) };
+      })
+      .filter(({ output: symbol }) => liveSymbolPasses(symbol, filters));
+    ranked.push(...symbols);
     // The runner ranks before its limit and counts every match (older runners: what they sent).
-    const count = result.answers.reduce((sum, answer) => sum + Math.max(answer.total, answer.symbols.length), 0);
+    const sent = result.answers.reduce((sum, answer) => sum + answer.symbols.length, 0);
+    const counted_ = result.answers.reduce((sum, answer) => sum + Math.max(answer.total, answer.symbols.length), 0);
+    const count = symbols.length + Math.max(0, counted_ - sent);
     total += count;
-    const outcome: WorkspaceOutcome = {
+    outcomes.push({
       workspace: result.workspace,
-      outcome: status.partial || status.state !== "ready" ? "partial" : "ok",
+      outcome: "partial",
+      source: "live",
       count,
-    };
-    if (status.note) outcome.message = status.note;
-    outcomes.push(outcome);
+      message: ["no symbol index yet (it is being built): asked its language server", status.note, parts.liveCaveat]
+        .filter(Boolean)
+        .join("; "),
+    });
   }
-  for (const workspace of skipped) {
+  for (const workspace of parts.skipped) {
     outcomes.push({
       workspace,
       outcome: "skipped",
-      message: `only ${MAX_WORKSPACES} workspaces are searched per call; name them with workspaces`,
+      source: "none",
+      message: `no symbol index yet, and only ${MAX_WORKSPACES} such workspaces are asked live per call; name them with workspaces`,
       count: 0,
     });
   }
+
   const gaps = outcomes.filter((outcome) => outcome.outcome !== "ok");
   const missingNote = gaps.map((gap) => `${gap.workspace}: ${gap.outcome}${gap.code ? ` (${gap.code})` : ""}`);
   const status = mergeStatuses(statuses, missingNote.length > 0 ? [`not complete: ${missingNote.join(", ")}`] : []);
-  if (statuses.length === 0 && outcomes.length === 0) status.note = "no workspaces to search";
-  const ranked = rankSymbols(symbols, query);
-  const shown = ranked.slice(0, limit);
+  if (statuses.length === 0 && outcomes.length === 0) {
+    status.state = "ready";
+    status.partial = false;
+    status.note = "no workspaces to search";
+  }
+  const shown = ranked.sort(compareRanked).slice(0, limit);
+  const symbols = shown.map((item) => item.output);
+  const textMatches = found.textMatches.map((hit) => ({
+    workspace: hit.workspace,
+    name: hit.symbol.name,
+    language: hit.language,
+    location: locationOf(hit),
+  }));
   const header =
-    shown.length === 0
+    symbols.length === 0
       ? gaps.length > 0
-        ? `No symbols matching "${query}" found so far; some workspaces did not answer completely (see below), so retry shortly.`
+        ? `No symbols matching "${query}" found so far; some workspaces are not complete (see below), so retry shortly.`
         : `No symbols match "${query}" in ${counted(outcomes.length, "workspace")}.`
-      : `${counted(total, "symbol")} matching "${query}" in ${counted(outcomes.length - gaps.filter((g) => g.outcome !== "partial").length, "workspace")}${total > shown.length ? `; showing the best ${shown.length} (raise limit for more)` : ""}:`;
+      : `${counted(total, "symbol")} matching "${query}" in ${counted(outcomes.length, "workspace")}${total > symbols.length ? `; showing the best ${symbols.length} (raise limit for more)` : ""}:`;
   const text = lines(
     header,
-    ...shown.map((symbol) => {
+    ...symbols.map((symbol) => {
       const container = symbol.container ? ` (in ${symbol.container})` : "";
       const { file, line, column } = symbol.location;
       return `${symbol.kind.replaceAll("_", " ")} ${symbol.name}${container}  ${symbol.workspace}:${file}:${line}:${column}`;
     }),
+    ...(textMatches.length > 0
+      ? [
+          "",
+          `Text matches (${found.textTotal}; words in files whose language has no symbol source, not declarations):`,
+          ...textMatches.map(
+            (match) =>
+              `${match.name}  ${match.workspace}:${match.location.file}:${match.location.line}:${match.location.column}`,
+          ),
+        ]
+      : []),
     ...(gaps.length > 0
       ? [
           "",
-          `Partial: ${counted(gaps.length, "workspace")} did not answer completely:`,
+          `Partial: ${counted(gaps.length, "workspace")} not complete:`,
           ...gaps.map(
             (gap) =>
               `- ${gap.workspace}: ${gap.outcome}${gap.code ? ` ${gap.code}` : ""}${gap.message ? `: ${gap.message}` : ""}`,
@@ -168,22 +319,107 @@ export function searchAnswer(
         ]
       : []),
   );
-  return { text, structured: { ...status, query, symbols: shown, total, workspaces: outcomes } };
+  return {
+    text,
+    structured: {
+      ...status,
+      query,
+      symbols,
+      total,
+      text_matches: textMatches,
+      text_total: found.textTotal,
+      workspaces: outcomes,
+    },
+  };
 }
 
-async function searchOne(
+function rankedHit(hit: IndexHit): Ranked {
+  const { symbol } = hit;
+  const out: SymbolOutput = {
+    workspace: hit.workspace,
+    name: symbol.name,
+    kind: symbol.kind,
+    exported: symbol.exported,
+    language: hit.language,
+    source: hit.source,
+    location: locationOf(hit),
+  };
+  if (symbol.container) out.container = symbol.container;
+  return { output: out, match: hit.match, exported: symbol.exported, depth: hit.depth };
+}
+
+function locationOf(hit: IndexHit): LocationOutput {
+  const { symbol } = hit;
+  return {
+    file: hit.file,
+    line: symbol.line,
+    column: symbol.column,
+    end_line: symbol.endLine,
+    end_column: symbol.endColumn,
+    snippet: symbol.snippet,
+  };
+}
+
+function compareRanked(a: Ranked, b: Ranked): number {
+  const x = a.output;
+  const y = b.output;
+  return (
+    a.match - b.match ||
+    Number(b.exported) - Number(a.exported) ||
+    kindRank(x.kind) - kindRank(y.kind) ||
+    a.depth - b.depth ||
+    x.name.length - y.name.length ||
+    (x.name < y.name ? -1 : x.name > y.name ? 1 : 0) ||
+    (x.workspace < y.workspace ? -1 : x.workspace > y.workspace ? 1 : 0) ||
+    (x.location.file < y.location.file ? -1 : x.location.file > y.location.file ? 1 : 0) ||
+    x.location.line - y.location.line
+  );
+}
+
+function depthOf(file: string): number {
+  return file.split("/").length - 1;
+}
+
+function liveSymbolPasses(symbol: SymbolOutput, filters: IndexFilters): boolean {
+  if (filters.kinds && !filters.kinds.has(symbol.kind)) return false;
+  if (filters.path && !filters.path(symbol.location.file)) return false;
+  return true;
+}
+
+function filtersOf(args: Input): IndexFilters {
+  const filters: IndexFilters = {};
+  if (args.language) filters.languages = new Set([args.language]);
+  if (args.kind) filters.kinds = new Set(args.kind.map((kind) => kind.toLowerCase().replaceAll(" ", "_")));
+  if (args.path) {
+    const glob = args.path;
+    let matcher: (file: string) => boolean;
+    try {
+      matcher = picomatch(glob, { dot: true });
+    } catch {
+      throw new GatewayError("INVALID_ARGUMENT", `path '${glob.slice(0, 100)}' is not a valid glob; e.g. src/**/*.ts`);
+    }
+    filters.path = matcher;
+  }
+  if (args.exported) filters.exportedOnly = true;
+  return filters;
+}
+
+async function searchLive(
   call: ToolCall,
   target: WorkspaceTarget,
-  query: string,
-  limit: number,
+  args: Input,
   deadlineMs: number,
 ): Promise<WorkspaceResult> {
   try {
+    const languages = args.language ? [args.language] : call.languagesOf(target);
     const parts = await call.sendEach(
       target,
-      call.languagesOf(target),
-      (runner, options, languages) =>
-        runner.workspaceSymbols({ workspace: target, query, limit, languages: languages.filter(Boolean) }, options),
+      languages,
+      (runner, options, group) =>
+        runner.workspaceSymbols(
+          { workspace: target, query: args.query, limit: args.limit, languages: group.filter(Boolean) },
+          options,
+        ),
       // No failover: a cold start on another runner cannot finish under the search deadline, and
       // hundreds of them at once would swamp the pool; the workspace is labelled instead.
       { timeoutMs: deadlineMs, progress: false, failover: false },
@@ -204,11 +440,13 @@ export const searchSymbolsTool = defineTool({
   name: "search_symbols",
   title: "Search symbols everywhere",
   description:
-    "Find classes, functions, types and other symbols by name across every workspace you may use (cluster-wide), ranked: exact name first, then prefix, substring and fuzzy matches, then by kind. " +
-    "Each result names its workspace, file, 1-based line and column. Workspaces that did not answer in time are listed (partial=true), never silently dropped.",
+    "Find classes, functions, types and other declarations by name across every workspace you may use (cluster-wide), from the symbol index the runners keep live (no language server has to be running). " +
+    "Matching is exact, prefix, camel-case (gSP finds getServerProps) and fuzzy; results are ranked (exact name, exported, kind, path depth) before the limit, total counts every match; filter by language, kind, path glob, exported or workspaces. " +
+    "Each result names its workspace, file, 1-based line and column. Workspaces still indexing, or without an index yet (asked live), are listed with partial=true, never silently dropped; text_matches are word matches in files of languages without a symbol source, kept apart.",
   input,
   output,
   async run(args, call) {
+    const filters = filtersOf(args);
     let targets = await call.visibleWorkspaces();
     if (args.workspaces) {
       const wanted = new Set(args.workspaces);
@@ -220,23 +458,34 @@ export const searchSymbolsTool = defineTool({
         );
       targets = targets.filter((target) => wanted.has(target.workspace));
     }
-    const skipped = targets.slice(MAX_WORKSPACES).map((target) => target.workspace);
-    targets = targets.slice(0, MAX_WORKSPACES);
+    // Only the caller's own tenant's indexes can be loaded (ToolCall.symbolIndex).
+    const index = await call.symbolIndex();
+    const indexed: Array<{ workspace: string; view: WorkspaceIndexView }> = [];
+    const unindexed: WorkspaceTarget[] = [];
+    for (const target of targets) {
+      const view = index?.workspaces.get(target.workspace);
+      if (view?.meta) indexed.push({ workspace: target.workspace, view });
+      else unindexed.push(target);
+    }
+    const skipped = unindexed.slice(MAX_WORKSPACES).map((target) => target.workspace);
+    const askLive = unindexed.slice(0, MAX_WORKSPACES);
     let answered = 0;
-    const results = await Promise.all(
-      targets.map(async (target) => {
-        const result = await searchOne(
-          call,
-          target,
-          args.query,
-          args.limit,
-          Math.min(SEARCH_DEADLINE_MS, call.callTimeoutMs),
-        );
+    const live = await Promise.all(
+      askLive.map(async (target) => {
+        const result = await searchLive(call, target, args, Math.min(SEARCH_DEADLINE_MS, call.callTimeoutMs));
         answered += 1;
-        call.progress(`${answered} of ${targets.length} workspaces answered`, targets.length);
+        call.progress(`${answered} of ${askLive.length} workspaces without an index answered`, askLive.length);
         return result;
       }),
     );
-    return searchAnswer(args.query, results, skipped, args.limit);
+    return searchAnswer({
+      query: args.query,
+      limit: args.limit,
+      indexed,
+      live,
+      skipped,
+      filters,
+      ...(args.exported ? { liveCaveat: "exported is not known for live answers: they are not filtered by it" } : {}),
+    });
   },
 });

@@ -1,0 +1,24 @@
+import { expect, test } from "vitest";
+import {
+  parseSymbolIndexKey,
+  symbolIndexBucket,
+  symbolIndexFileKey,
+  symbolIndexMetaKey,
+  tenantOfSymbolIndexBucket,
+} from "./symbolIndex.js";
+
+test("keys name their workspace and file and parse back", () => {
+  for (const file of ["src/a.ts", "src/dir.with.dots/x y.ts", "日本/🎉.py"]) {
+    const key = symbolIndexFileKey("web", file);
+    expect(key).toMatch(/^[-/_=.a-zA-Z0-9]+$/);
+    expect(parseSymbolIndexKey(key)).toEqual({ workspace: "web", kind: "file", file });
+  }
+  expect(parseSymbolIndexKey(symbolIndexMetaKey("web"))).toEqual({ workspace: "web", kind: "meta" });
+  expect(parseSymbolIndexKey("web.other")).toBeUndefined();
+});
+
+test("one bucket per tenant, and only symbol index buckets name a tenant", () => {
+  expect(symbolIndexBucket("acme")).toBe("lspmesh-symbols-acme");
+  expect(tenantOfSymbolIndexBucket("lspmesh-symbols-acme")).toBe("acme");
+  expect(tenantOfSymbolIndexBucket("lspmesh-runners")).toBeUndefined();
+});

@@ -1,0 +1,123 @@
+// One tenant's symbol indexes in the gateway's memory, as followed from the store: per workspace
+// its meta (state, epoch, progress) and its files' declarations with lower-case names ready for
+// matching. Built only from updates of that tenant's own bucket.
+import type { IndexedSymbol, SymbolIndexFileEntry, SymbolIndexMeta, SymbolIndexUpdate } from "@lspmesh/events";
+
+export interface IndexedFile {
+  workspace: string;
+  entry: SymbolIndexFileEntry;
+  /** Lower-case names, index for index with entry.symbols. */
+  lower: string[];
+  /** Which of a–z, 0–9 and _ each lower-case name holds (bit per character class): most names that cannot match are passed over with one test. */
+  masks: Int32Array;
+  /** Folders above the file (0 at the workspace root): shallower files rank first. */
+  depth: number;
+}
+
+export interface WorkspaceIndexView {
+  meta?: SymbolIndexMeta;
+  files: Map<string, IndexedFile>;
+  /** Every declaration of the workspace in flat arrays (scanned fast), rebuilt after a change. */
+  flat?: FlatIndex;
+}
+
+/** A workspace's declarations side by side: entry i is file[i].entry.symbols[position[i]]. */
+export interface FlatIndex {
+  lower: string[];
+  masks: Int32Array;
+  file: IndexedFile[];
+  position: Int32Array;
+}
+
+/** The workspace's flat arrays, built on first use after a change. */
+export function flatIndexOf(view: WorkspaceIndexView): FlatIndex {
+  if (view.flat) return view.flat;
+  let size = 0;
+  for (const file of view.files.values()) size += file.lower.length;
+  const flat: FlatIndex = {
+    lower: new Array(size),
+    masks: new Int32Array(size),
+    file: new Array(size),
+    position: new Int32Array(size),
+  };
+  let at = 0;
+  for (const file of view.files.values()) {
+    for (let i = 0; i < file.lower.length; i++, at++) {
+      flat.lower[at] = file.lower[i]!;
+      flat.masks[at] = file.masks[i]!;
+      flat.file[at] = file;
+      flat.position[at] = i;
+    }
+  }
+  view.flat = flat;
+  return flat;
+}
+
+export class TenantIndex {
+  readonly workspaces = new Map<string, WorkspaceIndexView>();
+
+  constructor(readonly tenant: string) {}
+
+  apply(update: SymbolIndexUpdate): void {
+    switch (update.type) {
+      case "meta":
+        if (update.meta.tenant !== this.tenant) return; // never another tenant's, whatever was stored
+        this.workspace(update.meta.workspace).meta = update.meta;
+        return;
+      case "file": {
+        const view = this.workspace(update.workspace);
+        view.files.set(update.entry.file, indexedFile(update.workspace, update.entry));
+        view.flat = undefined;
+        return;
+      }
+      case "deleted": {
+        const view = this.workspaces.get(update.workspace);
+        if (view?.files.delete(update.file)) view.flat = undefined;
+        return;
+      }
+      case "workspaceDeleted":
+        this.workspaces.delete(update.workspace);
+        return;
+    }
+  }
+
+  /** Declarations held, over every workspace. */
+  get symbolCount(): number {
+    let count = 0;
+    for (const view of this.workspaces.values()) for (const file of view.files.values()) count += file.lower.length;
+    return count;
+  }
+
+  private workspace(workspace: string): WorkspaceIndexView {
+    let view = this.workspaces.get(workspace);
+    if (!view) {
+      view = { files: new Map() };
+      this.workspaces.set(workspace, view);
+    }
+    return view;
+  }
+}
+
+function indexedFile(workspace: string, entry: SymbolIndexFileEntry): IndexedFile {
+  const lower = entry.symbols.map((symbol: IndexedSymbol) => symbol.name.toLowerCase());
+  return {
+    workspace,
+    entry,
+    lower,
+    masks: Int32Array.from(lower, characterMask),
+    depth: entry.file.split("/").length - 1,
+  };
+}
+
+/** Bits 0–25: a–z; 26: a digit; 27: _ or $; 28: anything else. */
+export function characterMask(lower: string): number {
+  let mask = 0;
+  for (let i = 0; i < lower.length; i++) {
+    const code = lower.charCodeAt(i);
+    if (code >= 97 && code <= 122) mask |= 1 << (code - 97);
+    else if (code >= 48 && code <= 57) mask |= 1 << 26;
+    else if (code === 95 || code === 36) mask |= 1 << 27;
+    else mask |= 1 << 28;
+  }
+  return mask;
+}
