@@ -149,14 +149,25 @@ describe("the chart makes what the kustomize base makes", () => {
     const allow = (marker: string, kind: "publish" | "subscribe") => {
       const block = filled.slice(filled.indexOf(marker));
       const line = block.split("\n").find((text) => text.trimStart().startsWith(`${kind}: { allow:`))!;
-      return [...line.replace(/\{\{ range [^}]+\}\}.*?\{\{ end \}\}/g, "").matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
+      return [...line.replace(/\{\{ (range|if) [^}]+\}\}.*?\{\{ end \}\}/g, "").matchAll(/"([^"]+)"/g)]
+        .map((m) => m[1]!)
+        .filter((subject) => !subject.includes("lspmesh-symbols-"));
     };
     const scoped = (pattern: string) =>
       [...chart.matchAll(new RegExp(pattern, "g"))].map((m) => m[1]!.replace("%s", tenant));
-    const [gateway, shared, dedicated, ci, writer] = natsUserPermissions({
-      runners: [{ id }, { id, tenants: [tenant] }],
-      tenants: [tenant],
+    // The symbol index's subjects (one bucket per tenant) are written by ranges over the tenants,
+    // which this textual reading cannot expand: compared apart, below.
+    const indexSubject = (subject: string) => subject.includes("lspmesh-symbols-") || subject === "$JS.API.STREAM.LIST";
+    const withoutIndex = (permissions: { publish: string[]; subscribe: string[]; responses?: boolean }) => ({
+      ...permissions,
+      publish: permissions.publish.filter((subject) => !indexSubject(subject)),
     });
+    const generated = natsUserPermissions({ runners: [{ id }, { id, tenants: [tenant] }], tenants: [tenant] });
+    const [gateway, shared, dedicated, ci, writer] = generated.map(withoutIndex);
+    const index = [...new Set(generated.flatMap((user) => user.publish.filter(indexSubject)))];
+    for (const subject of index)
+      expect(chart).toContain(`"${subject.replaceAll(`-${tenant}`, "-{{ $t }}")}"`.replace('"{{ $t }}', '"'));
+    expect(chart).toContain('{{ if not $runner.tenants }}, "$JS.API.STREAM.LIST"{{ end }}');
     expect(allow('user: "gateway"', "publish")).toEqual(gateway!.publish);
     expect(allow('user: "gateway"', "subscribe")).toEqual(gateway!.subscribe);
     // A runner: the fixed subjects, then those of every tenant (or of its pool's tenants).
