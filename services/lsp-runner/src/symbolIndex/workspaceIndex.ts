@@ -76,13 +76,7 @@ export class WorkspaceIndex {
     });
     this.epoch = stored.meta?.epoch ?? 0;
     for (const [file, entry] of stored.files) {
-      this.known.set(file, {
-        language: entry.language,
-        mtimeMs: entry.mtimeMs,
-        size: entry.size,
-        symbols: entry.symbols.length,
-        source: entry.source,
-      });
+      this.known.set(file, knownFileOf(entry));
     }
     // Searches see the workspace as indexing (not unindexed, which would ask a server) while it is listed.
     this.state = "indexing";
@@ -163,13 +157,7 @@ export class WorkspaceIndex {
       if (outcome.kind === "indexed") {
         this.skipped.delete(file);
         const { entry } = outcome;
-        this.known.set(file, {
-          language: entry.language,
-          mtimeMs: entry.mtimeMs,
-          size: entry.size,
-          symbols: entry.symbols.length,
-          source: entry.source,
-        });
+        this.known.set(file, knownFileOf(entry));
         await this.write(file, entry);
       } else {
         if (outcome.kind === "skipped") {
@@ -323,4 +311,15 @@ export function nextEpoch(previous: number): number {
 function first(set: ReadonlySet<string>): string | undefined {
   for (const value of set) return value;
   return undefined;
+}
+
+/** What the index remembers of a stored file: enough to tell a changed file and to count. */
+function knownFileOf(entry: SymbolIndexFileEntry): KnownFile {
+  return {
+    language: entry.language,
+    mtimeMs: entry.mtimeMs,
+    size: entry.size,
+    symbols: entry.symbols.length,
+    source: entry.source,
+  };
 }
