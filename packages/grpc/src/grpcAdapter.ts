@@ -37,7 +37,11 @@ export type ServiceClient<M extends UnaryMethods> = {
     request: MessageInitShape<M[K]["input"]>,
     options?: CallOptions,
   ) => Promise<MessageShape<M[K]["output"]>>;
-} & { close(): void; readonly channel: grpc.Client };
+} & {
+  close(): void;
+  /** The grpc-js channel; absent for an in-process client (createInProcessClient). */
+  readonly channel?: grpc.Client;
+};
 
 export interface CallOptions {
   /** Per-call deadline in ms from now. */
@@ -90,7 +94,10 @@ export function grpcServiceDefinition(service: GenService<UnaryMethods>): grpc.S
   return definition as grpc.ServiceDefinition;
 }
 
-function toServiceError(error: unknown): Partial<grpc.StatusObject> {
+/** What a handler's failure becomes on the wire: its chosen status, or INTERNAL without details. */
+export function toServiceError(
+  error: unknown,
+): Pick<grpc.StatusObject, "code" | "details"> & { metadata?: grpc.Metadata } {
   if (error instanceof GrpcStatusError) {
     const metadata = new grpc.Metadata();
     for (const [key, value] of Object.entries(error.trailers)) metadata.set(key, value);

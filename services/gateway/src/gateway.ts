@@ -9,6 +9,7 @@ import type { Scope } from "./auth/principal.js";
 import { scopeFor } from "./auth/scopeDecision.js";
 import { allowlistsFor } from "./http/allowlists.js";
 import { createHttpServer, MCP_PATH } from "./http/httpServer.js";
+import { withJsonResponses } from "./http/jsonResponses.js";
 import { TenantLimiter } from "./limits/tenantLimiter.js";
 import { createGatewayMcpServer, GATEWAY_TOOLS } from "./mcp/createMcpServer.js";
 import type { ToolDeps } from "./mcp/toolCall.js";
@@ -133,13 +134,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     symbolIndex,
   };
   // legacy: 'stateless' (the default) serves 2025-era clients next to 2026-07-28 ones.
-  const mcp = createMcpHandler(() => createGatewayMcpServer(deps), {
+  const serverFactory = () => createGatewayMcpServer(deps);
+  const mcp = createMcpHandler(serverFactory, {
     onerror: (error) => logger.warn("mcp request rejected", { error: error.message }),
   });
   const allowlists = allowlistsFor(options.host, { hosts: options.allowedHosts, origins: options.allowedOrigins });
   if (!allowlists.hosts) logger.warn("Host header not checked: no allowed hosts configured for a non-loopback bind");
   const server = createHttpServer({
-    mcp,
+    mcp: withJsonResponses(mcp, serverFactory),
     allowlists,
     logger,
     authenticator: options.authenticator,

@@ -11,6 +11,7 @@ import { NoTokenAuthenticator } from "./auth/authenticator.js";
 import type { Principal } from "./auth/principal.js";
 import { type RunningGateway, startGateway } from "./gateway.js";
 import { createGatewayMcpServer } from "./mcp/createMcpServer.js";
+import type { RunnerClient } from "./routing/runnerRouter.js";
 import { StaticRunnerRouter } from "./routing/staticRouter.js";
 import { SymbolIndexCache } from "./symbols/symbolIndexCache.js";
 import { StaticWorkspaceResolver } from "./workspaces.js";
@@ -24,6 +25,7 @@ function localRouter(options: LocalGatewayOptions): StaticRunnerRouter {
   return new StaticRunnerRouter(
     options.runnerAddress,
     options.runnerAuth ? GrpcAuth.from(options.runnerAuth) : undefined,
+    options.runnerClient ? new Map([[options.runnerAddress, options.runnerClient]]) : undefined,
   );
 }
 
@@ -32,6 +34,11 @@ export interface LocalGatewayOptions {
   runnerAddress: string;
   /** The runner's credentials (serve and mcp give it a random secret per process). */
   runnerAuth?: GrpcAuthSettings;
+  /**
+   * The runner in this process (its inProcessClient): calls skip the loopback gRPC hop. Without
+   * it, calls go over gRPC to runnerAddress.
+   */
+  runnerClient?: RunnerClient;
   /** Workspace id the folder is served as. */
   workspace: string;
   logger?: Logger;

@@ -3,7 +3,7 @@
 import { hostname } from "node:os";
 import * as grpc from "@grpc/grpc-js";
 import type { SymbolIndexStore } from "@lspmesh/events";
-import { addService, GrpcAuth } from "@lspmesh/grpc";
+import { addService, type CallContext, GrpcAuth, type ServiceClient } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
 import { splitHostPort } from "@lspmesh/service-kit";
 import { HealthImplementation } from "grpc-health-check";
@@ -14,6 +14,7 @@ import { InProcessEventBus } from "./events/inProcessEventBus.js";
 import { RunnerEvents } from "./events/runnerEvents.js";
 import { DEFAULT_HEARTBEAT_MS, RunnerRegistration } from "./events/runnerRegistration.js";
 import { requestIdOf, withCallLog } from "./grpc/callLog.js";
+import { InProcessCalls } from "./grpc/inProcessCalls.js";
 import { runnerService } from "./grpc/runnerService.js";
 import { withAgentActivity } from "./grpc/trackedCalls.js";
 import { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
@@ -98,6 +99,11 @@ export interface RunnerServer {
   readonly symbolIndexer: SymbolIndexer | undefined;
   /** Where the indexes are stored (the event bus's store): an in-process gateway reads them here. */
   readonly symbolIndex: SymbolIndexStore;
+  /**
+   * The Runner service called in this process (no serialising, socket or HTTP/2): what a gateway
+   * in the same process (`lspmesh serve`, `lspmesh mcp`) uses instead of a gRPC channel.
+   */
+  readonly inProcessClient: ServiceClient<typeof Runner.method>;
   /**
    * Drains: health NOT_SERVING and registry entry removed, in-flight calls finished (up to
    * graceMs), workspaces unwatched, every language server stopped. Idempotent.
@@ -186,20 +192,21 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     id: language.id,
     extensions: Object.keys(language.extensions).map((extension) => extension.toLowerCase()),
   }));
-  addService(
-    server,
-    Runner,
-    withCallLog(withAgentActivity(runnerService(engine, { runnerId: id, languages: served }), activity), log),
-    (method, error, context) =>
-      log({
-        level: "error",
-        msg: "unexpected error",
-        method,
-        requestId: requestIdOf(context),
-        error: String((error as Error)?.stack ?? error),
-      }),
-    (metadata) => grpcAuth.authorizes(metadata),
+  const implementation = withCallLog(
+    withAgentActivity(runnerService(engine, { runnerId: id, languages: served }), activity),
+    log,
   );
+  const onUnexpectedError = (method: string, error: unknown, context: CallContext) =>
+    log({
+      level: "error",
+      msg: "unexpected error",
+      method,
+      requestId: requestIdOf(context),
+      error: String((error as Error)?.stack ?? error),
+    });
+  addService(server, Runner, implementation, onUnexpectedError, (metadata) => grpcAuth.authorizes(metadata));
+  // Same process, same service, no credentials to check: nothing crosses a process boundary.
+  const inProcess = new InProcessCalls(implementation, onUnexpectedError);
   let advertised = "";
   const registration = new RunnerRegistration(
     bus,
@@ -226,7 +233,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   advertised = options.advertiseAddress ?? (wildcard ? `${hostname()}:${port}` : address);
   await registration.start();
   const metrics = options.metricsListen
-    ? await serveRunnerMetrics(options.metricsListen, runnerMetricsRegistry(bus, sessions))
+    ? await serveRunnerMetrics(options.metricsListen, runnerMetricsRegistry(bus, sessions, engine.answers))
     : undefined;
   for (const ref of options.symbolIndex?.workspaces ?? []) void indexer?.ensure(ref);
   void indexer
@@ -243,6 +250,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     events: bus,
     symbolIndexer: indexer,
     symbolIndex: bus.symbolIndex,
+    inProcessClient: inProcess.client,
     warmedUp,
     close(graceMs = DEFAULT_GRACE_MS) {
       closing ??= (async () => {
@@ -250,7 +258,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
         health.setStatus("", "NOT_SERVING");
         health.setStatus("lspmesh.v1.Runner", "NOT_SERVING");
         await registration.close();
-        await new Promise<void>((resolve) => {
+        const network = new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
             server.forceShutdown();
             resolve();
@@ -260,6 +268,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
             resolve();
           });
         });
+        await Promise.all([network, inProcess.drain(graceMs)]);
         await indexer?.close();
         await events.close();
         await sessions.close();

@@ -29,7 +29,7 @@ export type RunnerSettings = Partial<Omit<RunnerConfig, "listen" | "workspaces">
 
 export type RunningRunner = Pick<
   RunnerServer,
-  "address" | "id" | "metricsAddress" | "warmedUp" | "close" | "symbolIndex"
+  "address" | "id" | "metricsAddress" | "warmedUp" | "close" | "symbolIndex" | "inProcessClient"
 >;
 
 /**

@@ -101,6 +101,7 @@ async function runEmbedded(
   const stdio = serveLocalStdio({
     runnerAddress: runner.address,
     runnerAuth,
+    runnerClient: runner.inProcessClient,
     workspace,
     logger,
     readOnly,

@@ -1,5 +1,6 @@
-// `lspmesh serve [dir]`: single-machine mode. One process runs a runner on a loopback port and
-// the gateway in front of it, serving `dir` as tenant "local", workspace "default".
+// `lspmesh serve [dir]`: single-machine mode. One process runs a runner and the gateway in front of
+// it, serving `dir` as tenant "local", workspace "default". The gateway calls the runner in process
+// (no gRPC hop); the runner still listens on a loopback port, with a random secret, for health checks.
 import { stat } from "node:fs/promises";
 import { startLocalGateway } from "@lspmesh/gateway";
 import { LanguageConfigError, languageServers, startRunner } from "@lspmesh/lsp-runner";
@@ -96,6 +97,7 @@ export async function runServeCommand(args: string[]): Promise<void> {
     port,
     runnerAddress: runner.address,
     runnerAuth,
+    runnerClient: runner.inProcessClient,
     workspace,
     logger,
     readOnly,

@@ -30,7 +30,8 @@ export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface HttpServerOptions {
-  mcp: McpHttpHandler;
+  /** Serves POST/GET/DELETE /mcp (the SDK's handler, with JSON answers where no progress is wanted). */
+  mcp: Pick<McpHttpHandler, "fetch">;
   allowlists: Allowlists;
   logger: Logger;
   authenticator: Authenticator;

@@ -67,6 +67,8 @@ export class HrwRunnerRouter implements RunnerRouter {
       now?: () => number;
       /** Credentials every runner call carries (mTLS and/or the shared secret); default none. */
       grpcAuth?: GrpcAuth;
+      /** A client of this runner other than a gRPC channel to its address (one in this process), or undefined. */
+      connect?: (entry: RunnerEntry) => RunnerClient | undefined;
     } = {},
   ) {}
 
@@ -181,17 +183,18 @@ export class HrwRunnerRouter implements RunnerRouter {
       channel = undefined;
     }
     if (!channel) {
-      // grpc-js connects lazily, so creating a channel does not need the runner to be up yet.
-      const auth = this.options.grpcAuth ?? GrpcAuth.none();
-      channel = {
-        address: entry.address,
-        client: createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, () =>
-          auth.callMetadata(),
-        ),
-      };
+      channel = { address: entry.address, client: this.connect(entry) };
       this.channels.set(entry.id, channel);
     }
     return { id: entry.id, address: entry.address, client: channel.client };
+  }
+
+  private connect(entry: RunnerEntry): RunnerClient {
+    const own = this.options.connect?.(entry);
+    if (own) return own;
+    // grpc-js connects lazily, so creating a channel does not need the runner to be up yet.
+    const auth = this.options.grpcAuth ?? GrpcAuth.none();
+    return createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, () => auth.callMetadata());
   }
 
   /** Closes channels of runners no longer live (their workspaces moved on). */

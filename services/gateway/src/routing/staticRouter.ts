@@ -2,10 +2,18 @@
 
 import type { GrpcAuth } from "@lspmesh/grpc";
 import { StaticRunnerDirectory } from "./runnerDirectory.js";
-import { HrwRunnerRouter } from "./runnerRouter.js";
+import { HrwRunnerRouter, type RunnerClient } from "./runnerRouter.js";
 
 export class StaticRunnerRouter extends HrwRunnerRouter {
-  constructor(addresses: string | readonly string[], grpcAuth?: GrpcAuth) {
-    super(new StaticRunnerDirectory(typeof addresses === "string" ? [addresses] : addresses), { grpcAuth });
+  constructor(
+    addresses: string | readonly string[],
+    grpcAuth?: GrpcAuth,
+    /** Runner clients by address to use instead of gRPC channels (a runner in this process). */
+    inProcess?: ReadonlyMap<string, RunnerClient>,
+  ) {
+    super(new StaticRunnerDirectory(typeof addresses === "string" ? [addresses] : addresses), {
+      grpcAuth,
+      ...(inProcess ? { connect: (entry) => inProcess.get(entry.address) } : {}),
+    });
   }
 }

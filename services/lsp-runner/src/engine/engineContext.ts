@@ -18,6 +18,7 @@ import {
 } from "../lsp/session/positionEncoding.js";
 import type { WorkspaceLocator } from "../workspace/workspaceLocator.js";
 import { type ResolvedFile, WorkspacePaths } from "../workspace/workspacePaths.js";
+import { AnswerCache, type ServerAnswer } from "./answerCache.js";
 import type { AnswerStatus, Location, PositionTarget, WorkspaceRef } from "./answers.js";
 import { externalName } from "./externalFiles.js";
 import { FileLines, snippetOf } from "./fileLines.js";
@@ -49,14 +50,22 @@ export interface EngineOptions {
   changes?: PendingFileChanges;
   /** Told of every workspace a query found (the symbol index follows the workspaces the runner serves). */
   onWorkspaceUsed?: (ref: WorkspaceRef) => void;
+  /** Shares and remembers read-only answers (default: a cache of this engine's own). */
+  answers?: AnswerCache;
 }
 
 export class EngineContext {
-  constructor(readonly options: EngineOptions) {}
+  readonly answers: AnswerCache;
+
+  constructor(readonly options: EngineOptions) {
+    this.answers = options.answers ?? new AnswerCache();
+  }
 
   /**
    * Asks once the server is idle; an answer given while it was still indexing (tsserver answers
-   * from a half-loaded project) is asked again once indexing ends, within READY_WAIT_MS.
+   * from a half-loaded project) is asked again once indexing ends, within READY_WAIT_MS. Read-only
+   * requests are shared with identical ones in flight and remembered until the session's content
+   * changes (AnswerCache).
    */
   async query<P, R>(
     session: LanguageSession,
@@ -72,13 +81,30 @@ export class EngineContext {
     signal?: AbortSignal,
   ): Promise<R> {
     const method = typeof type === "string" ? type : type.method;
+    return this.answers.answer(
+      session,
+      method,
+      params,
+      (shared) => this.ask<R>(session, method, params, shared),
+      signal,
+    );
+  }
+
+  private async ask<R>(
+    session: LanguageSession,
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+  ): Promise<ServerAnswer<R>> {
     await session.waitUntilIdle(READY_WAIT_MS, signal);
+    let askedWhileReady = session.state === "ready";
     const answer = await session.request<R>(method, params, signal);
     // "Nothing" from a server that lost part of itself is not an answer (checkProcessTree throws).
     if (isEmptyAnswer(answer)) await session.checkProcessTree();
-    if (session.state !== "indexing") return answer;
-    if (!(await session.waitUntilIdle(READY_WAIT_MS, signal))) return answer;
-    return session.request<R>(method, params, signal);
+    if (session.state !== "indexing") return { value: answer, askedWhileReady };
+    if (!(await session.waitUntilIdle(READY_WAIT_MS, signal))) return { value: answer, askedWhileReady: false };
+    askedWhileReady = isReady(session);
+    return { value: await session.request<R>(method, params, signal), askedWhileReady };
   }
 
   async workspacePaths(ref: WorkspaceRef): Promise<WorkspacePaths> {
@@ -321,6 +347,11 @@ export function unsupported(session: LanguageSession, method: string): RunnerErr
     "UNSUPPORTED",
     `the ${session.language.id} language server (${session.serverName}) does not support ${method}`,
   );
+}
+
+/** Not narrowed by an earlier check: the state changes while a request is awaited. */
+function isReady(session: LanguageSession): boolean {
+  return session.state === "ready";
 }
 
 function isEmptyAnswer(answer: unknown): boolean {

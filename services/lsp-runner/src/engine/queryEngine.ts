@@ -1,5 +1,6 @@
 // The runner's query engine: answers lspmesh queries with real language servers. Knows LSP and
 // the filesystem; knows nothing of gRPC or MCP. One object per area of queries.
+import type { AnswerCache } from "./answerCache.js";
 import { AssistanceQueries } from "./assistance.js";
 import { DiagnosticsQueries } from "./diagnosticsQueries.js";
 import { EditApplier } from "./editApplier.js";
@@ -19,9 +20,12 @@ export class QueryEngine {
   readonly assistance: AssistanceQueries;
   readonly hierarchies: HierarchyQueries;
   readonly editing: EditingQueries;
+  /** Read-only answers shared and remembered (its counts are a runner metric). */
+  readonly answers: AnswerCache;
 
   constructor(options: EngineOptions) {
     const context = new EngineContext(options);
+    this.answers = context.answers;
     this.navigation = new NavigationQueries(context);
     this.diagnostics = new DiagnosticsQueries(context);
     this.status = new StatusQueries(context);

@@ -151,7 +151,8 @@ export class WorkspaceWatch {
     const path = this.paths.toWorkspacePath(fileURLToPath(document.uri));
     try {
       if (path === undefined) throw new RunnerError("OUTSIDE_WORKSPACE", "outside");
-      await session.syncDocument(await this.paths.resolveFile(path), document.languageId);
+      // The event says the file changed: read it even if its stamp looks the same.
+      await session.syncDocument(await this.paths.resolveFile(path), document.languageId, { reread: true });
     } catch (error) {
       if (!(error instanceof RunnerError)) throw error;
       // Deleted, replaced by a link to outside, too large or binary now: the server forgets it.

@@ -3,10 +3,15 @@
 // servers by language and state. Labels stay bounded: languages come from configuration.
 import { type MetricsServer, serveMetrics } from "@lspmesh/service-kit";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import type { AnswerCacheCounts } from "../engine/answerCache.js";
 import type { RunnerEventBus } from "../events/eventBus.js";
 import type { SessionManager } from "../lsp/pool/sessionManager.js";
 
-export function runnerMetricsRegistry(events: RunnerEventBus, sessions: SessionManager): Registry {
+export function runnerMetricsRegistry(
+  events: RunnerEventBus,
+  sessions: SessionManager,
+  answers: { readonly counts: AnswerCacheCounts },
+): Registry {
   const registry = new Registry();
   const registers = [registry];
   new Gauge({
@@ -52,6 +57,16 @@ export function runnerMetricsRegistry(events: RunnerEventBus, sessions: SessionM
     collect() {
       this.reset();
       for (const status of sessions.statuses()) this.inc({ language: status.language }, status.restarts);
+    },
+  });
+  new Counter({
+    name: "lspmesh_runner_answer_cache_total",
+    help: "Read-only language-server requests by how they were answered: hit (remembered), shared (joined an identical one in flight), miss (asked).",
+    labelNames: ["result"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [result, count] of Object.entries(answers.counts)) this.inc({ result }, count);
     },
   });
   collectDefaultMetrics({ register: registry });

@@ -10,7 +10,16 @@ export interface ResolvedFile {
   readonly path: string;
   /** Absolute real path on disk. */
   readonly absolute: string;
+  /** Bytes. */
   readonly size: number;
+  /**
+   * Identity of the file's content at the time it was resolved: inode, size, modification and
+   * change times in ns. Equal stamps mean the content was not written in between (ctime cannot be
+   * set back, so even a copy that restores an old mtime changes it).
+   */
+  readonly stamp: string;
+  /** The later of its modification and change times, in ms since the epoch. */
+  readonly changedAtMs: number;
 }
 
 /** A file that does not exist yet. */
@@ -55,11 +64,17 @@ export class WorkspacePaths {
       throw error;
     });
     if (!isInside(this.root, real)) throw outside(path);
-    const info = await stat(real);
+    const info = await stat(real, { bigint: true });
     if (!info.isFile()) {
       throw new RunnerError("INVALID_ARGUMENT", `'${normalised}' is not a regular file; name a source file`);
     }
-    return { path: normalised.replace(/^\.\//, ""), absolute: real, size: info.size };
+    return {
+      path: normalised.replace(/^\.\//, ""),
+      absolute: real,
+      size: Number(info.size),
+      stamp: `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`,
+      changedAtMs: Math.max(Number(info.mtimeMs), Number(info.ctimeMs)),
+    };
   }
 
   /**

@@ -4,6 +4,11 @@ import { sha256, splitLines } from "./textDocument.js";
 export class OpenDocument {
   lines: string[];
   hash: string;
+  /**
+   * The stamp (ResolvedFile.stamp) of the file this text was read from, when it may be trusted: a
+   * file with the same stamp need not be read again. Undefined = read it again next time.
+   */
+  diskStamp: string | undefined;
 
   constructor(
     readonly uri: string,

@@ -1,7 +1,8 @@
 // Keeps a server's view of open documents equal to the files on disk: didOpen on first use,
 // didChange with the full text when the file changed, didClose for documents pushed out by the
 // open-document cap or closed on request. Syncs run one at a time, so the last one to read the
-// disk is the last one sent.
+// disk is the last one sent. A document whose file kept its stamp (inode, size, mtime, ctime) since
+// it was read is used as it is, without reading the file or waiting for other syncs.
 import { readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import type { MessageConnection } from "vscode-jsonrpc/node.js";
@@ -32,6 +33,20 @@ export interface DocumentSyncHost {
    * sent before that answer, such as diagnostics pushed while handling earlier notifications, has arrived.
    */
   roundTrip(): Promise<void>;
+  /** Something the server knows of the workspace changed (a document opened, changed or closed). */
+  onContentChange(): void;
+}
+
+/**
+ * A file changed less than this long (ms) before it was read may change again within the same
+ * timestamp tick (coarse kernel clocks tick every 1–10 ms) without its stamp changing: its stamp is
+ * not trusted, and it is read again next time (git's "racy" rule).
+ */
+const RACY_WINDOW_MS = 100;
+
+export interface SyncOptions {
+  /** Read the file even if its stamp is unchanged (a file event said it changed). */
+  reread?: boolean;
 }
 
 export class DocumentSync {
@@ -40,7 +55,7 @@ export class DocumentSync {
   constructor(private readonly host: DocumentSyncHost) {}
 
   /** The document for `file`, opened or updated from disk. */
-  sync(file: ResolvedFile, languageId: string): Promise<OpenDocument> {
+  sync(file: ResolvedFile, languageId: string, options: SyncOptions = {}): Promise<OpenDocument> {
     const { maxFileBytes } = this.host;
     if (file.size > maxFileBytes) {
       throw new RunnerError(
@@ -48,17 +63,31 @@ export class DocumentSync {
         `${file.path} is ${(file.size / 1048576).toFixed(1)} MiB; files over ${(maxFileBytes / 1048576).toFixed(1)} MiB are not sent to language servers`,
       );
     }
+    const uri = pathToFileURL(file.absolute).href;
+    if (!options.reread) {
+      const unchanged = this.host.documents.peek(uri);
+      if (unchanged?.diskStamp !== undefined && unchanged.diskStamp === file.stamp) {
+        this.host.assertUsable();
+        this.host.documents.use(uri);
+        return Promise.resolve(unchanged);
+      }
+    }
     return this.serialized(async () => {
+      const readAtMs = Date.now();
       const text = decodeDocument(await readFile(file.absolute));
       if (text === undefined) {
         throw new RunnerError("INVALID_ARGUMENT", `${file.path} is a binary file; name a source file`);
       }
       this.host.assertUsable();
       const { documents, diagnostics, connection } = this.host;
-      const uri = pathToFileURL(file.absolute).href;
+      // The stamp was taken before the read: a write in between changes the stamp, so the next
+      // sync reads again. A write in the same clock tick as the read might not: not trusted.
+      const stamp = readAtMs - file.changedAtMs > RACY_WINDOW_MS ? file.stamp : undefined;
       const existing = documents.use(uri);
       if (!existing) {
         const document = documents.open(uri, languageId, text, diagnostics.mark());
+        document.diskStamp = stamp;
+        this.host.onContentChange();
         await connection.sendNotification(DidOpenTextDocumentNotification.type, {
           textDocument: { uri, languageId, version: document.version, text },
         });
@@ -70,9 +99,11 @@ export class DocumentSync {
         }
         return document;
       }
+      existing.diskStamp = stamp;
       if (existing.text !== text) {
         // New content changes what the server knows of the workspace: every file's diagnostics may change.
         existing.replace(text, diagnostics.noteChange());
+        this.host.onContentChange();
         await connection.sendNotification(DidChangeTextDocumentNotification.type, {
           textDocument: { uri, version: existing.version },
           contentChanges: [{ text }],
@@ -102,6 +133,8 @@ export class DocumentSync {
       await connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
       await this.host.roundTrip();
       const reopened = documents.open(uri, document.languageId, document.text, diagnostics.mark());
+      reopened.diskStamp = document.diskStamp;
+      this.host.onContentChange();
       await connection.sendNotification(DidOpenTextDocumentNotification.type, {
         textDocument: { uri, languageId: reopened.languageId, version: reopened.version, text: reopened.text },
       });
@@ -114,6 +147,7 @@ export class DocumentSync {
     return this.serialized(async () => {
       if (!this.host.documents.delete(uri)) return false;
       this.host.diagnostics.delete(uri);
+      this.host.onContentChange();
       if (this.host.isRunning()) {
         await this.host.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
       }

@@ -38,7 +38,7 @@ import { assertServerInstalled } from "../process/serverStartFailure.js";
 import { CapabilityRegistrations } from "./capabilityRegistrations.js";
 import { CLIENT_CAPABILITIES } from "./clientCapabilities.js";
 import { DiagnosticsStore, type StoredDiagnostics } from "./diagnosticsStore.js";
-import { DocumentSync } from "./documentSync.js";
+import { DocumentSync, type SyncOptions } from "./documentSync.js";
 import type { PositionEncoding } from "./positionEncoding.js";
 import { DEFAULT_READINESS_TIMEOUT_MS, declaredName, probeUntilFound } from "./readinessProbe.js";
 import { requestTimeoutMs } from "./requestDeadline.js";
@@ -140,6 +140,11 @@ export class LanguageSession {
   private readonly failureListeners = new Set<(error: RunnerError) => void>();
   /** Requests, syncs and waits under way: a busy session is never stopped to save memory. */
   private busyCount = 0;
+  /**
+   * Counts changes to what the server knows of the workspace (documents opened, changed or closed,
+   * file events, files renamed or deleted): an answer stays valid while it is unchanged.
+   */
+  contentEpoch = 0;
   private consecutiveTimeouts = 0;
   /** A request timed out and the server has not answered one since. */
   private suspect = false;
@@ -200,6 +205,7 @@ export class LanguageSession {
           () => undefined,
           () => undefined,
         ),
+      onContentChange: () => this.contentEpoch++,
     });
     answerServerRequests(this.process.connection, {
       settings: this.language.settings ?? {},
@@ -410,8 +416,8 @@ export class LanguageSession {
    * was closed to stay under the cap), didChange (full text, increasing version) when the content
    * changed since.
    */
-  async syncDocument(file: ResolvedFile, languageId: string): Promise<OpenDocument> {
-    return this.busy(() => this.sync.sync(file, languageId));
+  async syncDocument(file: ResolvedFile, languageId: string, options?: SyncOptions): Promise<OpenDocument> {
+    return this.busy(() => this.sync.sync(file, languageId, options));
   }
 
   document(uri: string): OpenDocument | undefined {
@@ -442,6 +448,8 @@ export class LanguageSession {
    * were sent; sending any counts as a workspace change for diagnostics freshness.
    */
   async didChangeWatchedFiles(events: readonly FileEvent[]): Promise<number> {
+    // Even events the server does not ask for count: a server may watch files by itself (tsserver).
+    if (events.length > 0) this.contentEpoch++;
     const registered = this.registrations.watchesFiles;
     const wanted = registered ? this.registrations.wanted(events) : [...events];
     if (wanted.length === 0 || !this.process.isRunning || !this.initialized) return 0;
@@ -461,6 +469,7 @@ export class LanguageSession {
 
   /** Sends a notification (`DidChangeWatchedFilesNotification.type`, …). */
   async notify<P>(type: NotificationType<P> | string, params: P): Promise<void> {
+    this.contentEpoch++;
     if (!this.process.isRunning) return;
     await this.process.connection.sendNotification(typeof type === "string" ? type : type.method, params);
   }

@@ -15,6 +15,12 @@ export function withDeadline(signal: AbortSignal, remainingMs: number): AbortSig
   return signal;
 }
 
+/** Gives `to` the deadline recorded for `from`, if any (a request made on behalf of that caller). */
+export function inheritDeadline(from: AbortSignal, to: AbortSignal): void {
+  const at = deadlines.get(from);
+  if (at !== undefined) deadlines.set(to, at);
+}
+
 /**
  * The timeout of one server request under `signal`: the language's own, or less when the
  * caller's deadline is nearer — the remaining time minus the liveness probe and ANSWER_MARGIN_MS,

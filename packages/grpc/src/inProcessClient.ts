@@ -1,0 +1,81 @@
+// A typed client that calls a service implementation in the same process: the same interface,
+// messages and failures as a gRPC client (a ServiceError with status, details and trailers), without
+// serialising, a socket or HTTP/2. `lspmesh serve` and `lspmesh mcp` call their runner this way.
+import { create, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
+import * as grpc from "@grpc/grpc-js";
+import {
+  type CallContext,
+  type CallOptions,
+  GrpcStatusError,
+  type ServiceClient,
+  type ServiceImplementation,
+  toServiceError,
+} from "./grpcAdapter.js";
+
+/** A grpc-js ServiceError as the network client would raise it. */
+export function serviceError(code: grpc.status, details: string, metadata = new grpc.Metadata()): grpc.ServiceError {
+  return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata });
+}
+
+export function createInProcessClient<M extends GenServiceMethods>(
+  service: GenService<M>,
+  implementation: ServiceImplementation<M>,
+  /** Told of failures that are not a GrpcStatusError (they reach the caller as INTERNAL). */
+  onUnexpectedError: (method: string, error: unknown, context: CallContext) => void = () => {},
+): ServiceClient<M> {
+  let closed = false;
+  const client: Record<string, unknown> = {
+    close: () => {
+      closed = true;
+    },
+  };
+  for (const method of service.methods) {
+    const handle = implementation[method.localName as keyof M] as (
+      request: unknown,
+      context: CallContext,
+    ) => Promise<unknown>;
+    const { input, output } = method as { input: DescMessage; output: DescMessage };
+    client[method.localName] = (request: MessageInitShape<DescMessage>, options: CallOptions = {}) => {
+      if (closed) return Promise.reject(serviceError(grpc.status.UNAVAILABLE, "the client was closed"));
+      const metadata = options.metadata?.clone() ?? new grpc.Metadata();
+      const abort = new AbortController();
+      const context: CallContext = {
+        metadata,
+        signal: abort.signal,
+        deadlineMs: options.timeoutMs ?? Number.POSITIVE_INFINITY,
+      };
+      return new Promise((resolve, reject) => {
+        // Like the network client: a deadline or a cancel ends the call at once, the handler is told.
+        const end = (code: grpc.status, details: string) => {
+          abort.abort(new Error(details));
+          reject(serviceError(code, details));
+        };
+        const timer =
+          options.timeoutMs === undefined
+            ? undefined
+            : setTimeout(() => end(grpc.status.DEADLINE_EXCEEDED, "Deadline exceeded"), options.timeoutMs);
+        const onCancel = () => end(grpc.status.CANCELLED, "Cancelled on client");
+        options.signal?.addEventListener("abort", onCancel, { once: true });
+        if (options.signal?.aborted) onCancel();
+        const settle = () => {
+          clearTimeout(timer);
+          options.signal?.removeEventListener("abort", onCancel);
+        };
+        handle(create(input, request), context).then(
+          (answer) => {
+            settle();
+            resolve(create(output, answer as MessageInitShape<DescMessage>));
+          },
+          (error: unknown) => {
+            settle();
+            const status = toServiceError(error);
+            if (!(error instanceof GrpcStatusError)) onUnexpectedError(method.name, error, context);
+            reject(serviceError(status.code, status.details, status.metadata));
+          },
+        );
+      });
+    };
+  }
+  return client as ServiceClient<M>;
+}

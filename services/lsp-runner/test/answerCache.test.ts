@@ -1,0 +1,150 @@
+// Remembered and shared answers are never stale: files change between identical calls (on disk,
+// seen by the watcher or only by the stat check, in the asked file and in files the server read
+// itself) and every answer equals what the server says of the new content. Real
+// typescript-language-server, real gRPC; the cache's counts are read from the runner's /metrics.
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createClient, type ServiceClient } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "./runnerInternals.js";
+
+const ws = { tenant: "local", workspace: "default" };
+const symbol = (file: string, name: string, lineHint = 0) => ({
+  file,
+  target: { case: "symbol" as const, value: { name, lineHint, occurrence: 0 } },
+});
+
+interface Harness {
+  fixture: FixtureWorkspace;
+  runner: RunnerServer;
+  client: ServiceClient<typeof Runner.method>;
+  /** The runner's answer-cache counters, from GET /metrics. */
+  counts(): Promise<Counts>;
+  close(): Promise<void>;
+}
+
+async function startHarness(watchWorkspaces: boolean): Promise<Harness> {
+  const fixture = fixtureWorkspace("typescript-basic");
+  const runner = await startRunnerServer({
+    listen: "127.0.0.1:0",
+    locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
+    watchWorkspaces,
+    watchDebounceMs: 50,
+    metricsListen: "127.0.0.1:0",
+    symbolIndex: { enabled: false },
+  });
+  const client = createClient(Runner, runner.address);
+  return {
+    fixture,
+    runner,
+    client,
+    async counts() {
+      const text = await (await fetch(`http://${runner.metricsAddress}/metrics`)).text();
+      const count = (result: string) =>
+        Number(text.match(new RegExp(`lspmesh_runner_answer_cache_total\\{result="${result}"\\} (\\d+)`))?.[1] ?? 0);
+      return { hit: count("hit"), shared: count("shared"), miss: count("miss") };
+    },
+    async close() {
+      client.close();
+      await runner.close();
+      fixture[Symbol.dispose]();
+    },
+  };
+}
+
+const hoverOf = async (h: Harness, file: string, name: string, line: number) =>
+  (await h.client.hover({ workspace: ws, at: symbol(file, name, line) })).contents;
+const definitionOf = async (h: Harness) =>
+  (await h.client.findDefinition({ workspace: ws, at: symbol("src/main.ts", "makeGreeting", 4) })).locations.map(
+    (l) => `${l.file}:${l.range?.start?.line}`,
+  );
+const referencesOf = async (h: Harness) =>
+  (
+    await h.client.findReferences({
+      workspace: ws,
+      at: symbol("src/greeter.ts", "makeGreeting", 14),
+      includeDeclaration: true,
+    })
+  ).locations.map((l) => `${l.file}:${l.range?.start?.line}`);
+type Counts = Record<"hit" | "shared" | "miss", number>;
+const delta = (before: Counts, after: Counts): Counts => ({
+  hit: after.hit - before.hit,
+  shared: after.shared - before.shared,
+  miss: after.miss - before.miss,
+});
+
+describe("with the workspace watcher", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(true);
+  });
+  afterAll(() => h?.close());
+
+  test("a repeated read on unchanged files is answered from the cache", async () => {
+    // The first answer comes from a starting server: not kept. Other questions from here on.
+    expect(await hoverOf(h, "src/main.ts", "greeter", 3)).toContain("PoliteGreeter");
+    expect(h.runner.sessions.statuses().map((status) => status.state)).toEqual(["ready"]);
+    const before = await h.counts();
+    expect(await hoverOf(h, "src/main.ts", "wave", 4)).toContain("const wave: string");
+    expect(await hoverOf(h, "src/main.ts", "wave", 4)).toContain("const wave: string");
+    expect(await definitionOf(h)).toEqual(["src/greeter.ts:14"]);
+    expect(await definitionOf(h)).toEqual(["src/greeter.ts:14"]);
+    expect(delta(before, await h.counts())).toEqual({ hit: 2, shared: 0, miss: 2 });
+  });
+
+  test("a change to a file the server read from disk (not open) is in the next identical answer", async () => {
+    const greeter = join(h.fixture.dir, "src/greeter.ts");
+    writeFileSync(
+      greeter,
+      `// moved down\n${readFileSync(greeter, "utf8").replace("makeGreeting(name: string): string", "makeGreeting(name: string): number").replace("greet(name);", "greet(name).length;")}`,
+    );
+    expect(await hoverOf(h, "src/main.ts", "wave", 4)).toContain("const wave: number");
+    expect(await definitionOf(h)).toEqual(["src/greeter.ts:15"]);
+  });
+
+  test("a change to the asked file itself is in the next identical answer", async () => {
+    const before = await referencesOf(h);
+    expect(before).toContain("src/main.ts:4");
+    expect(await referencesOf(h)).toEqual(before);
+    appendFileSync(join(h.fixture.dir, "src/main.ts"), "export const extra = makeGreeting('b');\n");
+    const after = await referencesOf(h);
+    expect([...after].sort()).toEqual([...before, "src/main.ts:7"].sort());
+  });
+
+  test("identical calls at the same time share one server request", async () => {
+    appendFileSync(join(h.fixture.dir, "src/main.ts"), "// the epoch moves\n");
+    const before = await h.counts();
+    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => hoverOf(h, "src/main.ts", "again", 4)));
+    expect(new Set(answers).size).toBe(1);
+    expect(answers[0]).toContain("const again");
+    const counted = delta(before, await h.counts());
+    expect(counted.miss).toBe(1);
+    expect(counted.hit + counted.shared).toBe(4);
+  });
+});
+
+describe("without a watcher (only the stat check notices)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(false);
+  });
+  afterAll(() => h?.close());
+
+  test("two writes of the same size right after each other are both seen", async () => {
+    const main = join(h.fixture.dir, "src/main.ts");
+    const original = readFileSync(main, "utf8");
+    const numbered = original.replace(
+      'const total: number = makeGreeting("a").length;',
+      "const total = 1234567890123;",
+    );
+    const texted = original.replace('const total: number = makeGreeting("a").length;', 'const total = "12345678901";');
+    expect(numbered.length).toBe(texted.length);
+    writeFileSync(main, numbered);
+    expect(await hoverOf(h, "src/main.ts", "total", 6)).toContain("const total: 1234567890123");
+    expect(await hoverOf(h, "src/main.ts", "total", 6)).toContain("const total: 1234567890123");
+    writeFileSync(main, texted);
+    expect(await hoverOf(h, "src/main.ts", "total", 6)).toContain('const total: "12345678901"');
+  });
+});
