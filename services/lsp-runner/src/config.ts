@@ -65,6 +65,8 @@ export interface RunnerConfig {
   /** Fair shares: language servers, processes and memory (bytes) one tenant may hold on this runner. */
   tenantLimits?: { sessions?: number; processes?: number; memoryBytes?: number };
   logLevel: LogLevel;
+  /** Read-only answers remembered per language session (default 2 000); 0 = none remembered or shared. */
+  answerCacheEntries?: number;
   /** The symbol index (docs/architecture.md): on unless switched off; limits unset = defaults. */
   symbolIndex: {
     enabled: boolean;
@@ -102,6 +104,7 @@ Environment only:
   LSPMESH_IDLE_TIMEOUT_S (1800; 0 = never)  LSPMESH_WARMUP (tenant/workspace/language,…)  LSPMESH_LOG_LEVEL (info)
   LSPMESH_SYMBOL_INDEX (1; 0 = off)  LSPMESH_INDEX_MAX_FILES (50000)  LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE (5000)
   LSPMESH_INDEX_MAX_BYTES (268435456 per tenant; -1 = no limit)
+  LSPMESH_ANSWER_CACHE (2000 answers remembered per language server; 0 = off: no remembering or sharing)
 See docs/operations.md.`;
 
 /** Throws a SettingsError whose message names the setting and the fix. */
@@ -200,6 +203,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     sandbox,
     tenantLimits,
     logLevel,
+    answerCacheEntries: integerSetting(env.LSPMESH_ANSWER_CACHE, "LSPMESH_ANSWER_CACHE", undefined, 0, 1_000_000),
     symbolIndex: {
       enabled: setting(undefined, env, "LSPMESH_SYMBOL_INDEX") !== "0",
       maxFiles: integerSetting(env.LSPMESH_INDEX_MAX_FILES, "LSPMESH_INDEX_MAX_FILES", undefined, 1, 10_000_000),

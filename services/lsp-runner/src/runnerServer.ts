@@ -7,6 +7,7 @@ import { addService, type CallContext, GrpcAuth, type ServiceClient } from "@lsp
 import { Runner } from "@lspmesh/proto";
 import { splitHostPort } from "@lspmesh/service-kit";
 import { HealthImplementation } from "grpc-health-check";
+import { AnswerCache } from "./engine/answerCache.js";
 import type { WorkspaceRef } from "./engine/answers.js";
 import { QueryEngine } from "./engine/queryEngine.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
@@ -46,6 +47,8 @@ export interface RunnerServerOptions {
   locator: WorkspaceLocator;
   languages?: LanguageRegistry;
   maxFileBytes?: number;
+  /** Read-only answers remembered per session (default MAX_ANSWERS_PER_SESSION); 0 = no cache, no sharing. */
+  answerCacheEntries?: number;
   /** Session lifecycle: timeouts, restart budget, idle timeout, memory budget, limits (sessionPolicy.ts). */
   sessionPolicy?: SessionPolicyOverrides;
   /** Sessions started right away instead of on their first request. */
@@ -159,6 +162,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     languages,
     sessions,
     changes: events,
+    answers: new AnswerCache(options.answerCacheEntries),
     onWorkspaceUsed: (ref) => void indexer?.ensure(ref),
   });
   if (indexing) {

@@ -66,6 +66,7 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
         : new SingleWorkspaceLocator(workspaces.dir, workspaces.tenant, workspaces.workspace),
     languages,
     maxFileBytes: settings.maxFileBytes,
+    answerCacheEntries: settings.answerCacheEntries,
     sessionPolicy: {
       memoryBudgetBytes: settings.serverMemoryBytes ?? (await containerMemoryBudget()),
       idleTimeoutMs: settings.idleTimeoutMs,

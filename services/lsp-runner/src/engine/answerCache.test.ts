@@ -114,4 +114,15 @@ describe("AnswerCache", () => {
     expect(await cache.answer(s, DEFINITION, at(1), ask)).toBe(1);
     expect(await cache.answer(s, DEFINITION, at(2), ask)).toBe(4);
   });
+
+  it("switched off (size 0), sends every request to the server", async () => {
+    const cache = new AnswerCache(0);
+    const s = session();
+    const slow = server();
+    const calls = [1, 2].map(() => cache.answer(s, DEFINITION, params, slow.ask));
+    expect(slow.sent).toHaveLength(2);
+    for (const sent of slow.sent) sent.resolve(1);
+    await Promise.all(calls);
+    expect(cache.counts).toEqual({ hit: 0, shared: 0, miss: 0 });
+  });
 });

@@ -64,6 +64,7 @@ export class AnswerCache {
   private readonly sessions = new WeakMap<CacheableSession, SessionAnswers>();
   readonly counts: AnswerCacheCounts = { hit: 0, shared: 0, miss: 0 };
 
+  /** maxPerSession 0 switches the cache off: every request goes to the server. */
   constructor(private readonly maxPerSession = MAX_ANSWERS_PER_SESSION) {}
 
   /**
@@ -77,7 +78,7 @@ export class AnswerCache {
     ask: (signal: AbortSignal | undefined) => Promise<ServerAnswer<R>>,
     signal?: AbortSignal,
   ): Promise<R> {
-    if (!CACHED_METHODS.has(method)) return (await ask(signal)).value;
+    if (this.maxPerSession === 0 || !CACHED_METHODS.has(method)) return (await ask(signal)).value;
     const key = `${method}\n${JSON.stringify(params)}`;
     const entry = this.answersOf(session);
     if (session.state === "ready" && entry.answers.has(key)) {
