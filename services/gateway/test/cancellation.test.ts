@@ -2,9 +2,8 @@
 // the runner sees its request's signal abort (which cancels the language-server request). The
 // runner here is a real gRPC server whose hover never answers: the only way to watch the cancel
 // arrive on the runner side.
-import * as grpc from "@grpc/grpc-js";
-import { addService, type ServiceImplementation } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
+import type { ServiceImplementation } from "@lspmesh/grpc";
+import type { Runner } from "@lspmesh/proto";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -13,6 +12,7 @@ import { NoTokenAuthenticator } from "../src/auth/authenticator.js";
 import { startGateway } from "../src/gateway.js";
 import { StaticRunnerRouter } from "../src/routing/staticRouter.js";
 import { StaticWorkspaceResolver } from "../src/workspaces.js";
+import { serveRunnerOverGrpc } from "./runnerOverGrpc.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -30,7 +30,6 @@ async function setup() {
       cancelled = resolve;
     }),
   };
-  const server = new grpc.Server();
   const hover: ServiceImplementation<typeof Runner.method>["hover"] = (_request, context) =>
     new Promise((_resolve, reject) => {
       started();
@@ -39,17 +38,12 @@ async function setup() {
         reject(new Error("cancelled"));
       });
     });
-  addService(server, Runner, { hover } as unknown as ServiceImplementation<typeof Runner.method>);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    ),
-  );
-  cleanups.push(() => server.forceShutdown());
+  const runner = await serveRunnerOverGrpc({ hover });
+  cleanups.push(() => runner.close());
   const gateway = await startGateway({
     host: "127.0.0.1",
     port: 0,
-    router: new StaticRunnerRouter(`127.0.0.1:${port}`),
+    router: new StaticRunnerRouter(runner.address),
     workspaces: new StaticWorkspaceResolver({ tenant: "local", workspace: "default" }),
     authenticator: new NoTokenAuthenticator({ tenant: "local", subject: "test", scopes: ["lsp:read"] }),
     callTimeoutMs: 60_000,

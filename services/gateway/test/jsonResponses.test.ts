@@ -1,15 +1,14 @@
 // A tool call that asked for no progress is answered as one JSON body (no SSE stream); one that
 // asked for progress still gets a stream. Real gateway over HTTP with the official MCP client; the
 // runner is a real gRPC server answering hover.
-import * as grpc from "@grpc/grpc-js";
-import { addService, type ServiceImplementation } from "@lspmesh/grpc";
-import { Runner, ServerState } from "@lspmesh/proto";
+import { ServerState } from "@lspmesh/proto";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, expect, test } from "vitest";
 import { NoTokenAuthenticator } from "../src/auth/authenticator.js";
 import { startGateway } from "../src/gateway.js";
 import { StaticRunnerRouter } from "../src/routing/staticRouter.js";
 import { StaticWorkspaceResolver } from "../src/workspaces.js";
+import { serveRunnerOverGrpc } from "./runnerOverGrpc.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -18,22 +17,17 @@ afterEach(async () => {
 
 /** A gateway in front of a runner whose hover answers at once; and the content type of each answer. */
 async function setup() {
-  const server = new grpc.Server();
-  const hover: ServiceImplementation<typeof Runner.method>["hover"] = async () => ({
-    status: { state: ServerState.READY, language: "typescript", server: "test" },
-    contents: "const a: number",
+  const runner = await serveRunnerOverGrpc({
+    hover: async () => ({
+      status: { state: ServerState.READY, language: "typescript", server: "test" },
+      contents: "const a: number",
+    }),
   });
-  addService(server, Runner, { hover } as unknown as ServiceImplementation<typeof Runner.method>);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    ),
-  );
-  cleanups.push(() => server.forceShutdown());
+  cleanups.push(() => runner.close());
   const gateway = await startGateway({
     host: "127.0.0.1",
     port: 0,
-    router: new StaticRunnerRouter(`127.0.0.1:${port}`),
+    router: new StaticRunnerRouter(runner.address),
     workspaces: new StaticWorkspaceResolver({ tenant: "local", workspace: "default" }),
     authenticator: new NoTokenAuthenticator({ tenant: "local", subject: "test", scopes: ["lsp:read"] }),
   });
