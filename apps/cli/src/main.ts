@@ -1,17 +1,7 @@
 // Entry of the `lspmesh` command: picks the subcommand; each command module is its own
 // composition root.
 
-import { GATEWAY_USAGE } from "@lspmesh/gateway";
-import { RUNNER_USAGE } from "@lspmesh/lsp-runner";
 import { SettingsError } from "@lspmesh/service-kit";
-import { HELP as CHECK_HELP, runCheckCommand } from "./commands/check.js";
-import { HELP as DIAGNOSTICS_HELP, runDiagnosticsCommand } from "./commands/diagnostics.js";
-import { runGatewayCommand } from "./commands/gateway.js";
-import { HELP as MCP_HELP, runMcpCommand } from "./commands/mcp.js";
-import { HELP as NATS_AUTH_HELP, runNatsAuthCommand } from "./commands/natsAuth.js";
-import { runRunnerCommand } from "./commands/runner.js";
-import { runServeCommand, HELP as SERVE_HELP } from "./commands/serve.js";
-import { runVersionCommand, HELP as VERSION_HELP } from "./commands/version.js";
 import { ConfigFileError, usageHint } from "./usage.js";
 
 const USAGE = `usage: lspmesh <command> [options]
@@ -37,15 +27,47 @@ interface Command {
   help: string;
 }
 
-const COMMANDS: Record<string, Command> = {
-  serve: { run: runServeCommand, help: SERVE_HELP },
-  gateway: { run: runGatewayCommand, help: GATEWAY_USAGE },
-  runner: { run: runRunnerCommand, help: RUNNER_USAGE },
-  check: { run: runCheckCommand, help: CHECK_HELP },
-  diagnostics: { run: runDiagnosticsCommand, help: DIAGNOSTICS_HELP },
-  mcp: { run: runMcpCommand, help: MCP_HELP },
-  "nats-auth": { run: runNatsAuthCommand, help: NATS_AUTH_HELP },
-  version: { run: runVersionCommand, help: VERSION_HELP },
+// Loaded on use: a gateway process need not load the runner (and the TypeScript compiler its
+// symbol index uses, about 75 MB resident), nor a runner the gateway.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => {
+    const { runServeCommand, HELP } = await import("./commands/serve.js");
+    return { run: runServeCommand, help: HELP };
+  },
+  gateway: async () => {
+    const [{ runGatewayCommand }, { GATEWAY_USAGE }] = await Promise.all([
+      import("./commands/gateway.js"),
+      import("@lspmesh/gateway"),
+    ]);
+    return { run: runGatewayCommand, help: GATEWAY_USAGE };
+  },
+  runner: async () => {
+    const [{ runRunnerCommand }, { RUNNER_USAGE }] = await Promise.all([
+      import("./commands/runner.js"),
+      import("@lspmesh/lsp-runner"),
+    ]);
+    return { run: runRunnerCommand, help: RUNNER_USAGE };
+  },
+  check: async () => {
+    const { runCheckCommand, HELP } = await import("./commands/check.js");
+    return { run: runCheckCommand, help: HELP };
+  },
+  diagnostics: async () => {
+    const { runDiagnosticsCommand, HELP } = await import("./commands/diagnostics.js");
+    return { run: runDiagnosticsCommand, help: HELP };
+  },
+  mcp: async () => {
+    const { runMcpCommand, HELP } = await import("./commands/mcp.js");
+    return { run: runMcpCommand, help: HELP };
+  },
+  "nats-auth": async () => {
+    const { runNatsAuthCommand, HELP } = await import("./commands/natsAuth.js");
+    return { run: runNatsAuthCommand, help: HELP };
+  },
+  version: async () => {
+    const { runVersionCommand, HELP } = await import("./commands/version.js");
+    return { run: runVersionCommand, help: HELP };
+  },
 };
 const ALIASES: Record<string, string> = { "--version": "version", "-V": "version" };
 
@@ -55,11 +77,12 @@ if (!given || given === "--help" || given === "-h" || given === "help") {
   process.exit(given ? 0 : 2);
 }
 const name = ALIASES[given] ?? given;
-const command = COMMANDS[name];
-if (!command) {
+const load = COMMANDS[name];
+if (!load) {
   console.error(`lspmesh: unknown command '${given}'\n\n${USAGE}`);
   process.exit(2);
 }
+const command = await load();
 try {
   await command.run(args);
 } catch (error) {

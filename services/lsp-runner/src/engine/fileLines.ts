@@ -1,9 +1,9 @@
 // Lines of files that answers point into, read once per request, so that positions in files the
 // server never opened convert exactly too.
-import { readFile, stat } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { decodeDocument, sha256, splitLines } from "../lsp/documents/textDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
+import { readKnownFile, statOf } from "../workspace/metadata.js";
 
 /** Files larger than this are not read for position conversion (default 8 MiB). */
 const MAX_READ_BYTES = 8 * 1024 * 1024;
@@ -39,9 +39,9 @@ export class FileLines {
     const open = this.session.document(pathToFileURL(absolute).href);
     if (open) return { lines: open.lines, sha256: open.hash, version: open.version };
     const unreadable = { lines: [], sha256: "", version: 0 };
-    const info = await stat(absolute).catch(() => undefined);
+    const info = statOf(absolute);
     if (!info || info.size > MAX_READ_BYTES) return unreadable;
-    const text = decodeDocument(await readFile(absolute));
+    const text = decodeDocument(await readKnownFile(absolute, info.size));
     return text === undefined ? unreadable : { lines: splitLines(text), sha256: sha256(text), version: 0 };
   }
 }

@@ -4,6 +4,7 @@
 import { lstat, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { RunnerError } from "../errors.js";
+import { realPath, statOf } from "./metadata.js";
 
 export interface ResolvedFile {
   /** Workspace-relative POSIX path, normalised. */
@@ -51,20 +52,25 @@ export class WorkspacePaths {
   ) {}
 
   static async open(dir: string): Promise<WorkspacePaths> {
-    return new WorkspacePaths(await realpath(dir));
+    return new WorkspacePaths(realPath(dir));
   }
 
   /** Validates a caller's path and finds the regular file it names. */
   async resolveFile(path: string): Promise<ResolvedFile> {
     const { normalised, candidate } = this.lexicalPath(path);
-    const real = await realpath(candidate).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT" || error.code === "ENOTDIR") {
+    let real: string;
+    try {
+      real = realPath(candidate);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") {
         throw new RunnerError("NOT_FOUND", `no such file in the workspace: '${normalised}'; check the path`);
       }
       throw error;
-    });
+    }
     if (!isInside(this.root, real)) throw outside(path);
-    const info = await stat(real, { bigint: true });
+    const info = statOf(real);
+    if (!info) throw new RunnerError("NOT_FOUND", `no such file in the workspace: '${normalised}'; check the path`);
     if (!info.isFile()) {
       throw new RunnerError("INVALID_ARGUMENT", `'${normalised}' is not a regular file; name a source file`);
     }
@@ -148,7 +154,12 @@ export class WorkspacePaths {
   async toWorkspaceFile(absolute: string): Promise<string | undefined> {
     const path = this.toWorkspacePath(absolute);
     if (path === undefined) return undefined;
-    const real = await realpath(absolute).catch(() => undefined);
+    let real: string | undefined;
+    try {
+      real = realPath(absolute);
+    } catch {
+      real = undefined;
+    }
     return real === undefined || isInside(this.root, real) ? path : undefined;
   }
 }

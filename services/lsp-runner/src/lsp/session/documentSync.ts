@@ -3,7 +3,6 @@
 // open-document cap or closed on request. Syncs run one at a time, so the last one to read the
 // disk is the last one sent. A document whose file kept its stamp (inode, size, mtime, ctime) since
 // it was read is used as it is, without reading the file or waiting for other syncs.
-import { readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import type { MessageConnection } from "vscode-jsonrpc/node.js";
 import {
@@ -12,6 +11,7 @@ import {
   DidOpenTextDocumentNotification,
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../../errors.js";
+import { readKnownFile } from "../../workspace/metadata.js";
 import type { ResolvedFile } from "../../workspace/workspacePaths.js";
 import type { OpenDocument } from "../documents/openDocument.js";
 import type { OpenDocuments } from "../documents/openDocuments.js";
@@ -74,7 +74,7 @@ export class DocumentSync {
     }
     return this.serialized(async () => {
       const readAtMs = Date.now();
-      const text = decodeDocument(await readFile(file.absolute));
+      const text = decodeDocument(await readKnownFile(file.absolute, file.size));
       if (text === undefined) {
         throw new RunnerError("INVALID_ARGUMENT", `${file.path} is a binary file; name a source file`);
       }
