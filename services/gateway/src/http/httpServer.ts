@@ -181,7 +181,8 @@ export function createHttpServer(options: HttpServerOptions): Server {
         if (body && body.length > 0) yield body;
       },
     };
-    await serveMcp(replay, res);
+    // Parsed once here: the MCP handler takes the parsed body instead of parsing it again.
+    await serveMcp(replay, res, parsed);
   }
 
   /** Charges a request without a valid token to its client address; answers 429 when over. */

@@ -26,22 +26,22 @@ function wantsNoProgress(body: unknown): boolean {
 export function withJsonResponses(sdk: FetchHandler, factory: McpServerFactory): FetchHandler {
   return {
     fetch: async (request: Request, options: McpHandlerRequestOptions = {}) => {
-      if (request.method.toUpperCase() !== "POST" || options.parsedBody !== undefined) {
-        return sdk.fetch(request, options);
-      }
-      const text = await request.text();
-      let body: unknown;
-      try {
-        body = text.length === 0 ? undefined : JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
+      if (request.method.toUpperCase() !== "POST") return sdk.fetch(request, options);
+      let body = options.parsedBody;
       if (body === undefined) {
-        // Not JSON: the SDK gives the error answer, from the same bytes.
-        return sdk.fetch(
-          new Request(request.url, { method: "POST", headers: request.headers, body: text, signal: request.signal }),
-          options,
-        );
+        const text = await request.text();
+        try {
+          body = text.length === 0 ? undefined : JSON.parse(text);
+        } catch {
+          body = undefined;
+        }
+        if (body === undefined) {
+          // Not JSON: the SDK gives the error answer, from the same bytes.
+          return sdk.fetch(
+            new Request(request.url, { method: "POST", headers: request.headers, body: text, signal: request.signal }),
+            options,
+          );
+        }
       }
       const parsed = { ...options, parsedBody: body };
       if (!wantsNoProgress(body) || !(await isLegacyRequest(request, body))) return sdk.fetch(request, parsed);
