@@ -1,0 +1,344 @@
+#!/usr/bin/env node
+// Throughput and latency of lspmesh under concurrent agents, on a real corpus. One cluster on
+// loopback (a real nats-server, one `lspmesh runner`, one `lspmesh gateway`, API key) and K
+// concurrent MCP clients — each its own official 2.x Client and connection — each calling
+// find_definition and hover over the golden queries (bench/lib/queries.mjs) in a loop for the
+// duration. Per level: calls/s, p50/p90/p99, errors, and the runner's answer cache hit rate.
+// Baselines in the same run: typescript-language-server asked directly by 1 and 8 concurrent
+// callers (requests in flight together on its one stdio connection), and `lspmesh serve` (one
+// process) with 8 clients; prints lspmesh / direct throughput at 8.
+// The tenant's gateway limits (calls per second, concurrent calls) are set far above what the
+// levels can reach, so no call is refused for them (said in the output).
+// Usage: node bench/concurrency.mjs [DIR] [--duration-s 10] [--levels 1,8,64,256] [--queries 40] [--seed 1]
+//   without DIR: the small fixture test/kit/fixtures/typescript-hono-shape
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { descendantPids, startServe } from "@lspmesh/test-kit";
+import { startDirectServer } from "./lib/directServer.mjs";
+import { goldenQueries } from "./lib/queries.mjs";
+import { elapsedMs, machine, percentiles, printTable, writeResult } from "./lib/stats.mjs";
+import {
+  answerCacheCounts,
+  cacheHitRate,
+  connectMcp,
+  corpusFolder,
+  directPath,
+  formatRate,
+  meshPath,
+  startMeshCluster,
+  UNTHROTTLED,
+  waitUntilMeshReady,
+} from "./overhead.mjs";
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    "duration-s": { type: "string", default: "10" },
+    levels: { type: "string", default: "1,8,64,256" },
+    queries: { type: "string", default: "40" },
+    seed: { type: "string", default: "1" },
+  },
+});
+const DURATION_MS = Number(values["duration-s"]) * 1000;
+const LEVELS = values.levels.split(",").map(Number);
+const BASELINE_LEVELS = [1, 8];
+/** The level compared across direct, serve and the cluster. */
+const COMPARED_LEVEL = 8;
+const OPERATIONS = ["find_definition", "hover"];
+/** Clients connecting at once while a level is set up (connections are not timed). */
+const CONNECT_BATCH = 32;
+/** Distinct error messages kept per row. */
+const KEPT_ERRORS = 3;
+
+// The gateway's cap on open HTTP connections (default 1024) must not be what is measured either:
+// every client may hold a connection or two. startGatewayProcess passes this process's env on.
+const MAX_LEVEL = Math.max(...LEVELS, COMPARED_LEVEL);
+if (MAX_LEVEL * 4 > 1024) process.env.LSPMESH_MAX_CONNECTIONS = String(MAX_LEVEL * 4);
+
+const folder = corpusFolder(positionals[0]);
+const queries = goldenQueries(folder, { count: Number(values.queries), seed: Number(values.seed) });
+if (queries.length === 0) throw new Error(`no golden queries in ${folder} (no TypeScript usages found)`);
+
+/** Clock ticks per second of /proc/<pid>/stat times. */
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/** CPU time (user + system, ms) of each process in the tree under `pid`, by pid. */
+function treeCpuMs(pid) {
+  const times = new Map();
+  for (const each of [pid, ...descendantPids(pid)]) {
+    try {
+      const stat = readFileSync(`/proc/${each}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      times.set(each, ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1000); // utime + stime
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return times;
+}
+
+/** Below this CPU use (ms per second, all trees together) the servers count as idle. */
+const IDLE_CPU_MS_PER_S = 100;
+/** Longest wait for the servers to go idle after the warm-up, ms. */
+const IDLE_WAIT_MS = 120_000;
+
+/**
+ * Waits until the process trees under `pids` use less than IDLE_CPU_MS_PER_S for 2 s in a row:
+ * after files are opened, tsserver checks them in the background (diagnostics) for tens of
+ * seconds on a large corpus, which would otherwise weigh on whichever level runs first.
+ */
+async function waitUntilIdle(pids) {
+  const total = () => pids.reduce((sum, pid) => sum + [...treeCpuMs(pid).values()].reduce((a, b) => a + b, 0), 0);
+  const deadline = Date.now() + IDLE_WAIT_MS;
+  let previous = total();
+  let quietSeconds = 0;
+  while (quietSeconds < 2) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = total();
+    quietSeconds = now - previous < IDLE_CPU_MS_PER_S ? quietSeconds + 1 : 0;
+    previous = now;
+  }
+  return true;
+}
+
+/**
+ * Starts CPU accounting of process trees ({ name: pid }) and of this process. stop() gives ms per
+ * name (the process itself) and per "<name> children" (the language servers under it).
+ */
+function cpuMeter(trees) {
+  const before = Object.fromEntries(Object.entries(trees).map(([name, pid]) => [name, treeCpuMs(pid)]));
+  const self = process.cpuUsage();
+  return () => {
+    const used = {};
+    for (const [name, pid] of Object.entries(trees)) {
+      used[name] = 0;
+      used[`${name} children`] = 0;
+      for (const [each, ms] of treeCpuMs(pid))
+        used[each === pid ? name : `${name} children`] += ms - (before[name].get(each) ?? 0);
+    }
+    const own = process.cpuUsage(self);
+    used.clients = (own.user + own.system) / 1000;
+    return used;
+  };
+}
+
+/**
+ * One loop per element of `paths` (a caller), each asking over every (query, operation) pair in
+ * turn until the duration is over (calls in flight then finish and count). Caller i starts at
+ * its own pair.
+ */
+async function load(paths, durationMs) {
+  const samples = [];
+  const errors = { count: 0, messages: new Map() };
+  const deadline = Date.now() + durationMs;
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    paths.map(async (path, caller) => {
+      for (let n = 0; Date.now() < deadline; n++) {
+        const pair = (caller * 7 + n) % (queries.length * OPERATIONS.length);
+        const query = queries[pair % queries.length];
+        const operation = OPERATIONS[Math.floor(pair / queries.length)];
+        const callStart = process.hrtime.bigint();
+        let failure;
+        try {
+          const facts = await path.call(operation, query);
+          failure = facts.error;
+        } catch (error) {
+          failure = error.message;
+        }
+        if (failure === undefined) {
+          samples.push(elapsedMs(callStart));
+        } else {
+          errors.count++;
+          const key = failure.slice(0, 160);
+          errors.messages.set(key, (errors.messages.get(key) ?? 0) + 1);
+        }
+      }
+    }),
+  );
+  const seconds = elapsedMs(start) / 1000;
+  return { ...percentiles(samples), seconds, callsPerSecond: samples.length / seconds, errors };
+}
+
+/** Connects `count` MCP clients, CONNECT_BATCH at a time. */
+async function connectClients(url, token, count, into) {
+  for (let i = 0; i < count; i += CONNECT_BATCH) {
+    const batch = await Promise.allSettled(
+      Array.from({ length: Math.min(CONNECT_BATCH, count - i) }, (_, j) => connectMcp(url, token, `bench-${i + j}`)),
+    );
+    // Connected ones are kept (the caller closes them) even when another failed.
+    for (const outcome of batch) if (outcome.status === "fulfilled") into.push(outcome.value);
+    const failed = batch.find((outcome) => outcome.status === "rejected");
+    if (failed) throw new Error(`connecting client ${into.length + 1} of ${count}: ${failed.reason.message}`);
+  }
+}
+
+function gatewayRateLimited(metricsText) {
+  let total = 0;
+  for (const match of metricsText.matchAll(/^lspmesh_rate_limited_total\{[^}]*\} (\d+)/gm)) total += Number(match[1]);
+  return total;
+}
+
+const rows = [];
+const errorLines = [];
+/** CPU per successful call (ms) of the bench's clients and of the processes serving them. */
+function cpuPerCall(used, calls) {
+  const per = (ms) => (calls > 0 && ms !== undefined ? ms / calls : Number.NaN);
+  return {
+    "clients cpu/call": per(used.clients),
+    "gateway cpu/call": per(used.gateway),
+    "runner cpu/call": per(used.runner ?? used.serve),
+    "servers cpu/call": per(used["runner children"] ?? used["serve children"] ?? used.direct + used["direct children"]),
+  };
+}
+
+function record(target, clients, result, hitRate, used) {
+  rows.push({
+    target,
+    clients,
+    calls: result.count,
+    "calls/s": result.callsPerSecond,
+    "p50 ms": result.p50,
+    "p90 ms": result.p90,
+    "p99 ms": result.p99,
+    errors: result.errors.count,
+    "cache hits": formatRate(hitRate),
+    ...cpuPerCall(used, result.count),
+  });
+  const kept = [...result.errors.messages.entries()].slice(0, KEPT_ERRORS);
+  for (const [message, count] of kept) errorLines.push(`${target} × ${clients}: ${count}× ${message}`);
+  console.log(
+    `${target} × ${clients}: ${result.callsPerSecond.toFixed(1)} calls/s, p50 ${result.p50.toFixed(1)} ms, ${result.errors.count} errors`,
+  );
+}
+
+let direct;
+let serve;
+let cluster;
+const clients = [];
+try {
+  console.log(
+    `corpus ${folder}: ${queries.length} golden queries, ${OPERATIONS.join(" + ")}; ${DURATION_MS / 1000} s per level; ` +
+      `cluster levels ${LEVELS.join(", ")}; direct ${BASELINE_LEVELS.join(", ")}; serve ${COMPARED_LEVEL}`,
+  );
+  console.log(
+    `gateway tenant limits set to ${UNTHROTTLED.concurrentCalls} concurrent calls and ${UNTHROTTLED.callsPerSecond} calls/s (tenants file) so that they do not throttle` +
+      `; LSPMESH_MAX_CONNECTIONS ${process.env.LSPMESH_MAX_CONNECTIONS ?? "1024 (default)"}`,
+  );
+  const started = Date.now();
+  // Started together; whatever started is closed below even when another failed.
+  const starting = await Promise.allSettled([
+    startDirectServer(folder),
+    startServe(folder, ["--quiet"]),
+    startMeshCluster(folder, { limits: UNTHROTTLED }),
+  ]);
+  [direct, serve, cluster] = starting.map((outcome) => outcome.value);
+  const failed = starting.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
+  const serveProbe = await connectMcp(serve.url);
+  clients.push(serveProbe);
+  const clusterProbe = await connectMcp(cluster.url, cluster.token);
+  clients.push(clusterProbe);
+  await Promise.all([
+    direct.waitUntilReady(queries[0]),
+    waitUntilMeshReady(serveProbe, queries[0]),
+    waitUntilMeshReady(clusterProbe, queries[0]),
+  ]);
+  console.log(`all three answer (${((Date.now() - started) / 1000).toFixed(1)} s after start); ${direct.server}`);
+
+  // Warm-up: every query and operation through each, twice. The first pass loads projects and
+  // opens files, and each file the runner opens drops the answers it remembered before (its
+  // content epoch moves); after the second every level starts from the same warm state.
+  const directAsker = directPath(direct, folder);
+  for (let pass = 0; pass < 2; pass++)
+    for (const path of [directAsker, meshPath("serve", serveProbe), meshPath("cluster", clusterProbe)])
+      for (const query of queries)
+        for (const operation of OPERATIONS) await path.call(operation, query).catch(() => {});
+
+  const idleStart = Date.now();
+  const idle = await waitUntilIdle([direct.pid, serve.child.pid, cluster.runner.pid, cluster.gateway.pid]);
+  console.log(
+    `warm-up done; servers ${idle ? "idle" : "still busy"} after ${((Date.now() - idleStart) / 1000).toFixed(0)} s of background work (tsserver checking opened files)`,
+  );
+
+  for (const level of BASELINE_LEVELS) {
+    const stop = cpuMeter({ direct: direct.pid });
+    const result = await load(Array(level).fill(directAsker), DURATION_MS);
+    record("direct", level, result, Number.NaN, stop());
+  }
+
+  const rateLimitedBefore = gatewayRateLimited(await cluster.gateway.metrics());
+  for (const level of LEVELS) {
+    const levelClients = [];
+    try {
+      const connectStart = Date.now();
+      await connectClients(cluster.url, cluster.token, level, levelClients);
+      console.log(`cluster: ${level} clients connected in ${((Date.now() - connectStart) / 1000).toFixed(1)} s`);
+      const before = answerCacheCounts(await cluster.runner.metrics());
+      const stop = cpuMeter({ gateway: cluster.gateway.pid, runner: cluster.runner.pid });
+      const result = await load(
+        levelClients.map((client) => meshPath("cluster", client)),
+        DURATION_MS,
+      );
+      const used = stop();
+      record("cluster", level, result, cacheHitRate(before, answerCacheCounts(await cluster.runner.metrics())), used);
+    } finally {
+      await Promise.all(levelClients.map((client) => client.close().catch(() => {})));
+    }
+  }
+  const rateLimited = gatewayRateLimited(await cluster.gateway.metrics()) - rateLimitedBefore;
+
+  const serveClients = [];
+  try {
+    await connectClients(serve.url, undefined, COMPARED_LEVEL, serveClients);
+    // serve runs its runner in-process: no metrics port to read the cache from.
+    const stop = cpuMeter({ serve: serve.child.pid });
+    const result = await load(
+      serveClients.map((client) => meshPath("serve", client)),
+      DURATION_MS,
+    );
+    record("serve", COMPARED_LEVEL, result, Number.NaN, stop());
+  } finally {
+    await Promise.all(serveClients.map((client) => client.close().catch(() => {})));
+  }
+
+  printTable(
+    `concurrent find_definition + hover, ${DURATION_MS / 1000} s per row (cache hits: the cluster runner's answer cache, hit + shared)`,
+    ["target", "clients", "calls", "calls/s", "p50 ms", "p90 ms", "p99 ms", "errors", "cache hits"],
+    rows,
+  );
+  printTable(
+    `CPU time per answered call, ms, on this machine's ${machine().cores} cores (clients: this process; runner: the runner, or the whole serve process; servers: typescript-language-server and tsserver)`,
+    ["target", "clients", "calls/s", "clients cpu/call", "gateway cpu/call", "runner cpu/call", "servers cpu/call"],
+    rows,
+  );
+  const throughput = (target) =>
+    rows.find((row) => row.target === target && row.clients === COMPARED_LEVEL)?.["calls/s"];
+  const ratios = {
+    clusterToDirect: throughput("cluster") / throughput("direct"),
+    serveToDirect: throughput("serve") / throughput("direct"),
+  };
+  console.log(
+    `\nthroughput at ${COMPARED_LEVEL} concurrent callers: cluster / direct ${ratios.clusterToDirect.toFixed(2)}, serve / direct ${ratios.serveToDirect.toFixed(2)}`,
+  );
+  console.log(`calls the gateway refused for tenant limits during the cluster levels: ${rateLimited}`);
+  if (errorLines.length > 0) console.log(`errors (first ${KEPT_ERRORS} kinds per row):\n  ${errorLines.join("\n  ")}`);
+
+  writeResult("concurrency", {
+    corpus: folder,
+    server: direct.server,
+    durationS: DURATION_MS / 1000,
+    levels: LEVELS,
+    tenantLimits: UNTHROTTLED,
+    queries,
+    results: rows,
+    throughputRatiosAt8: ratios,
+    rateLimited,
+    errors: errorLines,
+  });
+} finally {
+  await Promise.all(clients.map((client) => client.close().catch(() => {})));
+  await Promise.allSettled([direct?.close(), serve?.stop(), cluster?.close()]);
+}
