@@ -107,6 +107,11 @@ Environment only:
   LSPMESH_ANSWER_CACHE (2000 answers remembered per language server; 0 = off: no remembering or sharing)
 See docs/operations.md.`;
 
+/** LSPMESH_ANSWER_CACHE: answers remembered per language server (unset = default; 0 = off). */
+export function answerCacheSetting(env: Environment): number | undefined {
+  return integerSetting(env.LSPMESH_ANSWER_CACHE, "LSPMESH_ANSWER_CACHE", undefined, 0, 1_000_000);
+}
+
 /** Throws a SettingsError whose message names the setting and the fix. */
 export function runnerConfig(argv: readonly string[], env: Environment): RunnerConfig {
   const { values: flags, positionals } = parseFlags({
@@ -203,7 +208,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     sandbox,
     tenantLimits,
     logLevel,
-    answerCacheEntries: integerSetting(env.LSPMESH_ANSWER_CACHE, "LSPMESH_ANSWER_CACHE", undefined, 0, 1_000_000),
+    answerCacheEntries: answerCacheSetting(env),
     symbolIndex: {
       enabled: setting(undefined, env, "LSPMESH_SYMBOL_INDEX") !== "0",
       maxFiles: integerSetting(env.LSPMESH_INDEX_MAX_FILES, "LSPMESH_INDEX_MAX_FILES", undefined, 1, 10_000_000),

@@ -1,6 +1,13 @@
 // The runner's public face: what applications (the lspmesh CLI), benchmarks and other packages may
 // use. Everything else is internal; tests inside this package import src/ directly.
-export { DEFAULT_DRAIN_MS, RUNNER_USAGE, type RunnerConfig, runnerConfig, type WorkspacesSetting } from "./config.js";
+export {
+  answerCacheSetting,
+  DEFAULT_DRAIN_MS,
+  RUNNER_USAGE,
+  type RunnerConfig,
+  runnerConfig,
+  type WorkspacesSetting,
+} from "./config.js";
 export { type EmbeddedEngine, type EmbeddedEngineOptions, openEmbeddedEngine } from "./embeddedEngine.js";
 export type { Diagnostic, DiagnosticsAnswer, FileDiagnostics } from "./engine/answers.js";
 export { RunnerError, type RunnerErrorCode } from "./errors.js";

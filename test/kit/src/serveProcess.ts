@@ -24,6 +24,8 @@ export interface ServeOptions {
   bin?: string;
   /** Working folder of the process (default this process's). */
   cwd?: string;
+  /** Variables added to this process's environment (e.g. LSPMESH_ANSWER_CACHE). */
+  env?: Record<string, string>;
 }
 
 export async function startServe(
@@ -35,6 +37,7 @@ export async function startServe(
   const child = spawn(options.bin ?? process.execPath, options.bin ? args : [CLI, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     cwd: options.cwd,
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
   let stdout = "";
   let stderr = "";

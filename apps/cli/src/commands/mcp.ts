@@ -4,7 +4,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { serveLocalStdio } from "@lspmesh/gateway";
-import { LanguageConfigError, startRunner } from "@lspmesh/lsp-runner";
+import { answerCacheSetting, LanguageConfigError, startRunner } from "@lspmesh/lsp-runner";
 import { DEFAULT_WORKSPACE, ID_PATTERN, ID_RULE, LOCAL_TENANT } from "@lspmesh/proto";
 import { createJsonLogger, parseFlags } from "@lspmesh/service-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -95,6 +95,7 @@ async function runEmbedded(
     grpcAuth: runnerAuth,
     workspaces: { dir, tenant: LOCAL_TENANT, workspace },
     languagesFile,
+    answerCacheEntries: answerCacheSetting(process.env),
   }).catch((error: unknown) => {
     throw error instanceof LanguageConfigError ? new ConfigFileError(error.message) : error;
   });

@@ -3,7 +3,7 @@
 // (no gRPC hop); the runner still listens on a loopback port, with a random secret, for health checks.
 import { stat } from "node:fs/promises";
 import { startLocalGateway } from "@lspmesh/gateway";
-import { LanguageConfigError, languageServers, startRunner } from "@lspmesh/lsp-runner";
+import { answerCacheSetting, LanguageConfigError, languageServers, startRunner } from "@lspmesh/lsp-runner";
 import { DEFAULT_GATEWAY_PORT, DEFAULT_WORKSPACE, ID_PATTERN, ID_RULE, LOCAL_TENANT } from "@lspmesh/proto";
 import { closeOnSignals, createJsonLogger, parseFlags } from "@lspmesh/service-kit";
 import { httpConfigs, stdioLaunch } from "../agentConfig.js";
@@ -81,6 +81,7 @@ export async function runServeCommand(args: string[]): Promise<void> {
       grpcAuth: runnerAuth,
       workspaces: { dir, tenant: LOCAL_TENANT, workspace },
       languagesFile: values.languages,
+      answerCacheEntries: answerCacheSetting(process.env),
     },
     {
       log: ({ level, msg, ...fields }) =>

@@ -52,7 +52,9 @@ function target(servePid: number, which: "tsserver" | "wrapper"): number | undef
 test.each(["tsserver", "wrapper"] as const)(
   "SIGSTOP of the %s under load: TIMEOUT before the deadline, correct again within 15 s, nothing left behind",
   async (which) => {
-    await using serve = await startServe(fixture.dir);
+    // The callers repeat one question: the answer cache would answer them without the server, so
+    // the hang would go unseen by them (the process watch still kills a stopped server in 2–4 s).
+    await using serve = await startServe(fixture.dir, [], { env: { LSPMESH_ANSWER_CACHE: "0" } });
     const clients = await Promise.all(
       Array.from({ length: CALLERS }, async (_, i) => {
         const client = new Client({ name: `faults-${i}`, version: "1.0.0" });
