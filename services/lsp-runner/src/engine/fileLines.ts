@@ -40,7 +40,8 @@ export class FileLines {
     if (open) return { lines: open.lines, sha256: open.hash, version: open.version };
     const unreadable = { lines: [], sha256: "", version: 0 };
     const info = statOf(absolute);
-    if (!info || info.size > MAX_READ_BYTES) return unreadable;
+    // Only regular files: a device or FIFO would never end (and a synchronous read would block).
+    if (!info?.isFile() || info.size > MAX_READ_BYTES) return unreadable;
     const text = decodeDocument(await readKnownFile(absolute, info.size));
     return text === undefined ? unreadable : { lines: splitLines(text), sha256: sha256(text), version: 0 };
   }
