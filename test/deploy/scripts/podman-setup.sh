@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # What `npm run test:deploy` needs on the machine: podman and buildah (runc as the runtime,
-# netavark + aardvark-dns for pod names, iptables for netavark), debootstrap for the stand-in
-# base image. Installs the missing ones with apt (CI runs as root); kubectl must be there.
+# netavark + aardvark-dns for pod names, iptables for netavark, catatonit as the pods' pause
+# process: podman builds its pause image from it, and it is only a "Recommends" of podman),
+# debootstrap for the stand-in base image. Installs the missing ones with apt (CI runs as root); kubectl must be there.
 set -euo pipefail
 need=()
-for pair in podman:podman buildah:buildah runc:runc debootstrap:debootstrap iptables:iptables; do
+for pair in podman:podman buildah:buildah runc:runc debootstrap:debootstrap iptables:iptables catatonit:catatonit; do
   command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
 done
 for helper in netavark aardvark-dns; do
