@@ -15,7 +15,7 @@
 //   pyproject.toml/pyrightconfig.json/setup.py: python, Cargo.toml: rust, go.mod: go,
 //   CMakeLists.txt/compile_commands.json: cpp); without folders: test/kit/fixtures/*-basic.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -24,8 +24,8 @@ import {
   callTool,
   connectMcp,
   copyWorkspace,
+  endRun,
   findImportPosition,
-  reapLeftovers,
   sleep,
   startCluster,
   startDirectTypescript,
@@ -334,10 +334,5 @@ try {
 } catch (error) {
   failed = error;
 } finally {
-  const left = reapLeftovers();
-  rmSync(root, { recursive: true, force: true });
-  if (failed) {
-    console.error(failed);
-    process.exitCode = 1;
-  } else if (left > 0) process.exitCode = 1;
+  endRun(root, failed);
 }

@@ -13,7 +13,7 @@
 // Usage: node bench/diagnosticsFanout.mjs [folder] [--changes 20] [--subscribers 50] [--file src/x.ts] [--warmup 2]
 //   (folder defaults to test/kit/fixtures/typescript-basic; e.g. /work/corpus/hono)
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
@@ -24,7 +24,7 @@ import {
   connectMcp,
   copyWorkspace,
   corpusFolder,
-  reapLeftovers,
+  endRun,
   sleep,
   startCluster,
   startDirectTypescript,
@@ -312,10 +312,5 @@ try {
 } catch (error) {
   failed = error;
 } finally {
-  const left = reapLeftovers();
-  rmSync(root, { recursive: true, force: true });
-  if (failed) {
-    console.error(failed);
-    process.exitCode = 1;
-  } else if (left > 0) process.exitCode = 1;
+  endRun(root, failed);
 }

@@ -18,7 +18,7 @@
 //   (always on test/kit/fixtures/typescript-basic: many sessions of a large folder would measure
 //   the language servers, not lspmesh)
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { connect as tcpConnect } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -31,8 +31,8 @@ import {
   callTool,
   connectMcp,
   copyWorkspace,
+  endRun,
   MiB,
-  reapLeftovers,
   rssBytes,
   sleep,
   startCluster,
@@ -467,10 +467,5 @@ try {
 } catch (error) {
   failed = error;
 } finally {
-  const left = reapLeftovers();
-  rmSync(root, { recursive: true, force: true });
-  if (failed) {
-    console.error(failed);
-    process.exitCode = 1;
-  } else if (left > 0) process.exitCode = 1;
+  endRun(root, failed);
 }

@@ -4,7 +4,7 @@
 // API key and tenants files), official MCP clients, typescript-language-server spoken to directly
 // over stdio (the baseline), RSS from /proc, and a check that nothing we started outlives us.
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -250,6 +250,19 @@ export async function startDirectTypescript(workspace, { onDiagnostics } = {}) {
  * Processes still running under this one (language servers, nats-server, lspmesh children);
  * each is reported and killed, so a failed run leaves nothing behind. Returns how many there were.
  */
+/**
+ * The end of a benchmark run: kills what it left running, removes its folder, and exits non-zero
+ * when it failed (the error is printed) or left something behind.
+ */
+export function endRun(root, failed) {
+  const left = reapLeftovers();
+  rmSync(root, { recursive: true, force: true });
+  if (failed) {
+    console.error(failed);
+    process.exitCode = 1;
+  } else if (left > 0) process.exitCode = 1;
+}
+
 export function reapLeftovers() {
   const left = descendantPids(process.pid).filter(isRunning);
   for (const pid of left) {
