@@ -6,7 +6,9 @@
 // duration. Per level: calls/s, p50/p90/p99, errors, and the runner's answer cache hit rate.
 // Baselines in the same run: typescript-language-server asked directly by 1 and 8 concurrent
 // callers (requests in flight together on its one stdio connection), and `lspmesh serve` (one
-// process) with 8 clients; prints lspmesh / direct throughput at 8.
+// process) with 8 clients; prints lspmesh / direct throughput at 8. And the floor of any MCP server
+// here: a replay server (bench/lib/replayMcpServer.mjs) answering 1 and 8 official clients with
+// serve's own recorded answers and doing nothing else — what the client and HTTP cost by themselves.
 // The tenant's gateway limits (calls per second, concurrent calls) are set far above what the
 // levels can reach, so no call is refused for them (said in the output).
 // Usage: node bench/concurrency.mjs [DIR] [--duration-s 10] [--levels 1,8,64,256] [--queries 40] [--seed 1]
@@ -17,6 +19,7 @@ import { parseArgs } from "node:util";
 import { descendantPids, startServe } from "@lspmesh/test-kit";
 import { startDirectServer } from "./lib/directServer.mjs";
 import { goldenQueries } from "./lib/queries.mjs";
+import { recordingFetch, startReplayServer } from "./lib/replayMcpServer.mjs";
 import { elapsedMs, machine, percentiles, printTable, writeResult } from "./lib/stats.mjs";
 import {
   answerCacheCounts,
@@ -189,7 +192,7 @@ function cpuPerCall(used, calls) {
   return {
     "clients cpu/call": per(used.clients),
     "gateway cpu/call": per(used.gateway),
-    "runner cpu/call": per(used.runner ?? used.serve),
+    "runner cpu/call": per(used.runner ?? used.serve ?? used.replay),
     "servers cpu/call": per(used["runner children"] ?? used["serve children"] ?? used.direct + used["direct children"]),
   };
 }
@@ -217,6 +220,7 @@ function record(target, clients, result, hitRate, used) {
 let direct;
 let serve;
 let cluster;
+let replay;
 const clients = [];
 try {
   console.log(
@@ -256,6 +260,15 @@ try {
     for (const path of [directAsker, meshPath("serve", serveProbe), meshPath("cluster", clusterProbe)])
       for (const query of queries)
         for (const operation of OPERATIONS) await path.call(operation, query).catch(() => {});
+
+  // serve's answers to every pair, recorded for the replay server (the floor below).
+  const recorder = recordingFetch();
+  const recordingClient = await connectMcp(serve.url, undefined, "bench-recorder", recorder.fetch);
+  clients.push(recordingClient);
+  await recordingClient.listTools();
+  for (const query of queries)
+    for (const operation of OPERATIONS) await meshPath("serve", recordingClient).call(operation, query);
+  replay = await startReplayServer(recorder.recordings);
 
   const idleStart = Date.now();
   const idle = await waitUntilIdle([direct.pid, serve.child.pid, cluster.runner.pid, cluster.gateway.pid]);
@@ -304,13 +317,28 @@ try {
     await Promise.all(serveClients.map((client) => client.close().catch(() => {})));
   }
 
+  for (const level of BASELINE_LEVELS) {
+    const replayClients = [];
+    try {
+      await connectClients(replay.url, undefined, level, replayClients);
+      const stop = cpuMeter({ replay: replay.pid });
+      const result = await load(
+        replayClients.map((client) => meshPath("MCP floor", client)),
+        DURATION_MS,
+      );
+      record("MCP floor", level, result, Number.NaN, stop());
+    } finally {
+      await Promise.all(replayClients.map((client) => client.close().catch(() => {})));
+    }
+  }
+
   printTable(
     `concurrent find_definition + hover, ${DURATION_MS / 1000} s per row (cache hits: the cluster runner's answer cache, hit + shared)`,
     ["target", "clients", "calls", "calls/s", "p50 ms", "p90 ms", "p99 ms", "errors", "cache hits"],
     rows,
   );
   printTable(
-    `CPU time per answered call, ms, on this machine's ${machine().cores} cores (clients: this process; runner: the runner, or the whole serve process; servers: typescript-language-server and tsserver)`,
+    `CPU time per answered call, ms, on this machine's ${machine().cores} cores (clients: this process; runner: the runner, the whole serve process, or the replay server; servers: typescript-language-server and tsserver)`,
     ["target", "clients", "calls/s", "clients cpu/call", "gateway cpu/call", "runner cpu/call", "servers cpu/call"],
     rows,
   );
@@ -319,9 +347,14 @@ try {
   const ratios = {
     clusterToDirect: throughput("cluster") / throughput("direct"),
     serveToDirect: throughput("serve") / throughput("direct"),
+    floorToDirect: throughput("MCP floor") / throughput("direct"),
+    serveToFloor: throughput("serve") / throughput("MCP floor"),
+    clusterToFloor: throughput("cluster") / throughput("MCP floor"),
   };
   console.log(
-    `\nthroughput at ${COMPARED_LEVEL} concurrent callers: cluster / direct ${ratios.clusterToDirect.toFixed(2)}, serve / direct ${ratios.serveToDirect.toFixed(2)}`,
+    `\nthroughput at ${COMPARED_LEVEL} concurrent callers: cluster / direct ${ratios.clusterToDirect.toFixed(2)}, serve / direct ${ratios.serveToDirect.toFixed(2)}` +
+      `; MCP floor / direct ${ratios.floorToDirect.toFixed(2)} (no MCP server can do better with these clients on this machine)` +
+      `; serve / floor ${ratios.serveToFloor.toFixed(2)}, cluster / floor ${ratios.clusterToFloor.toFixed(2)}`,
   );
   console.log(`calls the gateway refused for tenant limits during the cluster levels: ${rateLimited}`);
   if (errorLines.length > 0) console.log(`errors (first ${KEPT_ERRORS} kinds per row):\n  ${errorLines.join("\n  ")}`);
@@ -340,5 +373,5 @@ try {
   });
 } finally {
   await Promise.all(clients.map((client) => client.close().catch(() => {})));
-  await Promise.allSettled([direct?.close(), serve?.stop(), cluster?.close()]);
+  await Promise.allSettled([direct?.close(), serve?.stop(), cluster?.close(), replay?.close()]);
 }

@@ -30,7 +30,7 @@ import {
   startRunnerProcess,
   startServe,
 } from "@lspmesh/test-kit";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { connectMcp } from "./lib/cluster.mjs";
 import { startDirectServer } from "./lib/directServer.mjs";
 import { fileUri, goldenQueries, lspAnswerFacts, OPERATIONS, sameFacts, toolAnswerFacts } from "./lib/queries.mjs";
 import { elapsedMs, percentiles, printTable, writeResult } from "./lib/stats.mjs";
@@ -112,12 +112,7 @@ export async function startMeshCluster(folder, { limits = UNTHROTTLED, runnerEnv
 }
 
 /** An MCP client (the official 2.x client) connected over Streamable HTTP. */
-export async function connectMcp(url, token, name = "lspmesh-bench") {
-  const client = new Client({ name, version: "1.0.0" });
-  const headers = token ? { authorization: `Bearer ${token}` } : {};
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
-  return client;
-}
+export { connectMcp };
 
 /** Calls a tool of the golden-query operations; returns the answer's facts (never throws for tool errors). */
 export async function callOperation(client, operation, query) {

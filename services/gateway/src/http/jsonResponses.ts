@@ -71,12 +71,18 @@ async function answerAsJson(
   };
   // The caller went away: closing the server aborts the tool call (and its runner call).
   request.signal?.addEventListener("abort", teardown, { once: true });
+  let answered = false;
   try {
     await server.connect(transport);
-    return await transport.handleRequest(request, options);
+    const response = await transport.handleRequest(request, options);
+    answered = true;
+    return response;
   } finally {
-    // The JSON body is complete once handleRequest resolved: nothing of this server is needed after.
     request.signal?.removeEventListener("abort", teardown);
-    teardown();
+    // Once handleRequest resolved, the JSON body is complete and this server and transport hold
+    // nothing (no request in flight, no timer, no socket): they are left to the garbage collector.
+    // Closing them would cost more than the rest of the MCP handling (close() builds an Error with
+    // a stack trace for requests that no longer exist). Only a failed request is torn down.
+    if (!answered) teardown();
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RunnerError } from "../errors.js";
-import { AnswerCache, type CacheableSession, type ServerAnswer } from "./answerCache.js";
+import { AnswerCache, type CacheableSession, copyJson, type ServerAnswer } from "./answerCache.js";
 
 const ready = <R>(value: R): ServerAnswer<R> => ({ value, askedWhileReady: true });
 
@@ -124,5 +124,22 @@ describe("AnswerCache", () => {
     for (const sent of slow.sent) sent.resolve(1);
     await Promise.all(calls);
     expect(cache.counts).toEqual({ hit: 0, shared: 0, miss: 0 });
+  });
+});
+
+describe("copyJson", () => {
+  it("copies every level of a JSON value and keeps its primitives", () => {
+    const answer = {
+      contents: { kind: "markdown", value: "x" },
+      range: { start: { line: 1, character: 2 }, end: { line: 1, character: 5 } },
+      tags: [1, null, true, "s", [{ deep: 1 }]],
+    };
+    const copy = copyJson(answer);
+    expect(copy).toEqual(answer);
+    copy.range.start.line = 9;
+    (copy.tags[4] as Array<{ deep: number }>)[0]!.deep = 2;
+    expect(answer.range.start.line).toBe(1);
+    expect(answer.tags[4]).toEqual([{ deep: 1 }]);
+    expect([null, 0, "", false, 3.5].map(copyJson)).toEqual([null, 0, "", false, 3.5]);
   });
 });

@@ -86,12 +86,12 @@ export class AnswerCache {
       entry.answers.delete(key);
       entry.answers.set(key, value);
       this.counts.hit++;
-      return structuredClone(value) as R;
+      return copyJson(value) as R;
     }
     const pending = entry.inFlight.get(key);
     if (pending) {
       this.counts.shared++;
-      return structuredClone(await pending.join(signal)) as R;
+      return copyJson(await pending.join(signal)) as R;
     }
     this.counts.miss++;
     const flight = this.ask(session, entry, key, method, ask, signal);
@@ -128,7 +128,7 @@ export class AnswerCache {
       ({ value, askedWhileReady }) => {
         if (entry.inFlight.get(key) === flight) entry.inFlight.delete(key);
         if (askedWhileReady && session.state === "ready" && session.contentEpoch === entry.epoch) {
-          entry.answers.set(key, structuredClone(value));
+          entry.answers.set(key, copyJson(value));
           if (entry.answers.size > this.maxPerSession)
             entry.answers.delete(entry.answers.keys().next().value as string);
         }
@@ -157,4 +157,16 @@ export class AnswerCache {
     };
     return flight;
   }
+}
+
+/**
+ * A deep copy of a JSON value (what a language server answers: objects, arrays, strings, numbers,
+ * booleans, null). Several times cheaper than structuredClone for answers of a few locations.
+ */
+export function copyJson<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyJson((value as Record<string, unknown>)[key]);
+  return copy as T;
 }

@@ -1,12 +1,60 @@
 // Lines of files that answers point into, read once per request, so that positions in files the
-// server never opened convert exactly too.
+// server never opened convert exactly too. Files read from disk are remembered per session while
+// their stamp (inode, size, mtime, ctime) stays the same: agents ask about the same files again and
+// again, and reading, splitting and hashing a target file cost more than the rest of a cached answer.
 import { pathToFileURL } from "node:url";
 import { decodeDocument, sha256, splitLines } from "../lsp/documents/textDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
-import { readKnownFile, statOf } from "../workspace/metadata.js";
+import { changedAtMsOf, readKnownFile, stampOf, statOf, trustedStamp } from "../workspace/metadata.js";
 
 /** Files larger than this are not read for position conversion (default 8 MiB). */
 const MAX_READ_BYTES = 8 * 1024 * 1024;
+/** Files remembered per session, at most (least recently used dropped first). */
+const REMEMBERED_FILES = 256;
+/** Characters of remembered files per session, at most (about 2 bytes each: 32 MiB). */
+const REMEMBERED_CHARS = 16 * 1024 * 1024;
+
+interface Remembered {
+  stamp: string;
+  chars: number;
+  snapshot: FileSnapshot;
+}
+
+/** Per session: files read from disk for conversion, by absolute path, in least-recently-used order. */
+class RememberedFiles {
+  private readonly files = new Map<string, Remembered>();
+  private chars = 0;
+
+  get(absolute: string, stamp: string): FileSnapshot | undefined {
+    const known = this.files.get(absolute);
+    if (!known) return undefined;
+    this.files.delete(absolute);
+    if (known.stamp !== stamp) {
+      this.chars -= known.chars;
+      return undefined;
+    }
+    this.files.set(absolute, known);
+    return known.snapshot;
+  }
+
+  set(absolute: string, stamp: string, chars: number, snapshot: FileSnapshot): void {
+    if (chars > REMEMBERED_CHARS / 4) return;
+    const previous = this.files.get(absolute);
+    if (previous) {
+      this.files.delete(absolute);
+      this.chars -= previous.chars;
+    }
+    this.files.set(absolute, { stamp, chars, snapshot });
+    this.chars += chars;
+    for (const [path, oldest] of this.files) {
+      if (this.files.size <= REMEMBERED_FILES && this.chars <= REMEMBERED_CHARS) break;
+      this.files.delete(path);
+      this.chars -= oldest.chars;
+    }
+  }
+}
+
+const rememberedBySession = new WeakMap<LanguageSession, RememberedFiles>();
 
 /** A file's content as the server saw it: its open document, or else the disk. */
 export interface FileSnapshot {
@@ -42,8 +90,22 @@ export class FileLines {
     const info = statOf(absolute);
     // Only regular files: a device or FIFO would never end (and a synchronous read would block).
     if (!info?.isFile() || info.size > MAX_READ_BYTES) return unreadable;
+    let remembered = rememberedBySession.get(this.session);
+    if (!remembered) {
+      remembered = new RememberedFiles();
+      rememberedBySession.set(this.session, remembered);
+    }
+    const stamp = stampOf(info);
+    const known = remembered.get(absolute, stamp);
+    if (known) return known;
+    const readAtMs = Date.now();
     const text = decodeDocument(await readKnownFile(absolute, info.size));
-    return text === undefined ? unreadable : { lines: splitLines(text), sha256: sha256(text), version: 0 };
+    if (text === undefined) return unreadable;
+    const snapshot = { lines: splitLines(text), sha256: sha256(text), version: 0 };
+    // Read within the racy window of its last change: not remembered (it may change unseen).
+    if (trustedStamp(stamp, changedAtMsOf(info), readAtMs) !== undefined)
+      remembered.set(absolute, stamp, text.length, snapshot);
+    return snapshot;
   }
 }
 

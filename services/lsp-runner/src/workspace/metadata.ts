@@ -24,3 +24,29 @@ export function statOf(path: string): BigIntStats | undefined {
 export function readKnownFile(path: string, size: number | bigint): Buffer | Promise<Buffer> {
   return Number(size) <= SYNC_READ_BYTES ? readFileSync(path) : readFile(path);
 }
+
+/**
+ * Identity of a file's content: inode, size, modification and change times in ns. Equal stamps
+ * mean the content was not written in between (ctime cannot be set back, so even a copy that
+ * restores an old mtime changes it).
+ */
+export function stampOf(info: BigIntStats): string {
+  return `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+}
+
+/** The later of a file's modification and change times, in ms since the epoch. */
+export function changedAtMsOf(info: BigIntStats): number {
+  return Math.max(Number(info.mtimeMs), Number(info.ctimeMs));
+}
+
+/**
+ * A file changed less than this long (ms) before it was read may change again within the same
+ * timestamp tick (coarse kernel clocks tick every 1–10 ms) without its stamp changing: its stamp is
+ * not trusted, and it is read again next time (git's "racy" rule).
+ */
+export const RACY_WINDOW_MS = 100;
+
+/** The stamp to remember for content read at `readAtMs`: undefined when it may be racy. */
+export function trustedStamp(stamp: string, changedAtMs: number, readAtMs: number): string | undefined {
+  return readAtMs - changedAtMs > RACY_WINDOW_MS ? stamp : undefined;
+}

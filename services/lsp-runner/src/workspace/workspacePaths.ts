@@ -4,7 +4,7 @@
 import { lstat, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { RunnerError } from "../errors.js";
-import { realPath, statOf } from "./metadata.js";
+import { changedAtMsOf, realPath, stampOf, statOf } from "./metadata.js";
 
 export interface ResolvedFile {
   /** Workspace-relative POSIX path, normalised. */
@@ -78,8 +78,8 @@ export class WorkspacePaths {
       path: normalised.replace(/^\.\//, ""),
       absolute: real,
       size: Number(info.size),
-      stamp: `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`,
-      changedAtMs: Math.max(Number(info.mtimeMs), Number(info.ctimeMs)),
+      stamp: stampOf(info),
+      changedAtMs: changedAtMsOf(info),
     };
   }
 

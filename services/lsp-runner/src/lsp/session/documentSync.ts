@@ -11,7 +11,7 @@ import {
   DidOpenTextDocumentNotification,
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../../errors.js";
-import { readKnownFile } from "../../workspace/metadata.js";
+import { readKnownFile, trustedStamp } from "../../workspace/metadata.js";
 import type { ResolvedFile } from "../../workspace/workspacePaths.js";
 import type { OpenDocument } from "../documents/openDocument.js";
 import type { OpenDocuments } from "../documents/openDocuments.js";
@@ -36,13 +36,6 @@ export interface DocumentSyncHost {
   /** Something the server knows of the workspace changed (a document opened, changed or closed). */
   onContentChange(): void;
 }
-
-/**
- * A file changed less than this long (ms) before it was read may change again within the same
- * timestamp tick (coarse kernel clocks tick every 1–10 ms) without its stamp changing: its stamp is
- * not trusted, and it is read again next time (git's "racy" rule).
- */
-const RACY_WINDOW_MS = 100;
 
 export interface SyncOptions {
   /** Read the file even if its stamp is unchanged (a file event said it changed). */
@@ -82,7 +75,7 @@ export class DocumentSync {
       const { documents, diagnostics, connection } = this.host;
       // The stamp was taken before the read: a write in between changes the stamp, so the next
       // sync reads again. A write in the same clock tick as the read might not: not trusted.
-      const stamp = readAtMs - file.changedAtMs > RACY_WINDOW_MS ? file.stamp : undefined;
+      const stamp = trustedStamp(file.stamp, file.changedAtMs, readAtMs);
       const existing = documents.use(uri);
       if (!existing) {
         const document = documents.open(uri, languageId, text, diagnostics.mark());
