@@ -7,6 +7,9 @@
 //   3. runner gRPC      the same over loopback gRPC (serialising, HTTP/2, credentials)
 //   4. serve            MCP client → HTTP → gateway → runner in process (`lspmesh serve`)
 //   5. gateway gRPC     MCP client → HTTP → gateway → gRPC → runner (gateway and runner apart)
+// and, beside them, the MCP floor: the same MCP client and HTTP against a replay server
+// (lib/replayMcpServer.mjs) that answers with serve's recorded answers and does nothing else —
+// what the client and HTTP cost by themselves, the least any MCP server could take.
 // The difference between neighbouring rows is that hop's cost. The runner's answer cache is off
 // here (LSPMESH_ANSWER_CACHE=0 equivalent) so that every path asks the server; `overhead.mjs`
 // measures with it on.
@@ -21,6 +24,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { corpusFolder } from "./lib/cluster.mjs";
 import { startDirectServer } from "./lib/directServer.mjs";
 import { fileUri, goldenQueries, OPERATIONS } from "./lib/queries.mjs";
+import { recordingFetch, startReplayServer } from "./lib/replayMcpServer.mjs";
 import { elapsedMs, percentiles, printTable, writeResult } from "./lib/stats.mjs";
 
 const { values, positionals } = parseArgs({
@@ -45,9 +49,9 @@ const runnerCalls = {
   hover: (client, query) => client.hover({ workspace: ws, at: at(query) }),
 };
 
-async function mcpClient(url) {
+async function mcpClient(url, fetch) {
   const client = new Client({ name: "lspmesh-bench-hops", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {}));
   return client;
 }
 
@@ -84,6 +88,7 @@ try {
     const client = await mcpClient(gateway.url);
     closers.push(() => client.close());
     gateways[name] = client;
+    if (name === "serve") gateways.url = gateway.url;
   }
 
   const paths = {
@@ -100,13 +105,29 @@ try {
     "gateway gRPC": (operation, query) =>
       gateways["gateway gRPC"].callTool({ name: operation, arguments: OPERATIONS[operation].toolArguments(query) }),
   };
-  const names = Object.keys(paths);
+  const toolCall = (operation, query) => ({ name: operation, arguments: OPERATIONS[operation].toolArguments(query) });
 
-  // Warm-up: every query once through every path (projects loaded, files open, JIT warm).
+  // Warm-up: every query once through every path (projects loaded, files open, JIT warm); serve's
+  // answers are recorded on the way for the replay server.
   process.stdout.write(`warming up on ${queries.length} queries in ${folder}…\n`);
   await direct.waitUntilReady(queries[0]);
+  const recorder = recordingFetch();
+  const recordingClient = await mcpClient(gateways.url, recorder.fetch);
+  closers.push(() => recordingClient.close());
+  await recordingClient.listTools();
   for (const query of queries)
-    for (const operation of Object.keys(OPERATIONS)) for (const name of names) await paths[name](operation, query);
+    for (const operation of Object.keys(OPERATIONS)) {
+      for (const name of Object.keys(paths)) await paths[name](operation, query);
+      await recordingClient.callTool(toolCall(operation, query));
+    }
+  const replay = await startReplayServer(recorder.recordings);
+  closers.push(() => replay.close());
+  const floorClient = await mcpClient(replay.url);
+  closers.push(() => floorClient.close());
+  paths["MCP floor"] = (operation, query) => floorClient.callTool(toolCall(operation, query));
+  for (const query of queries)
+    for (const operation of Object.keys(OPERATIONS)) await paths["MCP floor"](operation, query);
+  const names = Object.keys(paths);
 
   const samples = {};
   for (const operation of Object.keys(OPERATIONS)) for (const name of names) samples[`${operation}/${name}`] = [];
@@ -146,7 +167,8 @@ try {
         p99: figures.p99,
         "added ms (p50)": figures.p50 - base,
         "× direct": figures.p50 / base,
-        hop: hop ?? "language server (baseline)",
+        hop:
+          hop ?? (name === "MCP floor" ? "MCP client + HTTP alone (replayed answers)" : "language server (baseline)"),
         "hop ms (p50)": from ? figures.p50 - p50(from) : figures.p50,
       });
     }

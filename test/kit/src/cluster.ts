@@ -78,13 +78,20 @@ async function spawnService(
   const exited = once(child, "exit");
   const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`lspmesh ${args[0]} did not start: ${stderr}`)), START_TIMEOUT_MS);
+    // Lines are looked at only until the start line came, and each once (a service logs a line per
+    // call: scanning all it wrote at every chunk made long runs quadratic in this process).
+    let started = false;
+    let partial = "";
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
-      for (const text of stderr.split("\n")) {
-        if (!text.includes(`"${msg}"`)) continue;
-        clearTimeout(timer);
-        resolve(JSON.parse(text) as Record<string, unknown>);
-      }
+      if (started) return;
+      const lines = (partial + chunk).split("\n");
+      partial = lines.pop() ?? "";
+      const text = lines.find((candidate) => candidate.includes(`"${msg}"`));
+      if (text === undefined) return;
+      started = true;
+      clearTimeout(timer);
+      resolve(JSON.parse(text) as Record<string, unknown>);
     });
     void exited.then(([code]) => reject(new Error(`lspmesh ${args[0]} exited with ${code}: ${stderr}`)));
   });

@@ -20,6 +20,15 @@ export function statOf(path: string): BigIntStats | undefined {
   return statSync(path, { bigint: true, throwIfNoEntry: false });
 }
 
+/** Whether `path` is a directory (symlinks followed); false when it is missing or cannot be read. */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
+}
+
 /** The bytes of a file whose size is known from a stat just taken. */
 export function readKnownFile(path: string, size: number | bigint): Buffer | Promise<Buffer> {
   return Number(size) <= SYNC_READ_BYTES ? readFileSync(path) : readFile(path);

@@ -1,6 +1,6 @@
-import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { RunnerError } from "../errors.js";
+import { isDirectory } from "./metadata.js";
 import { assertWorkspaceId } from "./workspaceIds.js";
 
 /** Finds the directory of a (tenant, workspace) pair on this runner's volume. */
@@ -22,8 +22,8 @@ export class VolumeWorkspaceLocator implements WorkspaceLocator {
     assertWorkspaceId("tenant", tenant);
     assertWorkspaceId("workspace", workspace);
     const dir = join(this.root, tenant, workspace);
-    const info = await stat(dir).catch(() => undefined);
-    if (!info?.isDirectory()) throw unknownWorkspace(workspace);
+    // Asked on every request: synchronously, like the other metadata of the query path.
+    if (!isDirectory(dir)) throw unknownWorkspace(workspace);
     return dir;
   }
 }
