@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,7 +38,10 @@ let secretFile: string | undefined;
  */
 export function clusterSecretFile(): string {
   if (!secretFile) {
-    secretFile = join(mkdtempSync(join(tmpdir(), "lspmesh-cluster-secret-")), "grpc-secret");
+    const dir = mkdtempSync(join(tmpdir(), "lspmesh-cluster-secret-"));
+    // One per test process, removed when it exits (the services reading it are stopped by then).
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    secretFile = join(dir, "grpc-secret");
     writeFileSync(secretFile, randomBytes(32).toString("base64url"), { mode: 0o600 });
   }
   return secretFile;
