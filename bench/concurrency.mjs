@@ -11,14 +11,19 @@
 // serve's own recorded answers and doing nothing else — what the client and HTTP cost by themselves.
 // The tenant's gateway limits (calls per second, concurrent calls) are set far above what the
 // levels can reach, so no call is refused for them (said in the output).
+// `--operations` picks what the callers ask (default find_definition,hover: cheap answers, where
+// lspmesh's own CPU per call shows most); `--answer-cache off` makes every call reach the language
+// server (LSPMESH_ANSWER_CACHE=0 for serve and the runner), the way to compare with the direct server
+// when each answer costs the server real work (e.g. --operations find_definition,find_references,hover).
 // Usage: node bench/concurrency.mjs [DIR] [--duration-s 10] [--levels 1,8,64,256] [--queries 40] [--seed 1]
+//          [--operations find_definition,hover] [--answer-cache on|off]
 //   without DIR: the small fixture test/kit/fixtures/typescript-hono-shape
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { descendantPids, startServe } from "@lspmesh/test-kit";
 import { startDirectServer } from "./lib/directServer.mjs";
-import { goldenQueries } from "./lib/queries.mjs";
+import { goldenQueries, OPERATIONS as KNOWN_OPERATIONS } from "./lib/queries.mjs";
 import { recordingFetch, startReplayServer } from "./lib/replayMcpServer.mjs";
 import { elapsedMs, machine, percentiles, printTable, writeResult } from "./lib/stats.mjs";
 import {
@@ -41,6 +46,8 @@ const { values, positionals } = parseArgs({
     levels: { type: "string", default: "1,8,64,256" },
     queries: { type: "string", default: "40" },
     seed: { type: "string", default: "1" },
+    operations: { type: "string", default: "find_definition,hover" },
+    "answer-cache": { type: "string", default: "on" },
   },
 });
 const DURATION_MS = Number(values["duration-s"]) * 1000;
@@ -48,7 +55,13 @@ const LEVELS = values.levels.split(",").map(Number);
 const BASELINE_LEVELS = [1, 8];
 /** The level compared across direct, serve and the cluster. */
 const COMPARED_LEVEL = 8;
-const OPERATIONS = ["find_definition", "hover"];
+const OPERATIONS = values.operations.split(",");
+const unknown = OPERATIONS.filter((operation) => !KNOWN_OPERATIONS[operation]);
+if (unknown.length > 0)
+  throw new Error(`unknown operations ${unknown.join(", ")}; known: ${Object.keys(KNOWN_OPERATIONS).join(", ")}`);
+if (!["on", "off"].includes(values["answer-cache"])) throw new Error("--answer-cache is on or off");
+/** LSPMESH_* settings of serve and the runner: the answer cache off when asked. */
+const CACHE_ENV = values["answer-cache"] === "off" ? { LSPMESH_ANSWER_CACHE: "0" } : undefined;
 /** Clients connecting at once while a level is set up (connections are not timed). */
 const CONNECT_BATCH = 32;
 /** Distinct error messages kept per row. */
@@ -225,7 +238,7 @@ const clients = [];
 try {
   console.log(
     `corpus ${folder}: ${queries.length} golden queries, ${OPERATIONS.join(" + ")}; ${DURATION_MS / 1000} s per level; ` +
-      `cluster levels ${LEVELS.join(", ")}; direct ${BASELINE_LEVELS.join(", ")}; serve ${COMPARED_LEVEL}`,
+      `cluster levels ${LEVELS.join(", ")}; direct ${BASELINE_LEVELS.join(", ")}; serve ${COMPARED_LEVEL}; answer cache ${values["answer-cache"]}`,
   );
   console.log(
     `gateway tenant limits set to ${UNTHROTTLED.concurrentCalls} concurrent calls and ${UNTHROTTLED.callsPerSecond} calls/s (tenants file) so that they do not throttle` +
@@ -235,8 +248,8 @@ try {
   // Started together; whatever started is closed below even when another failed.
   const starting = await Promise.allSettled([
     startDirectServer(folder),
-    startServe(folder, ["--quiet"]),
-    startMeshCluster(folder, { limits: UNTHROTTLED }),
+    startServe(folder, ["--quiet"], CACHE_ENV ? { env: CACHE_ENV } : {}),
+    startMeshCluster(folder, { limits: UNTHROTTLED, runnerEnv: CACHE_ENV }),
   ]);
   [direct, serve, cluster] = starting.map((outcome) => outcome.value);
   const failed = starting.find((outcome) => outcome.status === "rejected");
@@ -333,7 +346,7 @@ try {
   }
 
   printTable(
-    `concurrent find_definition + hover, ${DURATION_MS / 1000} s per row (cache hits: the cluster runner's answer cache, hit + shared)`,
+    `concurrent ${OPERATIONS.join(" + ")}, answer cache ${values["answer-cache"]}, ${DURATION_MS / 1000} s per row (cache hits: the cluster runner's answer cache, hit + shared)`,
     ["target", "clients", "calls", "calls/s", "p50 ms", "p90 ms", "p99 ms", "errors", "cache hits"],
     rows,
   );
@@ -364,6 +377,8 @@ try {
     server: direct.server,
     durationS: DURATION_MS / 1000,
     levels: LEVELS,
+    operations: OPERATIONS,
+    answerCache: values["answer-cache"],
     tenantLimits: UNTHROTTLED,
     queries,
     results: rows,

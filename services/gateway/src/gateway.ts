@@ -10,6 +10,7 @@ import { scopeFor } from "./auth/scopeDecision.js";
 import { allowlistsFor } from "./http/allowlists.js";
 import { createHttpServer, MCP_PATH } from "./http/httpServer.js";
 import { withJsonResponses } from "./http/jsonResponses.js";
+import { SharedToolCalls } from "./http/sharedToolCalls.js";
 import { TenantLimiter } from "./limits/tenantLimiter.js";
 import { createGatewayMcpServer, GATEWAY_TOOLS } from "./mcp/createMcpServer.js";
 import type { ToolDeps } from "./mcp/toolCall.js";
@@ -138,10 +139,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const mcp = createMcpHandler(serverFactory, {
     onerror: (error) => logger.warn("mcp request rejected", { error: error.message }),
   });
+  const toolCalls = await SharedToolCalls.start(createGatewayMcpServer(deps));
   const allowlists = allowlistsFor(options.host, { hosts: options.allowedHosts, origins: options.allowedOrigins });
   if (!allowlists.hosts) logger.warn("Host header not checked: no allowed hosts configured for a non-loopback bind");
   const server = createHttpServer({
     mcp: withJsonResponses(mcp, serverFactory),
+    toolCalls,
     allowlists,
     logger,
     authenticator: options.authenticator,
@@ -173,7 +176,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       });
     });
   } catch (error) {
-    await mcp.close();
+    await Promise.all([mcp.close(), toolCalls.close()]);
     throw error;
   }
 
@@ -181,7 +184,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const metricsServer = options.metricsListen
     ? await serveMetrics(options.metricsListen, () => metrics.text()).catch(async (error: unknown) => {
         server.close();
-        await mcp.close();
+        await Promise.all([mcp.close(), toolCalls.close()]);
         throw error;
       })
     : undefined;
@@ -189,7 +192,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const shutdown = async () => {
     await metricsServer?.close();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    await mcp.close();
+    await Promise.all([mcp.close(), toolCalls.close()]);
     server.closeAllConnections();
     await closed;
     symbolIndex?.close();

@@ -7,6 +7,7 @@ import { hostHeaderValidation, toNodeHandler } from "@modelcontextprotocol/node"
 import {
   bearerAuthChallengeResponse,
   getOAuthProtectedResourceMetadataUrl,
+  type JSONRPCRequest,
   type McpHttpHandler,
   OAuthError,
   OAuthErrorCode,
@@ -18,6 +19,7 @@ import type { TenantLimiter } from "../limits/tenantLimiter.js";
 import type { GatewayMetrics } from "../ops/metrics.js";
 import { type Allowlists, originGuard } from "./allowlists.js";
 import { InFlightRequests } from "./inFlightRequests.js";
+import type { SharedToolCalls } from "./sharedToolCalls.js";
 
 export const MCP_PATH = "/mcp";
 export const HEALTH_PATH = "/healthz";
@@ -32,6 +34,8 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 export interface HttpServerOptions {
   /** Serves POST/GET/DELETE /mcp (the SDK's handler, with JSON answers where no progress is wanted). */
   mcp: Pick<McpHttpHandler, "fetch">;
+  /** Answers the plain tool calls (2025-era, no progress) without the SDK's per-request serving. */
+  toolCalls?: SharedToolCalls | undefined;
   allowlists: Allowlists;
   logger: Logger;
   authenticator: Authenticator;
@@ -170,6 +174,10 @@ export function createHttpServer(options: HttpServerOptions): Server {
       if (inFlight.cancel(origin, parsed) > 0) options.logger.debug("request cancelled by the client", origin);
       inFlight.track(origin, parsed, res);
     }
+    if (options.toolCalls?.takes(req.headers, parsed)) {
+      await answerToolCall(options.toolCalls, parsed, principal, res);
+      return;
+    }
     // The body was read for the scope check; the handler gets it replayed, and the verified
     // caller (never the token) as req.auth.
     const replay = {
@@ -183,6 +191,30 @@ export function createHttpServer(options: HttpServerOptions): Server {
     };
     // Parsed once here: the MCP handler takes the parsed body instead of parsing it again.
     await serveMcp(replay, res, parsed);
+  }
+
+  /** One JSON body with the shared server's answer; a response closed first (client gone, cancelled) aborts the call. */
+  async function answerToolCall(
+    toolCalls: SharedToolCalls,
+    request: JSONRPCRequest,
+    principal: Principal,
+    res: ServerResponse,
+  ): Promise<void> {
+    const gone = new AbortController();
+    const onClose = () => gone.abort();
+    res.once("close", onClose);
+    try {
+      const answer = await toolCalls.answer(request, authInfoFor(principal), gone.signal);
+      if (res.destroyed) return;
+      // No answer while the response is open: the gateway is closing.
+      if (answer === undefined) {
+        res.writeHead(503, { "content-type": "text/plain; charset=utf-8" }).end("the gateway is shutting down");
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+    } finally {
+      res.off("close", onClose);
+    }
   }
 
   /** Charges a request without a valid token to its client address; answers 429 when over. */
