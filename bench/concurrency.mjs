@@ -16,7 +16,9 @@
 // server (LSPMESH_ANSWER_CACHE=0 for serve and the runner), the way to compare with the direct server
 // when each answer costs the server real work (e.g. --operations find_definition,find_references,hover).
 // Usage: node bench/concurrency.mjs [DIR] [--duration-s 10] [--levels 1,8,64,256] [--queries 40] [--seed 1]
-//          [--operations find_definition,hover] [--answer-cache on|off]
+//          [--operations find_definition,hover] [--answer-cache on|off] [--rounds 3]
+// The compared level (8) is measured for every target in --rounds rounds, interleaved in rotating
+// order; the other levels once each.
 //   without DIR: the small fixture test/kit/fixtures/typescript-hono-shape
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -48,8 +50,11 @@ const { values, positionals } = parseArgs({
     seed: { type: "string", default: "1" },
     operations: { type: "string", default: "find_definition,hover" },
     "answer-cache": { type: "string", default: "on" },
+    rounds: { type: "string", default: "3" },
   },
 });
+/** Rounds the compared level is measured in (each target DURATION / ROUNDS per round). */
+const ROUNDS = Number(values.rounds);
 const DURATION_MS = Number(values["duration-s"]) * 1000;
 const LEVELS = values.levels.split(",").map(Number);
 const BASELINE_LEVELS = [1, 8];
@@ -175,7 +180,7 @@ async function load(paths, durationMs) {
     }),
   );
   const seconds = elapsedMs(start) / 1000;
-  return { ...percentiles(samples), seconds, callsPerSecond: samples.length / seconds, errors };
+  return { ...percentiles([...samples]), samples, seconds, callsPerSecond: samples.length / seconds, errors };
 }
 
 /** Connects `count` MCP clients, CONNECT_BATCH at a time. */
@@ -195,6 +200,38 @@ function gatewayRateLimited(metricsText) {
   let total = 0;
   for (const match of metricsText.matchAll(/^lspmesh_rate_limited_total\{[^}]*\} (\d+)/gm)) total += Number(match[1]);
   return total;
+}
+
+/** Several measures of one target as one: calls and seconds summed, latencies pooled, CPU summed, cache counted over all. */
+function mergeMeasures(list) {
+  const samples = list.flatMap((each) => each.result.samples);
+  const seconds = list.reduce((sum, each) => sum + each.result.seconds, 0);
+  const errors = { count: 0, messages: new Map() };
+  for (const each of list) {
+    errors.count += each.result.errors.count;
+    for (const [message, count] of each.result.errors.messages)
+      errors.messages.set(message, (errors.messages.get(message) ?? 0) + count);
+  }
+  const used = {};
+  for (const each of list) for (const [name, ms] of Object.entries(each.used)) used[name] = (used[name] ?? 0) + ms;
+  const caches = list.map((each) => each.cache).filter(Boolean);
+  const cache =
+    caches.length > 0
+      ? {
+          before: {},
+          after: Object.fromEntries(
+            ["hit", "shared", "miss"].map((result) => [
+              result,
+              caches.reduce((sum, { before, after }) => sum + (after[result] ?? 0) - (before[result] ?? 0), 0),
+            ]),
+          ),
+        }
+      : undefined;
+  return {
+    result: { ...percentiles([...samples]), samples, seconds, callsPerSecond: samples.length / seconds, errors },
+    used,
+    cache,
+  };
 }
 
 const rows = [];
@@ -289,61 +326,81 @@ try {
     `warm-up done; servers ${idle ? "idle" : "still busy"} after ${((Date.now() - idleStart) / 1000).toFixed(0)} s of background work (tsserver checking opened files)`,
   );
 
-  for (const level of BASELINE_LEVELS) {
-    const stop = cpuMeter({ direct: direct.pid });
-    const result = await load(Array(level).fill(directAsker), DURATION_MS);
-    record("direct", level, result, Number.NaN, stop());
-  }
-
+  // One row: `level` callers of `target` for `durationMs`, its CPU and (cluster) cache hit rate.
   const rateLimitedBefore = gatewayRateLimited(await cluster.gateway.metrics());
-  for (const level of LEVELS) {
+  async function measure(target, level, durationMs) {
+    if (target === "direct") {
+      const stop = cpuMeter({ direct: direct.pid });
+      const result = await load(Array(level).fill(directAsker), durationMs);
+      return { result, used: stop(), cache: undefined };
+    }
+    const { url, token, trees } = {
+      serve: { url: serve.url, token: undefined, trees: { serve: serve.child.pid } },
+      cluster: {
+        url: cluster.url,
+        token: cluster.token,
+        trees: { gateway: cluster.gateway.pid, runner: cluster.runner.pid },
+      },
+      "MCP floor": { url: replay.url, token: undefined, trees: { replay: replay.pid } },
+    }[target];
     const levelClients = [];
     try {
       const connectStart = Date.now();
-      await connectClients(cluster.url, cluster.token, level, levelClients);
-      console.log(`cluster: ${level} clients connected in ${((Date.now() - connectStart) / 1000).toFixed(1)} s`);
-      const before = answerCacheCounts(await cluster.runner.metrics());
-      const stop = cpuMeter({ gateway: cluster.gateway.pid, runner: cluster.runner.pid });
+      await connectClients(url, token, level, levelClients);
+      if (level > COMPARED_LEVEL)
+        console.log(`${target}: ${level} clients connected in ${((Date.now() - connectStart) / 1000).toFixed(1)} s`);
+      // serve runs its runner in-process: no metrics port to read the cache from.
+      const before = target === "cluster" ? answerCacheCounts(await cluster.runner.metrics()) : undefined;
+      const stop = cpuMeter(trees);
       const result = await load(
-        levelClients.map((client) => meshPath("cluster", client)),
-        DURATION_MS,
+        levelClients.map((client) => meshPath(target, client)),
+        durationMs,
       );
       const used = stop();
-      record("cluster", level, result, cacheHitRate(before, answerCacheCounts(await cluster.runner.metrics())), used);
+      const after = target === "cluster" ? answerCacheCounts(await cluster.runner.metrics()) : undefined;
+      return { result, used, cache: before && after ? { before, after } : undefined };
     } finally {
       await Promise.all(levelClients.map((client) => client.close().catch(() => {})));
     }
   }
-  const rateLimited = gatewayRateLimited(await cluster.gateway.metrics()) - rateLimitedBefore;
 
-  const serveClients = [];
-  try {
-    await connectClients(serve.url, undefined, COMPARED_LEVEL, serveClients);
-    // serve runs its runner in-process: no metrics port to read the cache from.
-    const stop = cpuMeter({ serve: serve.child.pid });
-    const result = await load(
-      serveClients.map((client) => meshPath("serve", client)),
-      DURATION_MS,
-    );
-    record("serve", COMPARED_LEVEL, result, Number.NaN, stop());
-  } finally {
-    await Promise.all(serveClients.map((client) => client.close().catch(() => {})));
-  }
-
-  for (const level of BASELINE_LEVELS) {
-    const replayClients = [];
-    try {
-      await connectClients(replay.url, undefined, level, replayClients);
-      const stop = cpuMeter({ replay: replay.pid });
-      const result = await load(
-        replayClients.map((client) => meshPath("MCP floor", client)),
-        DURATION_MS,
-      );
-      record("MCP floor", level, result, Number.NaN, stop());
-    } finally {
-      await Promise.all(replayClients.map((client) => client.close().catch(() => {})));
+  // The compared level: every target in ROUNDS rounds, interleaved in rotating order, so that a
+  // slow stretch of the machine (or of tsserver) weighs on all of them alike; figures over all rounds.
+  const COMPARED = ["direct", "serve", "cluster", "MCP floor"];
+  const parts = new Map(COMPARED.map((target) => [target, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < COMPARED.length; i++) {
+      const target = COMPARED[(round + i) % COMPARED.length];
+      parts.get(target).push(await measure(target, COMPARED_LEVEL, DURATION_MS / ROUNDS));
     }
+    console.log(`round ${round + 1}/${ROUNDS} at ${COMPARED_LEVEL} callers done`);
   }
+  const merged = new Map([...parts].map(([target, list]) => [target, mergeMeasures(list)]));
+
+  for (const level of BASELINE_LEVELS.filter((each) => each !== COMPARED_LEVEL)) {
+    const { result, used } = await measure("direct", level, DURATION_MS);
+    record("direct", level, result, Number.NaN, used);
+  }
+  const fromMerged = (target) => {
+    const { result, used, cache } = merged.get(target);
+    record(target, COMPARED_LEVEL, result, cache ? cacheHitRate(cache.before, cache.after) : Number.NaN, used);
+  };
+  fromMerged("direct");
+  for (const level of LEVELS) {
+    if (level === COMPARED_LEVEL) {
+      fromMerged("cluster");
+      continue;
+    }
+    const { result, used, cache } = await measure("cluster", level, DURATION_MS);
+    record("cluster", level, result, cache ? cacheHitRate(cache.before, cache.after) : Number.NaN, used);
+  }
+  const rateLimited = gatewayRateLimited(await cluster.gateway.metrics()) - rateLimitedBefore;
+  fromMerged("serve");
+  for (const level of BASELINE_LEVELS.filter((each) => each !== COMPARED_LEVEL)) {
+    const { result, used } = await measure("MCP floor", level, DURATION_MS);
+    record("MCP floor", level, result, Number.NaN, used);
+  }
+  fromMerged("MCP floor");
 
   printTable(
     `concurrent ${OPERATIONS.join(" + ")}, answer cache ${values["answer-cache"]}, ${DURATION_MS / 1000} s per row (cache hits: the cluster runner's answer cache, hit + shared)`,

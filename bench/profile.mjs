@@ -6,6 +6,7 @@
 // zod, vscode-jsonrpc, …), Node internals, GC. Profiling covers only the driven load (SIGUSR2
 // before and after it), not start-up, the warm-up or shutdown. The language server's own time is what hops.mjs measures.
 // Usage: node bench/profile.mjs [folder] [--mode serve|cluster] [--callers 8] [--seconds 15] [--settle-s 20]
+//          [--operations find_definition,hover] [--answer-cache on|off]
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +23,8 @@ const { values, positionals } = parseArgs({
     callers: { type: "string", default: "8" },
     seconds: { type: "string", default: "15" },
     "settle-s": { type: "string", default: "20" },
+    operations: { type: "string", default: "find_definition,hover" },
+    "answer-cache": { type: "string", default: "on" },
   },
 });
 const folder = corpusFolder(positionals[0]).dir;
@@ -29,7 +32,7 @@ const callers = Number(values.callers);
 const seconds = Number(values.seconds);
 const queries = goldenQueries(folder, { count: 40 });
 const profileDir = mkdtempSync(join(tmpdir(), "lspmesh-profile-"));
-const operations = ["find_definition", "hover"];
+const operations = values.operations.split(",");
 
 /** The owner of a profiled function, by its script URL. */
 function ownerOf(url, functionName) {
@@ -119,6 +122,7 @@ try {
   const env = {
     NODE_OPTIONS: `--import ${new URL("./lib/cpuProfiler.mjs", import.meta.url).href}`,
     LSPMESH_BENCH_PROFILE_DIR: profileDir,
+    ...(values["answer-cache"] === "off" ? { LSPMESH_ANSWER_CACHE: "0" } : {}),
   };
   let url;
   let token;

@@ -209,7 +209,7 @@ export class EngineContext {
   ): Promise<Location | undefined> {
     if (!uri.startsWith("file:")) return undefined;
     const absolute = fileURLToPath(uri);
-    const file = await paths.toWorkspaceFile(absolute);
+    const file = await lines.workspaceFile(paths, absolute);
     // Outside the workspace (a symlink pointing out included): only a library of the runner or the
     // system is shown (read-only), and only by a path that is not inside the workspace.
     const external =

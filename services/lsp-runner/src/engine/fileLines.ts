@@ -2,10 +2,14 @@
 // server never opened convert exactly too. Files read from disk are remembered per session while
 // their stamp (inode, size, mtime, ctime) stays the same: agents ask about the same files again and
 // again, and reading, splitting and hashing a target file cost more than the rest of a cached answer.
+// Whether a target file is the workspace's (its real path inside it) is judged once per file and
+// answer too: the hundreds of locations of a references answer lie in a few dozen files, and a
+// realpath per location was the largest cost of such an answer in the runner (bench/profile.mjs).
 import { pathToFileURL } from "node:url";
 import { decodeDocument, sha256, splitLines } from "../lsp/documents/textDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
 import { changedAtMsOf, readKnownFile, stampOf, statOf, trustedStamp } from "../workspace/metadata.js";
+import type { WorkspacePaths } from "../workspace/workspacePaths.js";
 
 /** Files larger than this are not read for position conversion (default 8 MiB). */
 const MAX_READ_BYTES = 8 * 1024 * 1024;
@@ -67,8 +71,20 @@ export interface FileSnapshot {
 
 export class FileLines {
   private readonly cache = new Map<string, Promise<FileSnapshot>>();
+  private readonly workspaceFiles = new Map<string, Promise<string | undefined>>();
 
   constructor(private readonly session: LanguageSession) {}
+
+  /** `paths.toWorkspaceFile(absolute)`, asked once per file for this answer. */
+  workspaceFile(paths: WorkspacePaths, absolute: string): Promise<string | undefined> {
+    const key = `${paths.root}\0${absolute}`;
+    let file = this.workspaceFiles.get(key);
+    if (!file) {
+      file = paths.toWorkspaceFile(absolute);
+      this.workspaceFiles.set(key, file);
+    }
+    return file;
+  }
 
   async get(absolute: string): Promise<string[]> {
     return (await this.snapshot(absolute)).lines;
