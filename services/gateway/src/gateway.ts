@@ -140,6 +140,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     onerror: (error) => logger.warn("mcp request rejected", { error: error.message }),
   });
   const toolCalls = await SharedToolCalls.start(createGatewayMcpServer(deps));
+  const closeMcp = () => Promise.all([mcp.close(), toolCalls.close()]);
   const allowlists = allowlistsFor(options.host, { hosts: options.allowedHosts, origins: options.allowedOrigins });
   if (!allowlists.hosts) logger.warn("Host header not checked: no allowed hosts configured for a non-loopback bind");
   const server = createHttpServer({
@@ -176,7 +177,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       });
     });
   } catch (error) {
-    await Promise.all([mcp.close(), toolCalls.close()]);
+    await closeMcp();
     throw error;
   }
 
@@ -184,7 +185,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const metricsServer = options.metricsListen
     ? await serveMetrics(options.metricsListen, () => metrics.text()).catch(async (error: unknown) => {
         server.close();
-        await Promise.all([mcp.close(), toolCalls.close()]);
+        await closeMcp();
         throw error;
       })
     : undefined;
@@ -192,7 +193,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const shutdown = async () => {
     await metricsServer?.close();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    await Promise.all([mcp.close(), toolCalls.close()]);
+    await closeMcp();
     server.closeAllConnections();
     await closed;
     symbolIndex?.close();

@@ -56,11 +56,6 @@ export class SharedToolCalls {
     return this.transport.request(request, authInfo, signal);
   }
 
-  /** Calls handed to the server and not answered yet. */
-  get inFlight(): number {
-    return this.transport.inFlight;
-  }
-
   /** Cancels what is in flight and closes the server. Idempotent. */
   async close(): Promise<void> {
     await this.server.close();
