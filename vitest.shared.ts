@@ -1,12 +1,35 @@
-// One vitest configuration for every workspace: unit tests beside the code, integration tests in test/.
+// One vitest configuration for every workspace, in two tiers that run one after the other:
+// - unit: `src/**/*.test.ts` beside the code — pure logic, no process, no port — files in parallel;
+// - integration: `test/**/*.test.ts` — real language servers, nats-server, HTTP — one file at a
+//   time (language servers are heavy on a 2-core machine, and some tests watch processes).
+// `vitest run` runs both; `--project unit` / `--project integration` one tier (npm run test:unit /
+// test:integration in each workspace). Long fault, fuzz and soak runs are `npm run test:faults`.
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Language servers are heavy; files run one at a time on a 2-core machine.
-    fileParallelism: false,
+    passWithNoTests: true,
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: ["src/**/*.test.ts"], sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["test/**/*.test.ts"],
+          fileParallelism: false,
+          maxWorkers: 1,
+          // One worker runs the files one after another and keeps the modules it imported (the
+          // runner's graph takes ~0.7 s per file to import); no test file changes process state
+          // another relies on (environment, working folder, module mocks).
+          isolate: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -23,12 +23,12 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { sha256Hex } from "@lspmesh/gateway";
 import {
-  eventually,
   fixturePath,
   startGatewayProcess,
   startNatsServer,
   startRunnerProcess,
   startServe,
+  waitFor,
 } from "@lspmesh/test-kit";
 import { connectMcp } from "./lib/cluster.mjs";
 import { startDirectServer } from "./lib/directServer.mjs";
@@ -100,9 +100,9 @@ export async function startMeshCluster(folder, { limits = UNTHROTTLED, runnerEnv
     runner = await startRunnerProcess(workspaces, nats, "bench-runner", { env: runnerEnv });
     gateway = await startGatewayProcess({ natsUrl: nats, apiKeysFile, tenantsFile });
     const at = gateway;
-    await eventually(
-      async () => ((await at.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1] === "1" ? true : undefined),
+    await waitFor(
       "the runner registered with the gateway",
+      async () => (await at.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1] === "1",
     );
     return { url: new URL("/mcp", gateway.url), token: TOKEN, workspace, runner, gateway, nats, close };
   } catch (error) {

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { eventually, startServe } from "@lspmesh/test-kit";
+import { startServe, waitFor } from "@lspmesh/test-kit";
 import { connectMcp, copyWorkspace, corpusFolder, startCluster, TOKEN, withEnv } from "./lib/cluster.mjs";
 import { goldenQueries, OPERATIONS } from "./lib/queries.mjs";
 import { printTable, writeResult } from "./lib/stats.mjs";
@@ -167,10 +167,10 @@ try {
   for (const pid of profiled) process.kill(pid, "SIGUSR2");
   calls = await drive(clients);
   for (const pid of profiled) process.kill(pid, "SIGUSR2");
-  await eventually(
-    async () => profiled.every((pid) => existsSync(join(profileDir, `${pid}.cpuprofile`))) || undefined,
+  await waitFor(
     "the profiles written",
-    30_000,
+    () => profiled.every((pid) => existsSync(join(profileDir, `${pid}.cpuprofile`))),
+    { timeoutMs: 30_000 },
   );
 } finally {
   for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});

@@ -12,12 +12,12 @@ import { sha256Hex } from "@lspmesh/gateway";
 import {
   commandLine,
   descendantPids,
-  eventually,
   fixturePath,
   isRunning,
   startGatewayProcess,
   startNatsServer,
   startRunnerProcess,
+  waitFor,
 } from "@lspmesh/test-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
@@ -128,15 +128,15 @@ export async function startCluster({
  * `runnerId` among them when given (a runner replacing another is routed to only then).
  */
 export async function untilRunnersLive(gateway, count, runnerId) {
-  await eventually(
+  await waitFor(
+    `${count} live runner(s) at the gateway${runnerId ? `, ${runnerId} among them` : ""}`,
     async () => {
       const text = await gateway.metrics();
       const live = Number(text.match(/lspmesh_runners_live (\d+)/)?.[1]);
       const up = !runnerId || new RegExp(`lspmesh_runner_up\\{runner="${runnerId}"[^}]*\\} 1`).test(text);
-      return live === count && up ? true : undefined;
+      return live === count && up;
     },
-    `${count} live runner(s) at the gateway${runnerId ? `, ${runnerId} among them` : ""}`,
-    60_000,
+    { timeoutMs: 60_000 },
   );
 }
 

@@ -1,1 +1,22 @@
-export { default } from "../../vitest.shared.js";
+// The shared tiers, plus `install`: the CLI packed and installed globally (about a minute), run by
+// `npm run test:install` (and .ci/run), not by every `npm test`.
+import { defineConfig } from "vitest/config";
+import shared from "../../vitest.shared.js";
+
+export default defineConfig({
+  test: {
+    ...shared.test,
+    projects: [
+      ...(shared.test?.projects ?? []),
+      {
+        extends: true,
+        test: {
+          name: "install",
+          include: ["install/**/*.test.ts"],
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
+        },
+      },
+    ],
+  },
+});

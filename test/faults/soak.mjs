@@ -14,11 +14,11 @@ import { parseArgs } from "node:util";
 import { sha256Hex } from "@lspmesh/gateway";
 import {
   descendantPids,
-  eventually,
   fixturePath,
   startGatewayProcess,
   startNatsServer,
   startRunnerProcess,
+  waitFor,
 } from "@lspmesh/test-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
@@ -87,10 +87,7 @@ const gateway = await startGatewayProcess({
   apiKeysFile: join(root, "keys.json"),
   tenantsFile: join(root, "tenants.json"),
 });
-await eventually(
-  async () => (/lspmesh_runners_live 1/.test(await gateway.metrics()) ? true : undefined),
-  "the runner live at the gateway",
-);
+await waitFor("the runner live at the gateway", async () => /lspmesh_runners_live 1/.test(await gateway.metrics()));
 
 const clients = [];
 for (let i = 0; i < CLIENTS; i++) {

@@ -186,7 +186,9 @@ describe("introduced vs existing, against a base commit", () => {
   });
 });
 
-describe("exit codes of the real binary", () => {
+// Every case is its own `lspmesh check` process on the same checkout, reading it only: they run
+// side by side (up to vitest's maxConcurrency, 5), using the second core.
+describe.concurrent("exit codes of the real binary", () => {
   test("0: only old errors (files named on stdin), even though they are errors", async () => {
     const result = await runCli(["check", "--files", "-", "--base", "main"], {
       cwd: repo.dir,

@@ -34,8 +34,11 @@ afterAll(async () => {
 
 test("embedded and gateway reports are equal, in JSON and in text, with the same exit code", async () => {
   const args = ["check", "--changed-since", "main"];
-  const viaGateway = await runCli([...args, "--gateway", serve.url.href, "--format", "json"], { cwd: repo.dir });
-  const embedded = await runCli([...args, "--format", "json"], { cwd: repo.dir });
+  // Each pair side by side: two processes reading the same checkout.
+  const [viaGateway, embedded] = await Promise.all([
+    runCli([...args, "--gateway", serve.url.href, "--format", "json"], { cwd: repo.dir }),
+    runCli([...args, "--format", "json"], { cwd: repo.dir }),
+  ]);
   expect(viaGateway.stderr).toBe("");
   expect(embedded.stderr).toBe("");
   const gatewayReport = JSON.parse(viaGateway.stdout) as CheckReport;
@@ -49,8 +52,10 @@ test("embedded and gateway reports are equal, in JSON and in text, with the same
   expect(embeddedReport.skipped.map((s) => s.file)).toEqual(["README.md", "src/dangling.ts", "src/outside.ts"]);
   expect([viaGateway.code, embedded.code]).toEqual([1, 1]);
 
-  const gatewayText = await runCli([...args, "--gateway", serve.url.href], { cwd: repo.dir });
-  const embeddedText = await runCli(args, { cwd: repo.dir });
+  const [gatewayText, embeddedText] = await Promise.all([
+    runCli([...args, "--gateway", serve.url.href], { cwd: repo.dir }),
+    runCli(args, { cwd: repo.dir }),
+  ]);
   expect(gatewayText.stdout).toBe(embeddedText.stdout);
 }, 180_000);
 
@@ -86,13 +91,10 @@ test("against a base: embedded and gateway (--base-workspace) reports are equal"
       authenticator: new NoTokenAuthenticator({ tenant: "acme", subject: "ci", scopes: ["lsp:read"] }),
     });
     const args = ["check", "--changed-since", "main", "--base", "main", "--format", "json"];
-    const viaGateway = await runCli(
-      [...args, "--gateway", gateway.url, "--workspace", "head", "--base-workspace", "main"],
-      {
-        cwd: repo.dir,
-      },
-    );
-    const embedded = await runCli(args, { cwd: repo.dir });
+    const [viaGateway, embedded] = await Promise.all([
+      runCli([...args, "--gateway", gateway.url, "--workspace", "head", "--base-workspace", "main"], { cwd: repo.dir }),
+      runCli(args, { cwd: repo.dir }),
+    ]);
     expect(viaGateway.stderr).toBe("");
     const gatewayReport = JSON.parse(viaGateway.stdout) as CheckReport;
     const embeddedReport = JSON.parse(embedded.stdout) as CheckReport;

@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { DIAGNOSTICS_STREAM, type DiagnosticsMessage, diagnosticsSubject, encodeJson } from "@lspmesh/events";
-import { type NatsServer, startNatsServer } from "@lspmesh/test-kit";
+import { type NatsServer, startNatsServer, waitFor } from "@lspmesh/test-kit";
 import { type JetStreamClient, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -104,7 +104,6 @@ test("--watch replays the current state, then prints each change as it is publis
     stdio: ["ignore", "pipe", "pipe"],
   });
   const received: DiagnosticsMessage[] = [];
-  const waiters: Array<() => void> = [];
   let buffered = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     buffered += chunk;
@@ -112,12 +111,9 @@ test("--watch replays the current state, then prints each change as it is publis
       received.push(JSON.parse(buffered.slice(0, end)) as DiagnosticsMessage);
       buffered = buffered.slice(end + 1);
     }
-    for (const wake of waiters.splice(0)) wake();
   });
   const exited = once(child, "exit");
-  const until = async (count: number) => {
-    while (received.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
-  };
+  const until = (count: number) => waitFor(`${count} messages printed`, () => received.length >= count);
   try {
     await until(2);
     expect(received.map((m) => [m.file, m.version])).toEqual([

@@ -11,7 +11,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const STACK_FRAME = /^\s+at .+[(:]\d+/m;
 
-test.each([
+// Each case is its own short-lived process (most of its time is Node loading the CLI): they run
+// side by side, up to vitest's maxConcurrency (5) at once.
+
+test.concurrent.each([
   ["serve", ["--bogus"], "unknown option '--bogus'"],
   ["serve", [dir, "--port", "abc"], "invalid port 'abc'"],
   ["serve", [dir, "--allow-origin", "localhost"], "invalid --allow-origin 'localhost'"],
@@ -39,7 +42,7 @@ test.each([
   expect(result.stdout).toBe("");
 });
 
-test.each([
+test.concurrent.each([
   ["mcp", [dir]],
   ["check", ["--dir", dir]],
   ["version", []],
@@ -51,7 +54,7 @@ test.each([
   expect(result.stderr).not.toMatch(STACK_FRAME);
 });
 
-test("--version names lspmesh, Node.js and each language server with its version or install hint", async () => {
+test.concurrent("--version names lspmesh, Node.js and each language server with its version or install hint", async () => {
   const result = await runCli(["--version"], { cwd: dir });
   expect(result.code).toBe(0);
   const [first, second, ...servers] = result.stdout.trim().split("\n");

@@ -8,7 +8,7 @@ import type { Authenticator } from "./auth/authenticator.js";
 import type { Scope } from "./auth/principal.js";
 import { scopeFor } from "./auth/scopeDecision.js";
 import { allowlistsFor } from "./http/allowlists.js";
-import { createHttpServer, MCP_PATH } from "./http/httpServer.js";
+import { createHttpServer, type HttpTimeouts, MCP_PATH } from "./http/httpServer.js";
 import { withJsonResponses } from "./http/jsonResponses.js";
 import { SharedToolCalls } from "./http/sharedToolCalls.js";
 import { TenantLimiter } from "./limits/tenantLimiter.js";
@@ -60,6 +60,11 @@ export interface GatewayOptions {
   metricsTenantLabels?: boolean;
   /** Most open HTTP connections (default 1024). */
   maxConnections?: number;
+  /**
+   * Cut-offs for slow and idle HTTP clients, in ms (defaults: headers 10 000, whole request
+   * 30 000, idle keep-alive 5 000, checked every 1 000). Tests shorten them.
+   */
+  httpTimeouts?: HttpTimeouts;
   /** Requests without a valid token per second and client address (default 10, bursts alike). */
   unauthenticatedPerSecond?: number;
   /**
@@ -164,6 +169,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       : undefined,
     metricsToken: options.metricsToken,
     maxConnections: options.maxConnections,
+    timeouts: options.httpTimeouts,
     notReady: () => (options.router.ready() ? undefined : "no live runner yet"),
     degraded: () => options.router.degraded(),
   });

@@ -1,11 +1,13 @@
 // The HTTP surface with token authentication, over real HTTP with the official MCP client:
 // 401/403 with WWW-Authenticate, RFC 9728 metadata, tenants, limits, readiness and metrics.
 // No runner is needed: everything here is answered by the gateway itself.
+
+import { tenancyConfig } from "@lspmesh/test-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ApiKeyStore, sha256Hex } from "../src/auth/apiKeys.js";
+import { ApiKeyStore } from "../src/auth/apiKeys.js";
 import { BearerAuthenticator } from "../src/auth/authenticator.js";
 import { JwtVerifier } from "../src/auth/jwtVerifier.js";
 import { type RunningGateway, startGateway } from "../src/gateway.js";
@@ -38,19 +40,21 @@ beforeAll(async () => {
     .setSubject("bot")
     .setExpirationTime("5m")
     .sign(privateKey);
-  const key = (id: string, token: string, tenant: string, scopes: string[]) => ({
-    id,
-    sha256: sha256Hex(token),
-    tenant,
-    scopes,
-  });
-  const tenants = parseTenantsFile({
+  const tenancy = tenancyConfig({
     tenants: {
       acme: { workspaces: ["web", "api"] },
       globex: { workspaces: ["shop", "internal"] },
       noisy: { workspaces: ["spam"], limits: { callsPerSecond: 2 } },
     },
+    keys: {
+      "acme-reader": { tenant: "acme", token: tokens.acmeRead },
+      "acme-writer": { tenant: "acme", scopes: ["lsp:read", "lsp:write"], token: tokens.acmeWrite },
+      globex: { tenant: "globex", token: tokens.globex },
+      noisy: { tenant: "noisy", token: tokens.noisy },
+      "write-only": { tenant: "acme", scopes: ["lsp:write"], token: tokens.writeOnly },
+    },
   });
+  const tenants = parseTenantsFile(tenancy.tenants);
   const resolver = new TenantWorkspaceResolver(tenants);
   gateway = await startGateway({
     host: "127.0.0.1",
@@ -60,13 +64,7 @@ beforeAll(async () => {
     workspaces: resolver,
     limiter: new TenantLimiter((tenant) => resolver.limitsOf(tenant)),
     authenticator: new BearerAuthenticator({
-      apiKeys: new ApiKeyStore([
-        key("acme-reader", tokens.acmeRead, "acme", ["lsp:read"]),
-        key("acme-writer", tokens.acmeWrite, "acme", ["lsp:read", "lsp:write"]),
-        key("globex", tokens.globex, "globex", ["lsp:read"]),
-        key("noisy", tokens.noisy, "noisy", ["lsp:read"]),
-        key("write-only", tokens.writeOnly, "acme", ["lsp:write"]),
-      ]),
+      apiKeys: new ApiKeyStore(tenancy.apiKeys.keys),
       jwt: new JwtVerifier({ jwks, issuer: ISSUER, audience: AUDIENCE }),
     }),
     authorizationServers: [ISSUER],

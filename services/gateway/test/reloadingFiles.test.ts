@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "@lspmesh/test-kit";
 import { afterEach, expect, test } from "vitest";
 import { ApiKeyStore, sha256Hex } from "../src/auth/apiKeys.js";
 import { reloadOnChange } from "../src/ops/reloadingFile.js";
@@ -19,14 +20,6 @@ function tempDir(): string {
   return dir;
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** Writes the file with a modification time clearly after the previous one (coarse clocks). */
 let tick = Date.now() / 1000;
 function write(path: string, content: unknown): void {
@@ -34,6 +27,13 @@ function write(path: string, content: unknown): void {
   tick += 5;
   utimesSync(path, tick, tick);
 }
+
+/**
+ * Lets a new watcher take its first look, which records the file's modification time: a change
+ * written before that would be taken for the original. Nothing announces that look, so this
+ * waits 3 of the watchers' 20 ms intervals (the stat is one syscall).
+ */
+const firstLook = () => new Promise((resolve) => setTimeout(resolve, 60));
 
 const key = (token: string) => ({ id: token, sha256: sha256Hex(token), tenant: "acme", scopes: ["lsp:read"] });
 
@@ -51,14 +51,14 @@ test("a rotated API key applies; a broken file keeps the last good keys and is r
     intervalMs: 20,
   });
   cleanups.push(() => watcher.close());
-  await new Promise((resolve) => setTimeout(resolve, 60));
+  await firstLook();
 
   write(path, { keys: [key("new-token")] });
-  await until(() => store.verify("new-token") !== undefined, "the new key");
+  await waitFor("the new key", () => store.verify("new-token") !== undefined);
   expect(store.verify("old-token")).toBeUndefined();
 
   write(path, "{ broken");
-  await until(() => errors.length > 0, "the error");
+  await waitFor("the error", () => errors.length > 0);
   expect(errors[0]).toMatch(/cannot read the API keys file .*keys\.json/);
   expect(store.verify("new-token")).toBeDefined();
   expect(reloads).toBe(1);
@@ -71,14 +71,11 @@ test("a workspace added to the tenants file becomes visible", async () => {
   const watcher = reloadOnChange({ path, load: () => resolver.replace(readTenantsFile(path)), intervalMs: 20 });
   cleanups.push(() => watcher.close());
   const caller = { principal: { tenant: "acme", subject: "t", scopes: ["lsp:read" as const] } };
-  await new Promise((resolve) => setTimeout(resolve, 60));
+  await firstLook();
   write(path, { tenants: { acme: { workspaces: ["web", "api"] } } });
-  let visible: string[] = [];
-  await until(() => {
-    void resolver.visible(caller).then((targets) => {
-      visible = targets.map((target) => target.workspace);
-    });
-    return visible.length === 2;
-  }, "the new workspace");
+  const visible = await waitFor("the new workspace", async () => {
+    const workspaces = (await resolver.visible(caller)).map((target) => target.workspace);
+    return workspaces.length === 2 && workspaces;
+  });
   expect(visible).toEqual(["api", "web"]);
 });

@@ -1,7 +1,7 @@
 // The registry reader against a real nats-server: entries written to the KV bucket the way
 // runners heartbeat them (RunnerRegistryEntry), liveness judged by updatedAt.
 import { encodeJson, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
-import { type NatsServer, startNatsServer } from "@lspmesh/test-kit";
+import { type NatsServer, startNatsServer, waitFor } from "@lspmesh/test-kit";
 import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -13,7 +13,9 @@ let nc: NatsConnection;
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  nc = await connect({ servers: nats.url });
+  // The test's own client reconnects at once after the restart below (the default pause is 2 s);
+  // the directory under test keeps the production settings.
+  nc = await connect({ servers: nats.url, reconnectTimeWait: 100 });
 });
 
 afterAll(async () => {
@@ -35,14 +37,6 @@ function entry(id: string, overrides: Partial<RunnerRegistryEntry> = {}): Runner
   };
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 test("entries already in the bucket load before open resolves; new ones, changes and deletes follow", async () => {
   const kv = await new Kvm(nc).create(RUNNER_REGISTRY_BUCKET, { history: 1 });
   await kv.put("runner-a", encodeJson(entry("runner-a")));
@@ -54,7 +48,7 @@ test("entries already in the bucket load before open resolves; new ones, changes
     expect(directory.live().map((r) => r.id)).toEqual(["runner-a"]);
 
     await kv.put("runner-b", encodeJson(entry("runner-b", { tenants: ["acme"], languages: ["python"] })));
-    await until(() => directory!.live().length === 2, "runner-b");
+    await waitFor("runner-b", () => directory!.live().length === 2);
     expect(directory.live().find((r) => r.id === "runner-b")).toMatchObject({
       tenants: ["acme"],
       languages: ["python"],
@@ -62,15 +56,15 @@ test("entries already in the bucket load before open resolves; new ones, changes
 
     // A runner that stops heartbeating is dead after 3 heartbeats, without any KV event.
     await kv.put("runner-a", encodeJson(entry("runner-a", { updatedAt: Date.now() - 3_500 })));
-    await until(() => !directory!.live().some((r) => r.id === "runner-a"), "runner-a stale");
+    await waitFor("runner-a stale", () => !directory!.live().some((r) => r.id === "runner-a"));
     expect(directory.known().find((r) => r.id === "runner-a")?.live).toBe(false);
 
     await kv.delete("runner-b");
-    await until(() => directory!.known().every((r) => r.id !== "runner-b"), "runner-b deleted");
+    await waitFor("runner-b deleted", () => directory!.known().every((r) => r.id !== "runner-b"));
 
     await kv.put("garbage", new TextEncoder().encode("{not json"));
     await kv.put("old", encodeJson({ ...entry("old"), v: 2 }));
-    await until(() => problems.length >= 2, "problems reported");
+    await waitFor("problems reported", () => problems.length >= 2);
     expect(problems.join("\n")).toMatch(/not JSON[\s\S]*unsupported version/);
     expect(directory.known().map((r) => r.id)).toEqual(["runner-a"]);
   } finally {
@@ -86,7 +80,7 @@ test("a gateway may start before any runner: the bucket is created and the direc
     expect(directory.live()).toEqual([]);
     const kv = await new Kvm(nc).open(RUNNER_REGISTRY_BUCKET);
     await kv.put("late", encodeJson(entry("late")));
-    await until(() => directory.live().length === 1, "late runner");
+    await waitFor("late runner", () => directory.live().length === 1);
   } finally {
     await directory.close();
   }
@@ -97,23 +91,13 @@ test("the registry keeps following across a NATS restart", async () => {
   try {
     const kv = await new Kvm(nc).open(RUNNER_REGISTRY_BUCKET);
     await kv.put("before", encodeJson(entry("before")));
-    await until(() => directory.live().some((r) => r.id === "before"), "the entry before the restart");
+    await waitFor("the entry before the restart", () => directory.live().some((r) => r.id === "before"));
     await nats.stop();
     await nats.restart();
-    // Both connections reconnect by themselves (the store survived the restart).
-    let written = false;
-    for (let i = 0; i < 100 && !written; i++) {
-      written = await kv.put("after", encodeJson(entry("after"))).then(
-        () => true,
-        () => false,
-      );
-      if (!written) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(written).toBe(true);
-    for (let i = 0; i < 200 && !directory.live().some((r) => r.id === "after"); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(directory.live().map((r) => r.id)).toContain("after");
+    // Both connections reconnect by themselves (the store survived the restart). A put sent
+    // before the test's client is back times out: short (0.5 s, default 5 s), and tried again.
+    await waitFor("a put after the restart", () => kv.put("after", encodeJson(entry("after")), { timeout: 500 }));
+    await waitFor("the entry written after the restart", () => directory.live().some((r) => r.id === "after"));
   } finally {
     await directory.close();
   }

@@ -3,9 +3,10 @@
 // the SDK's transport would refuse are still refused by it. Real gateway over HTTP with the
 // official MCP client, API keys, and a real gRPC runner whose hover names the tenant it was asked for.
 import { ServerState } from "@lspmesh/proto";
+import { tenancyConfig } from "@lspmesh/test-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, expect, test } from "vitest";
-import { ApiKeyStore, sha256Hex } from "../src/auth/apiKeys.js";
+import { ApiKeyStore } from "../src/auth/apiKeys.js";
 import { BearerAuthenticator } from "../src/auth/authenticator.js";
 import { startGateway } from "../src/gateway.js";
 import { StaticRunnerRouter } from "../src/routing/staticRouter.js";
@@ -17,7 +18,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const TOKENS = { acme: "acme-token", globex: "globex-token" } as const;
+const tenancy = tenancyConfig({
+  tenants: { acme: { workspaces: ["web"] }, globex: { workspaces: ["shop"] } },
+  keys: { acme: { tenant: "acme" }, globex: { tenant: "globex" } },
+});
+const TOKENS = tenancy.tokens;
 
 async function setup() {
   const runner = await serveRunnerOverGrpc({
@@ -35,19 +40,8 @@ async function setup() {
     host: "127.0.0.1",
     port: 0,
     router: new StaticRunnerRouter(runner.address),
-    workspaces: new TenantWorkspaceResolver(
-      parseTenantsFile({ tenants: { acme: { workspaces: ["web"] }, globex: { workspaces: ["shop"] } } }),
-    ),
-    authenticator: new BearerAuthenticator({
-      apiKeys: new ApiKeyStore(
-        Object.entries(TOKENS).map(([tenant, token]) => ({
-          id: tenant,
-          sha256: sha256Hex(token),
-          tenant,
-          scopes: ["lsp:read"],
-        })),
-      ),
-    }),
+    workspaces: new TenantWorkspaceResolver(parseTenantsFile(tenancy.tenants)),
+    authenticator: new BearerAuthenticator({ apiKeys: new ApiKeyStore(tenancy.apiKeys.keys) }),
   });
   cleanups.push(() => gateway.close());
   return gateway;

@@ -62,6 +62,16 @@ export interface RunnerConfig {
    * a time), "bwrap" required (the runner does not start without it), "none" never.
    */
   sandbox?: SandboxSetting;
+  /**
+   * Tenant workers for a volume root: "auto" (default) one confined worker process per tenant
+   * (Landlock, with bubblewrap around it where that works too); "off" every tenant's sessions in
+   * the runner process itself (only for tenants that trust each other: LSPMESH_TENANTS).
+   */
+  workers?: WorkersSetting;
+  /** Where workers keep their private home and temporary folders (default: a fresh temporary folder per runner). */
+  stateDir?: string;
+  /** The user workers run as when the runner runs as root ("uid:gid"); unset: the runner's own. */
+  workerUser?: { uid: number; gid: number };
   /** Fair shares: language servers, processes and memory (bytes) one tenant may hold on this runner. */
   tenantLimits?: { sessions?: number; processes?: number; memoryBytes?: number };
   logLevel: LogLevel;
@@ -78,6 +88,8 @@ export interface RunnerConfig {
 }
 
 export type SandboxSetting = "auto" | "bwrap" | "none";
+export type WorkersSetting = "auto" | "off";
+const WORKERS_SETTINGS: readonly WorkersSetting[] = ["auto", "off"];
 const SANDBOX_SETTINGS: readonly SandboxSetting[] = ["auto", "bwrap", "none"];
 
 /** Default drain time on SIGTERM, ms. */
@@ -100,6 +112,9 @@ Environment only:
   LSPMESH_POOL (default)  LSPMESH_TENANTS (any)  LSPMESH_HEARTBEAT_MS (5000)  LSPMESH_WATCH (1; 0 = off)
   LSPMESH_DRAIN_MS (${DEFAULT_DRAIN_MS})  LSPMESH_SERVER_MEMORY_MB (75 % of the container limit)
   LSPMESH_SANDBOX (auto: bubblewrap where it works; bwrap: required; none)
+  LSPMESH_WORKERS (auto: one Landlock-confined worker process per tenant; off: tenants in LSPMESH_TENANTS share the runner)
+  LSPMESH_STATE_DIR (a fresh <tmpdir>/lspmesh-workers-* per runner, removed at exit: the workers' homes and temporary folders)
+  LSPMESH_WORKER_USER (uid:gid workers run as when the runner runs as root; unset: the runner's own)
   LSPMESH_TENANT_MAX_SESSIONS (12)  LSPMESH_TENANT_MAX_PROCESSES (96)  LSPMESH_TENANT_MEMORY_MB (none); 0 = no limit
   LSPMESH_IDLE_TIMEOUT_S (1800; 0 = never)  LSPMESH_WARMUP (tenant/workspace/language,…)  LSPMESH_LOG_LEVEL (info)
   LSPMESH_SYMBOL_INDEX (1; 0 = off)  LSPMESH_INDEX_MAX_FILES (50000)  LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE (5000)
@@ -160,6 +175,13 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
   const sandbox = (setting(undefined, env, "LSPMESH_SANDBOX") ?? "auto") as SandboxSetting;
   if (!SANDBOX_SETTINGS.includes(sandbox))
     throw new SettingsError(`invalid LSPMESH_SANDBOX '${sandbox}': use ${SANDBOX_SETTINGS.join(", ")}`);
+  const workers = (setting(undefined, env, "LSPMESH_WORKERS") ?? "auto") as WorkersSetting;
+  if (!WORKERS_SETTINGS.includes(workers))
+    throw new SettingsError(`invalid LSPMESH_WORKERS '${workers}': use ${WORKERS_SETTINGS.join(", ")}`);
+  const workerUserText = setting(undefined, env, "LSPMESH_WORKER_USER");
+  const workerUserMatch = workerUserText === undefined ? undefined : /^(\d{1,10}):(\d{1,10})$/.exec(workerUserText);
+  if (workerUserText !== undefined && !workerUserMatch)
+    throw new SettingsError(`invalid LSPMESH_WORKER_USER '${workerUserText}': use uid:gid, e.g. 65534:65534`);
   const tenantMemoryMb = integerSetting(
     env.LSPMESH_TENANT_MEMORY_MB,
     "LSPMESH_TENANT_MEMORY_MB",
@@ -206,6 +228,9 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
     warmUp,
     sandbox,
+    workers,
+    stateDir: setting(undefined, env, "LSPMESH_STATE_DIR"),
+    ...(workerUserMatch ? { workerUser: { uid: Number(workerUserMatch[1]), gid: Number(workerUserMatch[2]) } } : {}),
     tenantLimits,
     logLevel,
     answerCacheEntries: answerCacheSetting(env),

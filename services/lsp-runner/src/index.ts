@@ -8,6 +8,7 @@ export {
   runnerConfig,
   type WorkspacesSetting,
 } from "./config.js";
+export { landlockAbi } from "./confinement/landlock.js";
 export { type EmbeddedEngine, type EmbeddedEngineOptions, openEmbeddedEngine } from "./embeddedEngine.js";
 export type { Diagnostic, DiagnosticsAnswer, FileDiagnostics } from "./engine/answers.js";
 export { RunnerError, type RunnerErrorCode } from "./errors.js";

@@ -1,43 +1,24 @@
-// Assembles a runner: sessions, engine, events (status, diagnostics, workspace watching,
-// registry) and the gRPC server with the standard health service.
-import { hostname } from "node:os";
-import * as grpc from "@grpc/grpc-js";
+// Assembles a runner in one process: a runner core (sessions, engine, events, symbol index) behind
+// the runner's gRPC endpoint (server, health, registry). For one trust domain: `lspmesh serve`, a
+// runner pinned to tenants that trust each other. Supervisor and workers: supervisor.ts.
 import type { SymbolIndexStore } from "@lspmesh/events";
-import { addService, type CallContext, GrpcAuth, type ServiceClient } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
-import { splitHostPort } from "@lspmesh/service-kit";
-import { HealthImplementation } from "grpc-health-check";
-import { AnswerCache } from "./engine/answerCache.js";
+import type { GrpcAuth, ServiceClient } from "@lspmesh/grpc";
+import type { Runner } from "@lspmesh/proto";
 import type { WorkspaceRef } from "./engine/answers.js";
-import { QueryEngine } from "./engine/queryEngine.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { InProcessEventBus } from "./events/inProcessEventBus.js";
-import { RunnerEvents } from "./events/runnerEvents.js";
-import { DEFAULT_HEARTBEAT_MS, RunnerRegistration } from "./events/runnerRegistration.js";
-import { requestIdOf, withCallLog } from "./grpc/callLog.js";
-import { InProcessCalls } from "./grpc/inProcessCalls.js";
-import { runnerService } from "./grpc/runnerService.js";
-import { withAgentActivity } from "./grpc/trackedCalls.js";
 import { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
-import { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/pool/sessionManager.js";
+import type { LifecycleEvent, SessionManager, SessionManagerOptions } from "./lsp/pool/sessionManager.js";
 import type { SessionPolicyOverrides } from "./lsp/pool/sessionPolicy.js";
-import type { ServerStateName } from "./lsp/session/sessionState.js";
 import { runnerMetricsRegistry, serveRunnerMetrics } from "./ops/runnerMetrics.js";
+import { type ServerStateEvent, startRunnerCore } from "./runnerCore.js";
+import { defaultRunnerId, startRunnerEndpoint } from "./runnerEndpoint.js";
 import { type WarmUpEntry, warmUpSessions } from "./sessionWarmUp.js";
-import { AgentActivity } from "./symbolIndex/agentActivity.js";
-import { SymbolIndexer, type SymbolIndexLimits } from "./symbolIndex/symbolIndexer.js";
+import type { SymbolIndexer, SymbolIndexLimits } from "./symbolIndex/symbolIndexer.js";
 import { TenantAllowlistLocator } from "./workspace/tenantAllowlist.js";
 import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
 
-/** A server's state as a console shows it. */
-export interface ServerStateEvent {
-  tenant: string;
-  workspace: string;
-  language: string;
-  state: ServerStateName | "stopped";
-  /** Work-done progress text, e.g. "Indexing: 3/10 30%" ("" when none). */
-  progress: string;
-}
+export type { ServerStateEvent } from "./runnerCore.js";
 
 export interface RunnerServerOptions {
   /** host:port to listen on; port 0 picks a free one. */
@@ -123,168 +104,62 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const ownsBus = options.events === undefined;
   const bus = options.events ?? new InProcessEventBus();
   const languages = options.languages ?? new LanguageRegistry();
-  const events = new RunnerEvents({
-    bus,
-    runnerId: id,
-    watchLocally: options.watchWorkspaces ?? true,
-    watchDebounceMs: options.watchDebounceMs,
-    log,
-  });
-  // Created after the engine it queries; session events reach it once it exists.
-  let indexer: SymbolIndexer | undefined;
-  const sessions = new SessionManager({
-    maxFileBytes: options.maxFileBytes,
-    policy: options.sessionPolicy,
-    onLog: (entry) => log({ level: "debug", msg: "language server", ...entry }),
-    onLifecycleEvent: (event) => {
-      log({ level: event.kind === "failed" ? "warn" : "info", msg: `language server ${event.kind}`, ...event });
-      options.onLifecycleEvent?.(event);
-    },
-    onOutgoing: options.onServerMessage,
-    onSessionEvent: (origin, event) => {
-      events.onSessionEvent(origin, event);
-      if (event.type === "state" && event.state === "ready") indexer?.serverReady(origin, origin.language);
-      if (event.type === "diagnostics") return;
-      options.onServerState?.({
-        tenant: origin.tenant,
-        workspace: origin.workspace,
-        language: origin.language,
-        state: event.type === "closed" ? "stopped" : event.state,
-        progress: event.session.progress.summary(),
-      });
-    },
-  });
   const locator = options.tenants ? new TenantAllowlistLocator(options.locator, options.tenants) : options.locator;
-  const activity = new AgentActivity();
-  const indexing = options.symbolIndex?.enabled ?? true;
-  const engine: QueryEngine = new QueryEngine({
+  const core = startRunnerCore({
+    runnerId: id,
+    bus,
     locator,
     languages,
-    sessions,
-    changes: events,
-    answers: new AnswerCache(options.answerCacheEntries),
-    onWorkspaceUsed: (ref) => void indexer?.ensure(ref),
+    tenants: options.tenants,
+    maxFileBytes: options.maxFileBytes,
+    answerCacheEntries: options.answerCacheEntries,
+    sessionPolicy: options.sessionPolicy,
+    onLifecycleEvent: options.onLifecycleEvent,
+    onServerState: options.onServerState,
+    onServerMessage: options.onServerMessage,
+    log,
+    watchWorkspaces: options.watchWorkspaces,
+    watchDebounceMs: options.watchDebounceMs,
+    symbolIndex: options.symbolIndex,
   });
-  if (indexing) {
-    indexer = new SymbolIndexer({
-      bus,
-      runnerId: id,
-      tenants: options.tenants,
-      locator,
-      languages,
-      activity,
-      serverRunning: (ref, language) =>
-        sessions
-          .statusOf(ref.tenant, ref.workspace)
-          .some((status) => status.language === language && (status.state === "ready" || status.state === "indexing")),
-      documentSymbols: async (ref, file, signal) =>
-        (await engine.navigation.documentSymbols({ ref, file, signal, transient: true })).symbols,
-      watchLocally: options.watchWorkspaces ?? true,
-      debounceMs: options.watchDebounceMs,
-      maxFiles: options.symbolIndex?.maxFiles,
-      maxSymbolsPerFile: options.symbolIndex?.maxSymbolsPerFile,
-      maxFileBytes: options.symbolIndex?.maxFileBytes ?? options.maxFileBytes,
-      log,
-    });
-  }
-  const grpcAuth = options.grpcAuth ?? GrpcAuth.none();
-  const server = new grpc.Server({ "grpc.max_receive_message_length": 16 * 1024 * 1024 });
-  const health = new HealthImplementation({ "": "SERVING", "lspmesh.v1.Runner": "SERVING" });
-  health.addToServer(server);
-  // Gateways route a file only to runners that can start its server, by these extensions.
-  const served = languages.installed().map((language) => ({
-    id: language.id,
-    extensions: Object.keys(language.extensions).map((extension) => extension.toLowerCase()),
-  }));
-  const implementation = withCallLog(
-    withAgentActivity(runnerService(engine, { runnerId: id, languages: served }), activity),
-    log,
-  );
-  const onUnexpectedError = (method: string, error: unknown, context: CallContext) =>
-    log({
-      level: "error",
-      msg: "unexpected error",
-      method,
-      requestId: requestIdOf(context),
-      error: String((error as Error)?.stack ?? error),
-    });
-  addService(server, Runner, implementation, onUnexpectedError, (metadata) => grpcAuth.authorizes(metadata));
-  // Same process, same service, no credentials to check: nothing crosses a process boundary.
-  const inProcess = new InProcessCalls(implementation, onUnexpectedError);
-  let advertised = "";
-  const registration = new RunnerRegistration(
+  const { sessions, engine, served } = core;
+  const endpoint = await startRunnerEndpoint({
+    id,
+    listen: options.listen,
+    grpcAuth: options.grpcAuth,
+    implementation: core.implementation,
     bus,
-    () => ({
-      id,
-      address: advertised,
-      languages: served.map((language) => language.id),
-      extensions: Object.fromEntries(served.map((language) => [language.id, language.extensions])),
-      pool: options.pool ?? "default",
-      ...(options.tenants ? { tenants: [...options.tenants] } : {}),
-      load: events.sessionCount,
-    }),
-    options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    served,
+    load: () => core.events.sessionCount,
+    pool: options.pool,
+    tenants: options.tenants,
+    heartbeatMs: options.heartbeatMs,
+    advertiseAddress: options.advertiseAddress,
     log,
-  );
-  const [host, portText] = splitHostPort(options.listen);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${portText}`, grpcAuth.serverCredentials(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    ),
-  );
-  const address = `${host}:${port}`;
-  const wildcard = host === "0.0.0.0" || host === "::" || host === "[::]";
-  advertised = options.advertiseAddress ?? (wildcard ? `${hostname()}:${port}` : address);
-  await registration.start();
+  });
   const metrics = options.metricsListen
     ? await serveRunnerMetrics(options.metricsListen, runnerMetricsRegistry(bus, sessions, engine.answers))
     : undefined;
-  for (const ref of options.symbolIndex?.workspaces ?? []) void indexer?.ensure(ref);
-  void indexer
-    ?.catchUpOwned()
-    .then((count) => count > 0 && log({ level: "info", msg: "symbol indexes taken up again", count }))
-    .catch((error) => log({ level: "warn", msg: "stored symbol indexes not listed", error: String(error) }));
   const warmedUp = warmUpSessions(options.warmUp ?? [], { locator, languages, sessions, log });
   let closing: Promise<void> | undefined;
   return {
-    address,
+    address: endpoint.address,
     id,
     metricsAddress: metrics?.address,
     sessions,
     events: bus,
-    symbolIndexer: indexer,
+    symbolIndexer: core.symbolIndexer,
     symbolIndex: bus.symbolIndex,
-    inProcessClient: inProcess.client,
+    inProcessClient: endpoint.inProcessClient,
     warmedUp,
     close(graceMs = DEFAULT_GRACE_MS) {
       closing ??= (async () => {
-        // Gateways stop routing here first: health checks fail and the registry entry goes.
-        health.setStatus("", "NOT_SERVING");
-        health.setStatus("lspmesh.v1.Runner", "NOT_SERVING");
-        await registration.close();
-        const network = new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            server.forceShutdown();
-            resolve();
-          }, graceMs);
-          server.tryShutdown(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-        await Promise.all([network, inProcess.drain(graceMs)]);
-        await indexer?.close();
-        await events.close();
-        await sessions.close();
+        await endpoint.close(graceMs);
+        await core.close();
         if (ownsBus) await bus.close();
         await metrics?.close();
       })();
       return closing;
     },
   };
-}
-
-/** `<hostname>-<pid>`, reduced to the characters a registry key allows. */
-function defaultRunnerId(): string {
-  return `${hostname()}-${process.pid}`.replace(/[^A-Za-z0-9_=.-]/g, "-").replace(/^[^A-Za-z0-9]+/, "");
 }

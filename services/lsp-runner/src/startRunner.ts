@@ -2,14 +2,21 @@
 // `lspmesh serve`) becomes a running runner. Workspace locator and languages are built here, so
 // callers never reach into the runner's internals.
 
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve, sep } from "node:path";
 import { GrpcAuth } from "@lspmesh/grpc";
 import type { RunnerConfig, SandboxSetting } from "./config.js";
+import { landlockAbi, landlockStatus } from "./confinement/landlock.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { loadLanguageRegistry } from "./lsp/languages/languageConfig.js";
+import type { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
 import { containerMemoryBudget } from "./lsp/pool/memoryBudget.js";
 import type { LifecycleEvent } from "./lsp/pool/sessionManager.js";
 import { detectSandbox, type Sandbox } from "./lsp/process/sandbox.js";
 import { type RunnerServer, type ServerStateEvent, startRunnerServer } from "./runnerServer.js";
+import { startSupervisor } from "./supervisor.js";
+import { createWorkerLauncher } from "./workers/workerLauncher.js";
 import { SingleWorkspaceLocator, VolumeWorkspaceLocator } from "./workspace/workspaceLocator.js";
 
 /** What a runner needs beyond its settings. */
@@ -47,6 +54,15 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
   });
   const workspaces = settings.workspaces;
   const sandbox = await runnerSandbox(settings.sandbox ?? "none");
+  if ("root" in workspaces && (settings.workers ?? "off") === "auto") {
+    const abi = landlockAbi();
+    if (abi > 0) return startWorkerSupervisor(settings, workspaces.root, languages, sandbox.sandbox, hooks);
+    hooks.log?.({
+      level: "warn",
+      msg: "tenant workers cannot be confined here (no Landlock in this kernel): tenants share the runner process",
+      landlock: landlockStatus().reason,
+    });
+  }
   const tenantsTrustEachOther = (settings.tenants?.length ?? 0) > 0;
   hooks.log?.({
     level: sandbox.sandbox || tenantsTrustEachOther ? "info" : "warn",
@@ -92,6 +108,94 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     onServerState: hooks.onServerState,
     onLifecycleEvent: hooks.onLifecycleEvent,
   });
+}
+
+/**
+ * One confined worker process per tenant behind a supervisor that holds the credentials: Landlock
+ * always, bubblewrap around it where that works too (and LSPMESH_SANDBOX is not none).
+ */
+async function startWorkerSupervisor(
+  settings: RunnerSettings,
+  root: string,
+  languages: LanguageRegistry,
+  bwrap: Sandbox | undefined,
+  hooks: RunnerHooks,
+): Promise<RunningRunner> {
+  // The workers' homes and temporary folders: a fresh folder per runner process (removed when it
+  // stops) unless the operator names one (e.g. an emptyDir volume).
+  const ownState = settings.stateDir === undefined;
+  const stateDir = settings.stateDir ?? mkdtempSync(join(tmpdir(), "lspmesh-workers-"));
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const launcher = createWorkerLauncher({
+    root,
+    stateDir,
+    languages,
+    languagesFile: settings.languagesFile,
+    bwrap,
+    ...(settings.workerUser && process.getuid?.() === 0 ? { user: settings.workerUser } : {}),
+  });
+  refuseReadableSecrets(settings, launcher.readablePaths);
+  const rootWithoutNamespaces = process.getuid?.() === 0 && !bwrap && !settings.workerUser;
+  hooks.log?.({
+    level: rootWithoutNamespaces ? "warn" : "info",
+    msg: rootWithoutNamespaces
+      ? "tenant workers run as root with Landlock only: a worker can read other processes' /proc/<pid>/environ; run the runner as a non-root user, set LSPMESH_WORKER_USER, or allow bubblewrap"
+      : "tenant workers: one confined process per tenant",
+    confinement: launcher.confinement,
+    landlockAbi: landlockAbi(),
+  });
+  const supervisor = await startSupervisor({
+    listen: settings.listen,
+    ...(settings.grpcAuth ? { grpcAuth: GrpcAuth.from(settings.grpcAuth) } : {}),
+    root,
+    languages,
+    launcher,
+    worker: {
+      languagesFile: settings.languagesFile,
+      maxFileBytes: settings.maxFileBytes,
+      answerCacheEntries: settings.answerCacheEntries,
+      idleTimeoutMs: settings.idleTimeoutMs,
+      memoryBudgetBytes: settings.serverMemoryBytes ?? (await containerMemoryBudget()),
+      ...(settings.tenantLimits ? { tenantLimits: settings.tenantLimits } : {}),
+      watchWorkspaces: settings.watchWorkspaces,
+      symbolIndex: settings.symbolIndex,
+      warmUp: settings.warmUp,
+    },
+    events: hooks.events,
+    runnerId: settings.runnerId,
+    advertiseAddress: settings.advertiseAddress,
+    pool: settings.pool,
+    tenants: settings.tenants?.length ? settings.tenants : undefined,
+    heartbeatMs: settings.heartbeatMs,
+    metricsListen: settings.metricsListen,
+    log: hooks.log,
+  }).catch((error: unknown) => {
+    if (ownState) rmSync(stateDir, { recursive: true, force: true });
+    throw error;
+  });
+  return {
+    ...supervisor,
+    close: async (graceMs?: number) => {
+      await supervisor.close(graceMs);
+      if (ownState) rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A credential a worker could read would be a credential every tenant could read: refuse to start. */
+function refuseReadableSecrets(settings: RunnerSettings, readable: readonly string[]): void {
+  const files = [settings.grpcAuth?.secretFile, settings.grpcAuth?.tls?.keyFile].filter(
+    (file): file is string => typeof file === "string",
+  );
+  for (const file of files) {
+    const path = resolve(file);
+    const inside = readable.find((dir) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`));
+    if (inside) {
+      throw new SandboxUnavailableError(
+        `the credential ${path} is inside ${inside}, which tenant workers may read: keep credentials outside the installation, the workspaces root and the state folder (e.g. a mounted secret under /var/run/secrets)`,
+      );
+    }
+  }
 }
 
 /** Thrown when LSPMESH_SANDBOX=bwrap and bubblewrap does not work here. */

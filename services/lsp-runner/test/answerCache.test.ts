@@ -4,54 +4,31 @@
 // typescript-language-server, real gRPC; the cache's counts are read from the runner's /metrics.
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createClient, type ServiceClient } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
-import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "./runnerInternals.js";
+import { symbol } from "./support/calls.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-const ws = { tenant: "local", workspace: "default" };
-const symbol = (file: string, name: string, lineHint = 0) => ({
-  file,
-  target: { case: "symbol" as const, value: { name, lineHint, occurrence: 0 } },
-});
-
-interface Harness {
-  fixture: FixtureWorkspace;
-  runner: RunnerServer;
-  client: ServiceClient<typeof Runner.method>;
+interface Harness extends FixtureRunner {
   /** The runner's answer-cache counters, from GET /metrics. */
   counts(): Promise<Counts>;
-  close(): Promise<void>;
 }
 
 async function startHarness(watchWorkspaces: boolean): Promise<Harness> {
-  const fixture = fixtureWorkspace("typescript-basic");
-  const runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
+  const env = await startFixtureRunner({
+    fixture: "typescript-basic",
     watchWorkspaces,
     watchDebounceMs: 50,
     metricsListen: "127.0.0.1:0",
     symbolIndex: { enabled: false },
   });
-  const client = createClient(Runner, runner.address);
-  return {
-    fixture,
-    runner,
-    client,
+  return Object.assign(env, {
     async counts() {
-      const text = await (await fetch(`http://${runner.metricsAddress}/metrics`)).text();
+      const text = await (await fetch(`http://${env.runner.metricsAddress}/metrics`)).text();
       const count = (result: string) =>
         Number(text.match(new RegExp(`lspmesh_runner_answer_cache_total\\{result="${result}"\\} (\\d+)`))?.[1] ?? 0);
       return { hit: count("hit"), shared: count("shared"), miss: count("miss") };
     },
-    async close() {
-      client.close();
-      await runner.close();
-      fixture[Symbol.dispose]();
-    },
-  };
+  });
 }
 
 const hoverOf = async (h: Harness, file: string, name: string, line: number) =>
@@ -95,7 +72,7 @@ describe("with the workspace watcher", () => {
   });
 
   test("a change to a file the server read from disk (not open) is in the next identical answer", async () => {
-    const greeter = join(h.fixture.dir, "src/greeter.ts");
+    const greeter = join(h.dir, "src/greeter.ts");
     writeFileSync(
       greeter,
       `// moved down\n${readFileSync(greeter, "utf8").replace("makeGreeting(name: string): string", "makeGreeting(name: string): number").replace("greet(name);", "greet(name).length;")}`,
@@ -108,13 +85,13 @@ describe("with the workspace watcher", () => {
     const before = await referencesOf(h);
     expect(before).toContain("src/main.ts:4");
     expect(await referencesOf(h)).toEqual(before);
-    appendFileSync(join(h.fixture.dir, "src/main.ts"), "export const extra = makeGreeting('b');\n");
+    appendFileSync(join(h.dir, "src/main.ts"), "export const extra = makeGreeting('b');\n");
     const after = await referencesOf(h);
     expect([...after].sort()).toEqual([...before, "src/main.ts:7"].sort());
   });
 
   test("identical calls at the same time share one server request", async () => {
-    appendFileSync(join(h.fixture.dir, "src/main.ts"), "// the epoch moves\n");
+    appendFileSync(join(h.dir, "src/main.ts"), "// the epoch moves\n");
     const before = await h.counts();
     const answers = await Promise.all([1, 2, 3, 4, 5].map(() => hoverOf(h, "src/main.ts", "again", 4)));
     expect(new Set(answers).size).toBe(1);
@@ -133,7 +110,7 @@ describe("without a watcher (only the stat check notices)", () => {
   afterAll(() => h?.close());
 
   test("two writes of the same size right after each other are both seen", async () => {
-    const main = join(h.fixture.dir, "src/main.ts");
+    const main = join(h.dir, "src/main.ts");
     const original = readFileSync(main, "utf8");
     const numbered = original.replace(
       'const total: number = makeGreeting("a").length;',

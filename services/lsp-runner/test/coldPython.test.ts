@@ -1,52 +1,31 @@
 // A cold pyright on a workspace of many modules: it sends no progress and answers at once from
 // what it has analysed so far. The first workspace-wide answers must be complete or say they may
 // not be (partial), never empty-and-complete; once warm they must equal the full answer.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createClient, type ServiceClient } from "@lspmesh/grpc";
-import { Runner, ServerState } from "@lspmesh/proto";
+import { ServerState } from "@lspmesh/proto";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import {
-  LanguageRegistry,
-  pythonLanguage,
-  type RunnerServer,
-  SingleWorkspaceLocator,
-  startRunnerServer,
-} from "./runnerInternals.js";
+import { LanguageRegistry, pythonLanguage } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-const ws = { tenant: "local", workspace: "default" };
 const MODULES = 60;
-let dir: string;
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
+let env: FixtureRunner;
+let client: FixtureRunner["client"];
 
 beforeAll(async () => {
   // pkg/core.py declares `shared_helper`; every module mN.py calls it, and declares its own class.
-  dir = mkdtempSync(join(tmpdir(), "lspmesh-cold-python-"));
-  mkdirSync(join(dir, "pkg"));
-  writeFileSync(join(dir, "pkg", "__init__.py"), "");
-  writeFileSync(join(dir, "pkg", "core.py"), "def shared_helper(value: int) -> int:\n    return value + 1\n");
+  const files: Record<string, string> = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": "def shared_helper(value: int) -> int:\n    return value + 1\n",
+    "pyrightconfig.json": JSON.stringify({ include: ["pkg"] }),
+  };
   for (let i = 0; i < MODULES; i++) {
-    writeFileSync(
-      join(dir, "pkg", `m${i}.py`),
-      `from pkg.core import shared_helper\n\n\nclass Widget${i}:\n    def size(self) -> int:\n        return shared_helper(${i})\n`,
-    );
+    files[`pkg/m${i}.py`] =
+      `from pkg.core import shared_helper\n\n\nclass Widget${i}:\n    def size(self) -> int:\n        return shared_helper(${i})\n`;
   }
-  writeFileSync(join(dir, "pyrightconfig.json"), JSON.stringify({ include: ["pkg"] }));
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(dir, ws.tenant, ws.workspace),
-    languages: new LanguageRegistry([pythonLanguage()]),
-  });
-  client = createClient(Runner, runner.address);
+  env = await startFixtureRunner({ files, languages: new LanguageRegistry([pythonLanguage()]) });
+  client = env.client;
 });
 
-afterAll(async () => {
-  client?.close();
-  await runner?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => env?.close());
 
 test("the first answers of a cold pyright are complete or marked partial, and equal the warm ones", async () => {
   const symbols = await client.workspaceSymbols({ workspace: ws, query: "Widget59", language: "python", limit: 10 });

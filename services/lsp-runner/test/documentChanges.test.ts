@@ -4,25 +4,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeJson, encodeJson, type FileEventsReply, fileEventsSubject } from "@lspmesh/events";
-import { createClient, type ServiceClient } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
-import { type FixtureWorkspace, fixtureWorkspace, type NatsServer, startNatsServer, waitFor } from "@lspmesh/test-kit";
+import { type NatsServer, startNatsServer, waitFor } from "@lspmesh/test-kit";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  LanguageRegistry,
-  NatsEventBus,
-  type RunnerServer,
-  SingleWorkspaceLocator,
-  startRunnerServer,
-  typescriptLanguage,
-} from "./runnerInternals.js";
-
-const ws = { tenant: "local", workspace: "default" };
-const symbol = (file: string, name: string, lineHint = 0) => ({
-  file,
-  target: { case: "symbol" as const, value: { name, lineHint, occurrence: 0 } },
-});
+import { LanguageRegistry, NatsEventBus, typescriptLanguage } from "./runnerInternals.js";
+import { symbol } from "./support/calls.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
 /** greeter.ts with one line more on top, and makeGreeting returning a number (line 15). */
 const GREETER_V2 = `// version 2: makeGreeting counts
@@ -62,39 +49,28 @@ afterAll(async () => {
   await nats?.close();
 });
 
-interface Harness {
-  fixture: FixtureWorkspace;
-  bus: NatsEventBus;
-  runner: RunnerServer;
-  client: ServiceClient<typeof Runner.method>;
-  close(): Promise<void>;
-}
+type Harness = FixtureRunner;
 
+/** A runner on a copy of typescript-basic whose events go through NATS; closing it closes its bus too. */
 async function startHarness(options: { watchWorkspaces: boolean; languages?: LanguageRegistry }): Promise<Harness> {
-  const fixture = fixtureWorkspace("typescript-basic");
   const bus = await NatsEventBus.connect({ servers: nats.url, reconnectWaitMs: 100 });
-  const runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
+  const env = await startFixtureRunner({
+    fixture: "typescript-basic",
     events: bus,
     runnerId: `documents-${options.watchWorkspaces ? "watching" : "announced"}`,
     watchWorkspaces: options.watchWorkspaces,
     watchDebounceMs: 50,
     languages: options.languages,
+  }).catch(async (error: unknown) => {
+    await bus.close();
+    throw error;
   });
-  const client = createClient(Runner, runner.address);
-  return {
-    fixture,
-    bus,
-    runner,
-    client,
-    async close() {
-      client.close();
-      await runner.close();
-      await bus.close();
-      fixture[Symbol.dispose]();
-    },
+  // The runner first (it delivers what is queued), then its bus.
+  const close = async () => {
+    await env.close();
+    await bus.close();
   };
+  return { ...env, close, [Symbol.asyncDispose]: close };
 }
 
 const definitionLine = async (h: Harness) => {
@@ -134,7 +110,7 @@ describe("an edit made on disk, seen by the workspace watcher", () => {
     expect(before.files["src/greeter.ts"]).toEqual({ fresh: true, version: 1, codes: [] });
     expect(await definitionLine(h)).toEqual(["src/greeter.ts:14"]);
 
-    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V2);
+    writeFileSync(join(h.dir, "src/greeter.ts"), GREETER_V2);
 
     expect(await definitionLine(h)).toEqual(["src/greeter.ts:15"]);
     const after = await diagnosticsOf(h, ["src/broken.ts", "src/main.ts"]);
@@ -163,12 +139,8 @@ describe("an edit made on disk, seen by the workspace watcher", () => {
   });
 
   test("a quiet workspace is not partial forever: after an edit every file is called fresh again", async () => {
-    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V3);
-    await waitFor(
-      () => definitionLine(h),
-      (lines) => lines[0] === "src/greeter.ts:18",
-      "the watcher synced greeter.ts",
-    );
+    writeFileSync(join(h.dir, "src/greeter.ts"), GREETER_V3);
+    await waitFor("the watcher synced greeter.ts", async () => (await definitionLine(h))[0] === "src/greeter.ts:18");
     const whole = await h.client.diagnostics({ workspace: ws, files: [], waitMs: 10_000 });
     expect(whole.status?.partial).toBe(false);
     expect(whole.files.map((f) => [f.file, f.fresh, f.diagnostics.map((d) => d.code)])).toEqual([
@@ -195,12 +167,8 @@ describe("a server that only pushes diagnostics (typescript-language-server with
     const before = await diagnosticsOf(h, ["src/broken.ts", "src/main.ts", "src/greeter.ts"]);
     expect(before.files["src/greeter.ts"]).toEqual({ fresh: true, version: 1, codes: [] });
     // Clean to clean: the server publishes nothing for greeter.ts.
-    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V3);
-    await waitFor(
-      () => definitionLine(h),
-      (lines) => lines[0] === "src/greeter.ts:18",
-      "the watcher synced greeter.ts",
-    );
+    writeFileSync(join(h.dir, "src/greeter.ts"), GREETER_V3);
+    await waitFor("the watcher synced greeter.ts", async () => (await definitionLine(h))[0] === "src/greeter.ts:18");
     const atOnce = await h.client.diagnostics({ workspace: ws, files: ["src/greeter.ts"], waitMs: 0 });
     expect(atOnce.files[0]).toMatchObject({ fresh: false, version: 1 });
     const whole = await h.client.diagnostics({ workspace: ws, files: [], waitMs: 10_000 });
@@ -250,7 +218,7 @@ describe("an edit announced only through NATS (no local watcher, as on a network
     expect(before.files["src/broken.ts"]).toMatchObject({ fresh: true, codes: ["2322@3:14"] });
     expect(await definitionLine(h)).toEqual(["src/greeter.ts:14"]);
 
-    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V2);
+    writeFileSync(join(h.dir, "src/greeter.ts"), GREETER_V2);
     // Nothing watches the disk: the server still has the old greeter.ts.
     expect(await definitionLine(h)).toEqual(["src/greeter.ts:14"]);
 
@@ -269,7 +237,7 @@ describe("an edit announced only through NATS (no local watcher, as on a network
 
   test("an open document whose file changed is synced again when announced", async () => {
     await h.client.documentSymbols({ workspace: ws, file: "src/greeter.ts" });
-    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V3);
+    writeFileSync(join(h.dir, "src/greeter.ts"), GREETER_V3);
     expect(await definitionLine(h)).toEqual(["src/greeter.ts:15"]);
     expect((await announce("src/greeter.ts")).applied).toBe(1);
 
@@ -282,12 +250,11 @@ describe("an edit announced only through NATS (no local watcher, as on a network
   test("after a NATS outage, open documents are synced again (announcements may have been missed)", async () => {
     expect(await definitionLine(h)).toEqual(["src/greeter.ts:18"]);
     await nats.stop();
-    writeFileSync(join(h.fixture.dir, "src/greeter.ts"), GREETER_V2); // never announced
+    writeFileSync(join(h.dir, "src/greeter.ts"), GREETER_V2); // never announced
     await nats.restart();
     await waitFor(
-      () => definitionLine(h),
-      (lines) => lines[0] === "src/greeter.ts:15",
       "greeter.ts synced again once the runner reconnected",
+      async () => (await definitionLine(h))[0] === "src/greeter.ts:15",
     );
   });
 });

@@ -15,8 +15,10 @@ import {
 import { join } from "node:path";
 import { GrpcStatus } from "@lspmesh/grpc";
 import { FileOperation_Kind } from "@lspmesh/proto";
+import { waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { at, type FixtureRunner, failure, span, startFixtureRunner, symbol } from "./operationsHelpers.js";
+import { at, failure, span, symbol } from "./support/calls.js";
+import { type FixtureRunner, startFixtureRunner } from "./support/fixtureRunner.js";
 
 const ws = { tenant: "local", workspace: "default" };
 let env: FixtureRunner;
@@ -26,7 +28,7 @@ const snapshot = () => env.snapshot();
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 beforeAll(async () => {
-  env = await startFixtureRunner("typescript-ops");
+  env = await startFixtureRunner({ fixture: "typescript-ops" });
   client = env.client;
 });
 
@@ -69,7 +71,7 @@ describe("applied edits land exactly and the servers see them", () => {
       apply: true,
     });
     expect(answer.applied).toBe(true);
-    expect(existsSync(join(env.fixture.dir, "src/text/shout.ts"))).toBe(false);
+    expect(existsSync(join(env.dir, "src/text/shout.ts"))).toBe(false);
     expect(read("src/shout.ts")).toBe(moved);
     expect(read("src/main.ts")).toBe(main.replace('"./text/shout"', '"./shout"'));
     const definition = await client.findDefinition({ workspace: ws, at: symbol("src/main.ts", "shout", 6) });
@@ -83,11 +85,12 @@ describe("applied edits land exactly and the servers see them", () => {
     else expect(main_.status?.partial).toBe(true);
     // future.ts did not change: tsserver re-checks it once its own file watcher sees the new
     // file, and only then publishes; ask until it has.
-    let future = unresolved.files[0];
-    for (let attempt = 0; attempt < 20 && future?.diagnostics.length; attempt++) {
-      future = (await client.diagnostics({ workspace: ws, files: ["src/future.ts"], waitMs: 500 })).files[0];
-    }
-    expect(future?.diagnostics).toEqual([]);
+    const future = await waitFor("tsserver to check future.ts again", async () => {
+      const file = (await client.diagnostics({ workspace: ws, files: ["src/future.ts"], waitMs: 500 })).files[0];
+      if (file?.diagnostics.length) throw new Error(`future.ts still has ${file.diagnostics.map((d) => d.code)}`);
+      return file;
+    });
+    expect(future.diagnostics).toEqual([]);
   });
 
   test("formatting, applied, writes the server's formatting (the language's options: 2 spaces)", async () => {
@@ -154,7 +157,7 @@ describe("edits that must not land change nothing", () => {
       newName: "sumOfAreas",
     });
     expect(preview.edit?.files.map((f) => f.file).sort()).toEqual(["src/geometry.ts", "src/main.ts"]);
-    writeFileSync(join(env.fixture.dir, "src/geometry.ts"), `// edited meanwhile\n${read("src/geometry.ts")}`);
+    writeFileSync(join(env.dir, "src/geometry.ts"), `// edited meanwhile\n${read("src/geometry.ts")}`);
     const before = snapshot();
     const error = await failure(client.applyWorkspaceEdit({ workspace: ws, edit: preview.edit }));
     expect([error.code, error.lspmeshCode]).toEqual([GrpcStatus.ABORTED, "STALE_EDIT"]);
@@ -196,7 +199,7 @@ describe("edits that must not land change nothing", () => {
     "%s is refused with OUTSIDE_WORKSPACE, and the edit's other files are untouched",
     async (_name, outsideFile, operations) => {
       const before = snapshot();
-      const secret = readFileSync(join(env.fixture.outside, "secret.ts"), "utf8");
+      const secret = readFileSync(join(env.outside!, "secret.ts"), "utf8");
       const insert = { range: { start: { line: 1, column: 1 }, end: { line: 1, column: 1 } }, newText: "// x\n" };
       const error = await failure(
         client.applyWorkspaceEdit({
@@ -211,17 +214,17 @@ describe("edits that must not land change nothing", () => {
         }),
       );
       expect([error.code, error.lspmeshCode]).toEqual([GrpcStatus.INVALID_ARGUMENT, "OUTSIDE_WORKSPACE"]);
-      expect(error.details).not.toContain(env.fixture.outside);
+      expect(error.details).not.toContain(env.outside!);
       expect(snapshot()).toEqual(before);
-      expect(readFileSync(join(env.fixture.outside, "secret.ts"), "utf8")).toBe(secret);
+      expect(readFileSync(join(env.outside!, "secret.ts"), "utf8")).toBe(secret);
       expect(existsSync("/tmp/lspmesh-created.ts")).toBe(false);
     },
   );
 
   test("moving a relative symlink so that it would point outside the workspace is refused; the link stays", async () => {
     // src/deep/alias.ts → ../main.ts (inside); moved to the root it would name ../main.ts, outside.
-    mkdirSync(join(env.fixture.dir, "src/deep"), { recursive: true });
-    symlinkSync("../main.ts", join(env.fixture.dir, "src/deep/alias.ts"));
+    mkdirSync(join(env.dir, "src/deep"), { recursive: true });
+    symlinkSync("../main.ts", join(env.dir, "src/deep/alias.ts"));
     try {
       const error = await failure(
         client.applyWorkspaceEdit({
@@ -236,8 +239,8 @@ describe("edits that must not land change nothing", () => {
       expect(error.details).toMatch(
         /symbolic link to '\.\.\/main\.ts'; moved to 'alias\.ts' it would point outside the workspace/,
       );
-      expect(lstatSync(join(env.fixture.dir, "src/deep/alias.ts")).isSymbolicLink()).toBe(true);
-      expect(existsSync(join(env.fixture.dir, "alias.ts"))).toBe(false);
+      expect(lstatSync(join(env.dir, "src/deep/alias.ts")).isSymbolicLink()).toBe(true);
+      expect(existsSync(join(env.dir, "alias.ts"))).toBe(false);
       // Moved where it still points inside, it moves as a link.
       await client.applyWorkspaceEdit({
         workspace: ws,
@@ -246,10 +249,10 @@ describe("edits that must not land change nothing", () => {
           operations: [{ kind: FileOperation_Kind.RENAME, file: "src/deep/alias.ts", newFile: "src/other/alias.ts" }],
         },
       });
-      expect(readlinkSync(join(env.fixture.dir, "src/other/alias.ts"))).toBe("../main.ts");
+      expect(readlinkSync(join(env.dir, "src/other/alias.ts"))).toBe("../main.ts");
     } finally {
-      rmSync(join(env.fixture.dir, "src/deep"), { recursive: true, force: true });
-      rmSync(join(env.fixture.dir, "src/other"), { recursive: true, force: true });
+      rmSync(join(env.dir, "src/deep"), { recursive: true, force: true });
+      rmSync(join(env.dir, "src/other"), { recursive: true, force: true });
     }
   });
 
@@ -305,6 +308,33 @@ describe("edits that must not land change nothing", () => {
       }),
     );
     expect(twice.details).toBe("the edit moves or deletes 'src/unformatted.ts' twice; nothing was changed");
+    expect(snapshot()).toEqual(before);
+  });
+
+  test("nothing under .git is written, moved or deleted (a .git/config can make git run a command)", async () => {
+    const before = snapshot();
+    const refusals = await Promise.all([
+      failure(
+        client.applyWorkspaceEdit({
+          workspace: ws,
+          edit: { operations: [{ kind: FileOperation_Kind.CREATE, file: ".git/config" }] },
+        }),
+      ),
+      failure(
+        client.applyWorkspaceEdit({
+          workspace: ws,
+          edit: {
+            operations: [
+              { kind: FileOperation_Kind.RENAME, file: "src/unformatted.ts", newFile: "sub/.Git/hooks/post-checkout" },
+            ],
+          },
+        }),
+      ),
+    ]);
+    for (const refused of refusals) {
+      expect([refused.code, refused.lspmeshCode]).toEqual([GrpcStatus.INVALID_ARGUMENT, "INVALID_ARGUMENT"]);
+      expect(refused.details).toMatch(/is inside a \.git folder, which write tools never change/);
+    }
     expect(snapshot()).toEqual(before);
   });
 

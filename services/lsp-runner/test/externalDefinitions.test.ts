@@ -1,47 +1,25 @@
 // A definition in a library outside the workspace (TypeScript's own lib files, pyright's bundled
 // typeshed) is shown, marked external and named without the host's paths; never "not found".
-import { createClient, type ServiceClient } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
-import { fixtureWorkspace } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import {
-  LanguageRegistry,
-  pythonLanguage,
-  type RunnerServer,
-  SingleWorkspaceLocator,
-  startRunnerServer,
-  typescriptLanguage,
-} from "./runnerInternals.js";
+import { LanguageRegistry, pythonLanguage, typescriptLanguage } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-const ws = { tenant: "local", workspace: "default" };
-const typescript = fixtureWorkspace("typescript-basic");
-const python = fixtureWorkspace("python-basic");
-const runners: RunnerServer[] = [];
-
-async function runner(dir: string): Promise<ServiceClient<typeof Runner.method>> {
-  const server = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(dir, ws.tenant, ws.workspace),
-    languages: new LanguageRegistry([typescriptLanguage(), pythonLanguage()]),
-  });
-  runners.push(server);
-  return createClient(Runner, server.address);
-}
-
-let tsClient: ServiceClient<typeof Runner.method>;
-let pyClient: ServiceClient<typeof Runner.method>;
+const languages = new LanguageRegistry([typescriptLanguage(), pythonLanguage()]);
+let typescript: FixtureRunner;
+let python: FixtureRunner;
+let tsClient: FixtureRunner["client"];
+let pyClient: FixtureRunner["client"];
 
 beforeAll(async () => {
-  tsClient = await runner(typescript.dir);
-  pyClient = await runner(python.dir);
+  typescript = await startFixtureRunner({ fixture: "typescript-basic", languages });
+  tsClient = typescript.client;
+  python = await startFixtureRunner({ fixture: "python-basic", languages });
+  pyClient = python.client;
 });
 
 afterAll(async () => {
-  tsClient?.close();
-  pyClient?.close();
-  for (const server of runners) await server.close();
-  typescript[Symbol.dispose]();
-  python[Symbol.dispose]();
+  await typescript?.close();
+  await python?.close();
 });
 
 test("TypeScript: String.length is in TypeScript's lib, shown as node_modules/typescript/lib/…", async () => {

@@ -3,7 +3,7 @@
 // servers, removes its registry entry, reports the session stopped and exits 0.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -21,6 +21,7 @@ import { fixturePath, type NatsServer, startNatsServer, waitFor } from "@lspmesh
 import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { processesWorkingIn } from "./support/processes.js";
 
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const FIXTURE = fixturePath("typescript-basic");
@@ -45,20 +46,6 @@ afterAll(async () => {
   await nats?.close();
   rmSync(root, { recursive: true, force: true });
 });
-
-/** Processes whose working directory is inside dir (language servers run in their workspace). */
-function processesIn(dir: string): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 test("SIGTERM drains: the request in flight is answered, servers stop, the entry goes, exit 0", async () => {
   const statuses: StatusMessage[] = [];
@@ -85,20 +72,12 @@ test("SIGTERM drains: the request in flight is answered, servers stop, the entry
   createInterface({ input: child.stderr! }).on("line", (line) => logs.push(JSON.parse(line)));
   const exited = once(child, "exit");
 
-  const listening = await waitFor(
-    () => logs.find((entry) => entry.msg === "runner listening"),
-    Boolean,
-    "the runner to listen",
-  );
+  const listening = await waitFor("the runner to listen", () => logs.find((entry) => entry.msg === "runner listening"));
   const kv = await new Kvm(nc).open(RUNNER_REGISTRY_BUCKET);
-  const entry = await waitFor(
-    async () => (await kv.get(RUNNER_ID))?.json<RunnerRegistryEntry>(),
-    Boolean,
-    "the registry entry",
-  );
+  const entry = await waitFor("the registry entry", async () => (await kv.get(RUNNER_ID))?.json<RunnerRegistryEntry>());
   expect(entry).toMatchObject({ id: RUNNER_ID, pool: "typescript", tenants: ["acme", "other"], heartbeatMs: 500 });
 
-  const client = createClient(Runner, String(listening!.address));
+  const client = createClient(Runner, String(listening.address));
   try {
     // The first request starts the language server; SIGTERM arrives while it is in flight.
     const inFlight = client.findDefinition({
@@ -108,7 +87,7 @@ test("SIGTERM drains: the request in flight is answered, servers stop, the entry
         target: { case: "symbol", value: { name: "makeGreeting", lineHint: 4, occurrence: 0 } },
       },
     });
-    await waitFor(() => statuses.some((s) => s.runner === RUNNER_ID && s.state === "starting"), Boolean, "a session");
+    await waitFor("a session", () => statuses.some((s) => s.runner === RUNNER_ID && s.state === "starting"));
     child.kill("SIGTERM");
 
     const answer = await inFlight;
@@ -121,12 +100,11 @@ test("SIGTERM drains: the request in flight is answered, servers stop, the entry
 
   expect((await kv.get(RUNNER_ID))?.operation).not.toBe("PUT");
   await waitFor(
-    () => statuses.filter((s) => s.runner === RUNNER_ID).at(-1)?.state,
-    (state) => state === "stopped",
     "a stopped status event",
+    () => statuses.filter((s) => s.runner === RUNNER_ID).at(-1)?.state === "stopped",
   );
   expect(logs.map((entry) => entry.msg)).toEqual(expect.arrayContaining(["draining", "drained"]));
-  expect(processesIn(join(root, "acme", "web"))).toEqual([]);
+  expect(await processesWorkingIn(join(root, "acme", "web"))).toEqual([]);
 });
 
 test("a tenant outside LSPMESH_TENANTS is answered like a missing workspace", async () => {

@@ -2,21 +2,10 @@
 // outside it (the first file by name), tests in their own project, and a benchmarks project. From
 // a cold start the first workspace-wide answers cover every project: tsserver only knows the
 // projects of open files, so the runner opens one file per project first.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { createClient, type ServiceClient } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
-import { afterEach, beforeEach, expect, test } from "vitest";
-import {
-  LanguageRegistry,
-  type RunnerServer,
-  SingleWorkspaceLocator,
-  startRunnerServer,
-  typescriptLanguage,
-} from "./runnerInternals.js";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { LanguageRegistry, typescriptLanguage } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-const ws = { tenant: "local", workspace: "default" };
 const FILES: Record<string, string> = {
   "eslint.config.js": "export default [];\n",
   "package.json": '{ "name": "shape", "type": "module" }\n',
@@ -34,95 +23,97 @@ const FILES: Record<string, string> = {
     'import { compose } from "../../src/compose";\n\nexport function benchTarget(): number {\n  return compose(3, 4);\n}\n',
 };
 
-let dir: string;
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
+let env: FixtureRunner;
+let client: FixtureRunner["client"];
 
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), "lspmesh-multi-project-"));
-  for (const [file, text] of Object.entries(FILES)) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    writeFileSync(join(dir, file), text);
-  }
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(dir, ws.tenant, ws.workspace),
-    languages: new LanguageRegistry([typescriptLanguage()]),
-  });
-  client = createClient(Runner, runner.address);
-});
-
-afterEach(async () => {
-  client?.close();
-  await runner?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+/** A runner just started on a fresh copy of FILES: its TypeScript server starts cold. */
+async function coldRunner(): Promise<void> {
+  env = await startFixtureRunner({ files: FILES, languages: new LanguageRegistry([typescriptLanguage()]) });
+  client = env.client;
+}
+const closeRunner = () => env?.close();
 
 const composeAt = {
   file: "src/compose.ts",
   target: { case: "symbol" as const, value: { name: "compose", lineHint: 1, occurrence: 0 } },
 };
 
-test("cold: the first workspace_symbols finds symbols of every project", async () => {
-  const bench = await client.workspaceSymbols({
-    workspace: ws,
-    query: "benchTarget",
-    language: "typescript",
-    limit: 10,
-  });
-  expect(bench.symbols.map((symbol) => `${symbol.name} ${symbol.location?.file}`)).toContain(
-    "benchTarget benchmarks/bench/run.ts",
-  );
-  expect(bench.status?.partial).toBe(false);
-  const compose = await client.workspaceSymbols({ workspace: ws, query: "compose", language: "typescript", limit: 10 });
-  expect(compose.symbols.map((symbol) => symbol.location?.file)).toContain("src/compose.ts");
-});
+// The ranking test needs no cold server: it shares the first test's runner (one cold start less).
+describe("one runner", () => {
+  beforeAll(coldRunner);
+  afterAll(closeRunner);
 
-test("a limit keeps the best-ranked matches and the total counts them all", async () => {
-  const best = await client.workspaceSymbols({ workspace: ws, query: "compose", language: "typescript", limit: 1 });
-  expect(best.symbols.map((symbol) => `${symbol.name} ${symbol.location?.file}`)).toEqual(["compose src/compose.ts"]);
-  expect(best.total).toBeGreaterThanOrEqual(4); // compose, composeA, composeB, Composer
-  const all = await client.workspaceSymbols({ workspace: ws, query: "compose", language: "typescript", limit: 100 });
-  expect(all.total).toBe(all.symbols.length);
-  // Ranked: exact, then case-sensitive prefixes, then case-insensitive ones.
-  expect(all.symbols.map((symbol) => symbol.name)).toEqual(["compose", "composeA", "composeB", "Composer"]);
-});
-
-test("cold: the first find_references covers the tests and benchmarks projects", async () => {
-  const answer = await client.findReferences({ workspace: ws, at: composeAt, includeDeclaration: true, limit: 100 });
-  const files = answer.locations.map((location) => `${location.file}:${location.range?.start?.line}`).sort();
-  expect(files).toEqual([
-    "benchmarks/bench/run.ts:1",
-    "benchmarks/bench/run.ts:4",
-    "src/compose.ts:1",
-    "src/index.ts:1",
-    "src/index.ts:3",
-    "test/compose.spec.ts:1",
-    "test/compose.spec.ts:3",
-  ]);
-  expect(answer.status?.partial).toBe(false);
-  // Pages of 3 (offset, limit) walk the same list once.
-  const paged: string[] = [];
-  for (let offset = 0; offset < answer.total; offset += 3) {
-    const page = await client.findReferences({
+  test("cold: the first workspace_symbols finds symbols of every project", async () => {
+    const bench = await client.workspaceSymbols({
       workspace: ws,
-      at: composeAt,
-      includeDeclaration: true,
-      limit: 3,
-      offset,
+      query: "benchTarget",
+      language: "typescript",
+      limit: 10,
     });
-    expect(page.total).toBe(7);
-    paged.push(...page.locations.map((location) => `${location.file}:${location.range?.start?.line}`));
-  }
-  expect(paged).toEqual(answer.locations.map((location) => `${location.file}:${location.range?.start?.line}`));
+    expect(bench.symbols.map((symbol) => `${symbol.name} ${symbol.location?.file}`)).toContain(
+      "benchTarget benchmarks/bench/run.ts",
+    );
+    expect(bench.status?.partial).toBe(false);
+    const compose = await client.workspaceSymbols({
+      workspace: ws,
+      query: "compose",
+      language: "typescript",
+      limit: 10,
+    });
+    expect(compose.symbols.map((symbol) => symbol.location?.file)).toContain("src/compose.ts");
+  });
+
+  test("a limit keeps the best-ranked matches and the total counts them all", async () => {
+    const best = await client.workspaceSymbols({ workspace: ws, query: "compose", language: "typescript", limit: 1 });
+    expect(best.symbols.map((symbol) => `${symbol.name} ${symbol.location?.file}`)).toEqual(["compose src/compose.ts"]);
+    expect(best.total).toBeGreaterThanOrEqual(4); // compose, composeA, composeB, Composer
+    const all = await client.workspaceSymbols({ workspace: ws, query: "compose", language: "typescript", limit: 100 });
+    expect(all.total).toBe(all.symbols.length);
+    // Ranked: exact, then case-sensitive prefixes, then case-insensitive ones.
+    expect(all.symbols.map((symbol) => symbol.name)).toEqual(["compose", "composeA", "composeB", "Composer"]);
+  });
 });
 
-test("cold: the first rename, applied, changes every use in every project", async () => {
-  const answer = await client.renameSymbol({ workspace: ws, at: composeAt, newName: "combine", apply: true });
-  expect(answer.applied).toBe(true);
-  for (const file of ["src/compose.ts", "src/index.ts", "test/compose.spec.ts", "benchmarks/bench/run.ts"]) {
-    const text = readFileSync(join(dir, file), "utf8");
-    expect(text, file).toContain("combine");
-    expect(text, file).not.toMatch(/\bcompose\b(?!")/);
-  }
+describe("a runner each", () => {
+  beforeEach(coldRunner);
+  afterEach(closeRunner);
+
+  test("cold: the first find_references covers the tests and benchmarks projects", async () => {
+    const answer = await client.findReferences({ workspace: ws, at: composeAt, includeDeclaration: true, limit: 100 });
+    const files = answer.locations.map((location) => `${location.file}:${location.range?.start?.line}`).sort();
+    expect(files).toEqual([
+      "benchmarks/bench/run.ts:1",
+      "benchmarks/bench/run.ts:4",
+      "src/compose.ts:1",
+      "src/index.ts:1",
+      "src/index.ts:3",
+      "test/compose.spec.ts:1",
+      "test/compose.spec.ts:3",
+    ]);
+    expect(answer.status?.partial).toBe(false);
+    // Pages of 3 (offset, limit) walk the same list once.
+    const paged: string[] = [];
+    for (let offset = 0; offset < answer.total; offset += 3) {
+      const page = await client.findReferences({
+        workspace: ws,
+        at: composeAt,
+        includeDeclaration: true,
+        limit: 3,
+        offset,
+      });
+      expect(page.total).toBe(7);
+      paged.push(...page.locations.map((location) => `${location.file}:${location.range?.start?.line}`));
+    }
+    expect(paged).toEqual(answer.locations.map((location) => `${location.file}:${location.range?.start?.line}`));
+  });
+
+  test("cold: the first rename, applied, changes every use in every project", async () => {
+    const answer = await client.renameSymbol({ workspace: ws, at: composeAt, newName: "combine", apply: true });
+    expect(answer.applied).toBe(true);
+    for (const file of ["src/compose.ts", "src/index.ts", "test/compose.spec.ts", "benchmarks/bench/run.ts"]) {
+      const text = env.read(file);
+      expect(text, file).toContain("combine");
+      expect(text, file).not.toMatch(/\bcompose\b(?!")/);
+    }
+  });
 });

@@ -5,8 +5,9 @@
 import { GrpcStatus } from "@lspmesh/grpc";
 import { HierarchyRequest_Direction } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { at, editLines, type FixtureRunner, failure, span, startFixtureRunner, symbol } from "./operationsHelpers.js";
 import { LanguageRegistry } from "./runnerInternals.js";
+import { at, editLines, failure, span, symbol } from "./support/calls.js";
+import { type FixtureRunner, startFixtureRunner } from "./support/fixtureRunner.js";
 
 const languages = new LanguageRegistry();
 const ws = { tenant: "local", workspace: "default" };
@@ -18,7 +19,7 @@ describe.skipIf(!languages.get("python"))("python operations (pyright)", () => {
   const read = (file: string) => env.read(file);
 
   beforeAll(async () => {
-    env = await startFixtureRunner("python-ops", languages);
+    env = await startFixtureRunner({ fixture: "python-ops", languages });
     client = env.client;
   });
 

@@ -3,7 +3,8 @@
 import { GrpcStatus } from "@lspmesh/grpc";
 import { HierarchyRequest_Direction } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { at, editLines, type FixtureRunner, failure, span, startFixtureRunner, symbol } from "./operationsHelpers.js";
+import { at, editLines, failure, span, symbol } from "./support/calls.js";
+import { type FixtureRunner, startFixtureRunner } from "./support/fixtureRunner.js";
 
 const ws = { tenant: "local", workspace: "default" };
 let env: FixtureRunner;
@@ -11,7 +12,7 @@ let client: FixtureRunner["client"];
 let before: Record<string, string>;
 
 beforeAll(async () => {
-  env = await startFixtureRunner("typescript-ops");
+  env = await startFixtureRunner({ fixture: "typescript-ops" });
   client = env.client;
   before = env.snapshot();
 });
@@ -230,7 +231,7 @@ describe("edit previews", () => {
     for (const newFile of ["../outside/shout.ts", "/tmp/shout.ts"]) {
       const outside = await failure(client.renameFile({ workspace: ws, file: "src/text/shout.ts", newFile }));
       expect(outside.lspmeshCode).toBe("OUTSIDE_WORKSPACE");
-      expect(outside.details).not.toContain(env.fixture.outside);
+      expect(outside.details).not.toContain(env.outside!);
     }
   });
 

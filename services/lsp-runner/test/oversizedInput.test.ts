@@ -2,13 +2,11 @@
 // typescript-language-server: refused or handled with a clear error, and the runner keeps serving.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createClient, GrpcStatus, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
+import { GrpcStatus, type ServiceError } from "@lspmesh/grpc";
 import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-const ws = { tenant: "local", workspace: "default" };
 /** Largest LSP message accepted from the server in this test, bytes (the default is 64 MiB). */
 const MAX_MESSAGE_BYTES = 256 * 1024;
 /** "😀漢a" repeated: 102 000 code points, 136 000 UTF-16 code units, 272 000 UTF-8 bytes. */
@@ -16,8 +14,9 @@ const FILLER = "😀漢a".repeat(34_000);
 const LONG_LINE_PREFIX = `export const padding = "${FILLER}"; export const `;
 
 let fixture: FixtureWorkspace;
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
+let env: FixtureRunner;
+let runner: FixtureRunner["runner"];
+let client: FixtureRunner["client"];
 
 const at = (file: string, line: number, column: number) => ({
   file,
@@ -58,18 +57,14 @@ beforeAll(async () => {
     join(fixture.dir, "src/many.ts"),
     Array.from({ length: 3_000 }, (_, i) => `export function generated${i}(): number { return ${i}; }\n`).join(""),
   );
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
-    sessionPolicy: { maxMessageBytes: MAX_MESSAGE_BYTES },
-  });
-  client = createClient(Runner, runner.address);
+  // Made here, before the runner starts, so that it starts on all of it.
+  env = await startFixtureRunner({ dir: fixture.dir, sessionPolicy: { maxMessageBytes: MAX_MESSAGE_BYTES } });
+  ({ runner, client } = env);
   await stillServing();
 });
 
 afterAll(async () => {
-  client?.close();
-  await runner?.close();
+  await env?.close();
   fixture?.[Symbol.dispose]();
 });
 

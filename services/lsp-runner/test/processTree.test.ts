@@ -4,48 +4,36 @@
 // the server, and no answer in between claims `ready` with an empty result. The wrapper killed
 // itself is the plain crash. Both under load: four callers hovering all along.
 import { setTimeout as sleep } from "node:timers/promises";
-import { createClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
-import { Runner, ServerState } from "@lspmesh/proto";
-import { commandLine, fixtureWorkspace } from "@lspmesh/test-kit";
+import type { ServiceError } from "@lspmesh/grpc";
+import { ServerState } from "@lspmesh/proto";
+import { commandLine, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import {
-  LanguageRegistry,
-  type RunnerServer,
-  SingleWorkspaceLocator,
-  startRunnerServer,
-  typescriptLanguage,
-} from "./runnerInternals.js";
+import { LanguageRegistry, typescriptLanguage } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 import { groupsGone, processesInTheseGroups } from "./support/processes.js";
 
-const ws = { tenant: "local", workspace: "default" };
-const fixture = fixtureWorkspace("typescript-basic");
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
+let env: FixtureRunner;
 const groups = new Set<number>();
 
 const hoverMain = () =>
-  client.hover({
+  env.client.hover({
     workspace: ws,
     at: { file: "src/main.ts", target: { case: "symbol", value: { name: "greeter", lineHint: 3, occurrence: 0 } } },
   });
 
 beforeAll(async () => {
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
+  env = await startFixtureRunner({
+    fixture: "typescript-basic",
     languages: new LanguageRegistry([typescriptLanguage()]),
     onLifecycleEvent: (event) => {
       if (event.pid !== undefined) groups.add(event.pid);
     },
   });
-  client = createClient(Runner, runner.address);
 });
 
 afterAll(async () => {
-  client?.close();
-  await runner?.close();
+  await env?.close();
   await groupsGone(groups);
-  fixture[Symbol.dispose]();
 });
 
 /** Concurrent callers hovering in a loop (the load), each recording what it saw. */
@@ -63,6 +51,7 @@ function hoverLoad(callers: number, stop: AbortSignal) {
         const code = answer.metadata.get("lspmesh-error-code")[0];
         if (code !== "UNAVAILABLE") seen.otherErrors.push(`${code}: ${answer.details}`);
       }
+      // Pacing, not waiting for anything: a steady load without a busy loop.
       await sleep(20);
     }
   });
@@ -74,36 +63,39 @@ test.each([
   { victim: "the wrapper", pick: (line: string) => line.includes("typescript-language-server") },
 ])("$victim killed under load: never ready-and-empty, correct again within 10 s, nothing leaked", async ({ pick }) => {
   expect((await hoverMain()).contents).toContain("PoliteGreeter");
-  const [group] = await runner.sessions.pids();
+  const [group] = await env.runner.sessions.pids();
   const victim = (await processesInTheseGroups([group!])).find((pid) => pick(commandLine(pid)));
   expect(victim, "the process runs in the server's process group").toBeDefined();
 
   const stop = new AbortController();
   const load = hoverLoad(4, stop.signal);
-  await sleep(300);
-  process.kill(victim!, "SIGKILL");
+  const violations: string[] = [];
+  try {
+    await waitFor("the load to be answered", () => load.seen.answers >= 4);
+    process.kill(victim!, "SIGKILL");
 
-  const killedAt = Date.now();
-  let recovered = false;
-  while (Date.now() - killedAt < 10_000) {
-    const answer = await hoverMain().catch((error: ServiceError) => error);
-    if ("contents" in answer) {
-      const readyAndEmpty =
-        answer.status?.state === ServerState.READY && !answer.status.partial && answer.contents === "";
-      expect(readyAndEmpty, "an empty answer claimed ready and complete").toBe(false);
-      if (answer.contents.includes("PoliteGreeter") && (await runner.sessions.pids())[0] !== group) {
-        recovered = true;
-        break;
-      }
-    } else {
-      // While the server restarts the call may fail with a code that says to retry.
-      expect(answer.metadata.get("lspmesh-error-code")[0]).toBe("UNAVAILABLE");
-    }
-    await sleep(200);
+    await waitFor(
+      "hover to answer correctly again within 10 s, from a new server",
+      async () => {
+        const answer = await hoverMain().catch((error: ServiceError) => error);
+        if (!("contents" in answer)) {
+          // While the server restarts the call may fail with a code that says to retry.
+          const code = answer.metadata.get("lspmesh-error-code")[0];
+          if (code !== "UNAVAILABLE") violations.push(`${code}: ${answer.details}`);
+          return false;
+        }
+        if (answer.status?.state === ServerState.READY && !answer.status.partial && answer.contents === "") {
+          violations.push("an empty answer claimed ready and complete");
+        }
+        return answer.contents.includes("PoliteGreeter") && (await env.runner.sessions.pids())[0] !== group;
+      },
+      { timeoutMs: 10_000 },
+    );
+  } finally {
+    stop.abort();
+    await load.done;
   }
-  stop.abort();
-  await load.done;
-  expect(recovered, "hover answers correctly again within 10 s, from a new server").toBe(true);
+  expect(violations, "what the checking caller saw: ready-and-empty answers, codes other than UNAVAILABLE").toEqual([]);
   expect(load.seen.readyAndEmpty, "answers under load that claimed ready with nothing").toBe(0);
   expect(load.seen.otherErrors).toEqual([]);
   expect(load.seen.answers).toBeGreaterThan(0);

@@ -1,22 +1,13 @@
 // Pull diagnostics (`textDocument/diagnostic`) against the real pyright, which registers them at
 // run time: answers belong to the current content and are published like pushed ones. Runs on
 // the in-process event bus, as single-machine mode does.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient, type ServiceClient } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
 import { waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import {
-  InProcessEventBus,
-  LanguageRegistry,
-  type LanguageServerConfig,
-  type RunnerServer,
-  SingleWorkspaceLocator,
-  startRunnerServer,
-} from "./runnerInternals.js";
+import { InProcessEventBus, LanguageRegistry, type LanguageServerConfig } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
 const require = createRequire(import.meta.url);
 const pyright: LanguageServerConfig = {
@@ -26,33 +17,27 @@ const pyright: LanguageServerConfig = {
   args: [require.resolve("pyright/langserver.index.js"), "--stdio"],
   settings: { python: { analysis: { diagnosticMode: "openFilesOnly" } } },
 };
-const ws = { tenant: "local", workspace: "default" };
 const BROKEN = 'def greet(name: str) -> str:\n    return "hi " + name\n\n\ncount: int = greet("x")\n';
 
-let dir: string;
 let bus: InProcessEventBus;
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
+let env: FixtureRunner;
+let dir: string;
+let runner: FixtureRunner["runner"];
+let client: FixtureRunner["client"];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "lspmesh-pull-"));
-  mkdirSync(join(dir, "pkg"));
-  writeFileSync(join(dir, "pkg/app.py"), BROKEN);
   bus = new InProcessEventBus();
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(dir, ws.tenant, ws.workspace),
+  env = await startFixtureRunner({
+    files: { "pkg/app.py": BROKEN },
     languages: new LanguageRegistry([pyright]),
     events: bus,
   });
-  client = createClient(Runner, runner.address);
+  ({ dir, runner, client } = env);
 });
 
 afterAll(async () => {
-  client?.close();
-  await runner?.close();
+  await env?.close();
   await bus?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 test("pyright's diagnostics are pulled for the current content, before and after an edit", async () => {
@@ -82,10 +67,9 @@ test("pyright's diagnostics are pulled for the current content, before and after
 
 test("after a change on disk, pulled diagnostics are refreshed and published without a query", async () => {
   writeFileSync(join(dir, "pkg/app.py"), BROKEN.replace("count: int", "count: float"));
-  const published = await waitFor(
-    () => bus.latestDiagnostics()[0],
-    (message) => message?.version === 3,
-    "diagnostics of version 3 on the bus",
-  );
-  expect(published?.diagnostics.map((d) => [d.code, d.range.start.line])).toEqual([["reportAssignmentType", 5]]);
+  const published = await waitFor("diagnostics of version 3 on the bus", () => {
+    const latest = bus.latestDiagnostics()[0];
+    return latest?.version === 3 ? latest : undefined;
+  });
+  expect(published.diagnostics.map((d) => [d.code, d.range.start.line])).toEqual([["reportAssignmentType", 5]]);
 });

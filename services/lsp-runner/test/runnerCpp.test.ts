@@ -4,34 +4,39 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ServerState } from "@lspmesh/proto";
+import { needs, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { at, type FixtureRunner, places, serverRuns, startFixtureRunner, symbol, ws } from "./languageTesting.js";
+import { at, places, symbol } from "./support/calls.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-describe.skipIf(!serverRuns("clangd"))("clangd answers, positions exact", () => {
+describe.skipIf(!needs("clangd", "runnerCpp"))("clangd answers, positions exact", () => {
   let env: FixtureRunner;
 
   beforeAll(async () => {
-    env = await startFixtureRunner("cpp-basic");
+    env = await startFixtureRunner({ fixture: "cpp-basic" });
     // clangd's background index needs absolute directories in compile_commands.json.
     const commands = ["greeter.cpp", "main.cpp", "broken.cpp"].map((file) => ({
-      directory: env.fixture.dir,
+      directory: env.dir,
       file: `src/${file}`,
       arguments: ["clang++", "-std=c++17", "-c", `src/${file}`],
     }));
-    writeFileSync(join(env.fixture.dir, "compile_commands.json"), JSON.stringify(commands));
+    writeFileSync(join(env.dir, "compile_commands.json"), JSON.stringify(commands));
     // clangd starts its background index only after the first file opens, and answers "ready"
     // from that file alone until then (a declaration instead of the definition): wait until the
     // index knows the definition in greeter.cpp, a file never opened.
     await env.client.hover({ workspace: ws, at: at("src/main.cpp", 1, 1) });
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const found = await env.client.workspaceSymbols({ workspace: ws, query: "make_greeting" });
-      if (found.symbols.some((s) => s.location?.file === "src/greeter.cpp")) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitFor(
+      "clangd's index to know make_greeting in greeter.cpp",
+      async () =>
+        (await env.client.workspaceSymbols({ workspace: ws, query: "make_greeting" })).symbols.some(
+          (s) => s.location?.file === "src/greeter.cpp",
+        ),
+      { timeoutMs: 30_000 },
+    );
   });
 
   afterAll(async () => {
-    await env?.[Symbol.asyncDispose]();
+    await env?.close();
   });
 
   test("definition by symbol on a line with a tab, CJK and emoji before it", async () => {
@@ -89,7 +94,7 @@ describe.skipIf(!serverRuns("clangd"))("clangd answers, positions exact", () => 
       [3, 13, 1],
     ]);
     writeFileSync(
-      join(env.fixture.dir, "src/broken.cpp"),
+      join(env.dir, "src/broken.cpp"),
       '#include "greeter.h"\n\nint count = greeter::make_greeting("typed");\n',
     );
     const fixed = await env.client.diagnostics({ workspace: ws, files: ["src/broken.cpp"], waitMs: 20_000 });

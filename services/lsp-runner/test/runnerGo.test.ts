@@ -3,20 +3,20 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ServerState } from "@lspmesh/proto";
+import { needs } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { at, type FixtureRunner, places, serverRuns, startFixtureRunner, symbol, ws } from "./languageTesting.js";
+import { at, places, symbol } from "./support/calls.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-const installed = serverRuns("gopls", ["version"]) && serverRuns("go", ["version"]);
-
-describe.skipIf(!installed)("gopls answers, positions exact", () => {
+describe.skipIf(!needs("gopls", "runnerGo"))("gopls answers, positions exact", () => {
   let env: FixtureRunner;
 
   beforeAll(async () => {
-    env = await startFixtureRunner("go-basic");
+    env = await startFixtureRunner({ fixture: "go-basic" });
   });
 
   afterAll(async () => {
-    await env?.[Symbol.asyncDispose]();
+    await env?.close();
   });
 
   test("definition by symbol on a line with a tab, CJK and emoji before it", async () => {
@@ -75,7 +75,7 @@ describe.skipIf(!installed)("gopls answers, positions exact", () => {
     expect(file.diagnostics[0]?.message).toMatch(/cannot use greeter\.MakeGreeting\("typed"\).*as int value/);
 
     writeFileSync(
-      join(env.fixture.dir, "src/broken/broken.go"),
+      join(env.dir, "src/broken/broken.go"),
       'package broken\n\nimport "example.com/basic/src/greeter"\n\nvar Count int = len(greeter.MakeGreeting("typed"))\n',
     );
     const fixed = await env.client.diagnostics({ workspace: ws, files: ["src/broken/broken.go"], waitMs: 20_000 });

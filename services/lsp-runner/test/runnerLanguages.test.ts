@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { GrpcStatus } from "@lspmesh/grpc";
 import { ServerState } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { at, type FixtureRunner, failureOf, places, startFixtureRunner, symbol, ws } from "./languageTesting.js";
 import { LanguageConfigError, loadLanguageRegistry } from "./runnerInternals.js";
+import { at, failure, places, symbol } from "./support/calls.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
 let configDir: string;
 
@@ -53,11 +54,11 @@ describe("native TypeScript 7 (tsc --lsp --stdio), opted into by the languages f
     const path = languagesFile("typescript7.json", {
       languages: { typescript: { enabled: false }, "typescript-native": { enabled: true } },
     });
-    env = await startFixtureRunner("typescript-basic", await loadLanguageRegistry(path));
+    env = await startFixtureRunner({ fixture: "typescript-basic", languages: await loadLanguageRegistry(path) });
   });
 
   afterAll(async () => {
-    await env?.[Symbol.asyncDispose]();
+    await env?.close();
   });
 
   test("definition on a line with CJK and emoji, from the native server", async () => {
@@ -112,18 +113,18 @@ describe("servers that cannot start fail clearly and the runner keeps serving", 
         },
       },
     });
-    env = await startFixtureRunner("typescript-basic", await loadLanguageRegistry(path));
+    env = await startFixtureRunner({ fixture: "typescript-basic", languages: await loadLanguageRegistry(path) });
     for (const file of ["src/main.go", "src/a.missing", "src/a.locked", "src/a.crash"]) {
-      writeFileSync(join(env.fixture.dir, file), "text\n");
+      writeFileSync(join(env.dir, file), "text\n");
     }
   });
 
   afterAll(async () => {
-    await env?.[Symbol.asyncDispose]();
+    await env?.close();
   });
 
   test("a built-in server that is not installed: NO_LANGUAGE_SERVER with how to install it", async () => {
-    const error = await failureOf(env.client.hover({ workspace: ws, at: at("src/main.go", 1, 1) }));
+    const error = await failure(env.client.hover({ workspace: ws, at: at("src/main.go", 1, 1) }));
     expect(error.code).toBe(GrpcStatus.FAILED_PRECONDITION);
     expect(error.metadata.get("lspmesh-error-code")).toEqual(["NO_LANGUAGE_SERVER"]);
     expect(error.details).toBe(
@@ -132,12 +133,12 @@ describe("servers that cannot start fail clearly and the runner keeps serving", 
   });
 
   test("a configured command that does not exist or is not executable: NO_LANGUAGE_SERVER", async () => {
-    const missing = await failureOf(env.client.hover({ workspace: ws, at: at("src/a.missing", 1, 1) }));
+    const missing = await failure(env.client.hover({ workspace: ws, at: at("src/a.missing", 1, 1) }));
     expect(missing.metadata.get("lspmesh-error-code")).toEqual(["NO_LANGUAGE_SERVER"]);
     expect(missing.details).toMatch(
       /^the missing language server is not installed on this runner: command 'lspmesh-no-such-server' was not found\. To serve \.missing files, install lspmesh-no-such-server, or set its "command"/,
     );
-    const locked = await failureOf(env.client.hover({ workspace: ws, at: at("src/a.locked", 1, 1) }));
+    const locked = await failure(env.client.hover({ workspace: ws, at: at("src/a.locked", 1, 1) }));
     expect(locked.metadata.get("lspmesh-error-code")).toEqual(["NO_LANGUAGE_SERVER"]);
     expect(locked.details).toContain("command 'not-executable-server' could not be started (EACCES)");
     expect(locked.details).not.toContain(configDir);
@@ -145,7 +146,7 @@ describe("servers that cannot start fail clearly and the runner keeps serving", 
 
   test("a server that exits during start: SERVER_FAILED with its last words, at once and again", async () => {
     for (let attempt = 0; attempt < 2; attempt++) {
-      const error = await failureOf(env.client.hover({ workspace: ws, at: at("src/a.crash", 1, 1) }));
+      const error = await failure(env.client.hover({ workspace: ws, at: at("src/a.crash", 1, 1) }));
       expect(error.code).toBe(GrpcStatus.INTERNAL);
       expect(error.metadata.get("lspmesh-error-code")).toEqual(["SERVER_FAILED"]);
       // The facts that matter, whatever the wording: which server, its exit code, its last words.
@@ -165,8 +166,8 @@ describe("servers that cannot start fail clearly and the runner keeps serving", 
 
 test("whole-workspace diagnostics skip files whose server is not installed, and say so", async () => {
   const path = languagesFile("no-go.json", { languages: { go: { env: { PATH: "/nonexistent" } } } });
-  await using env = await startFixtureRunner("python-basic", await loadLanguageRegistry(path));
-  writeFileSync(join(env.fixture.dir, "src/tool.go"), "package main\n");
+  await using env = await startFixtureRunner({ fixture: "python-basic", languages: await loadLanguageRegistry(path) });
+  writeFileSync(join(env.dir, "src/tool.go"), "package main\n");
   const answer = await env.client.diagnostics({ workspace: ws, files: [], waitMs: 15_000 });
   expect(answer.files.map((f) => f.file).sort()).toEqual(["src/broken.py", "src/greeter.py", "src/main.py"]);
   expect(answer.files.find((f) => f.file === "src/broken.py")?.diagnostics.map((d) => d.code)).toEqual([
@@ -179,10 +180,13 @@ test("whole-workspace diagnostics skip files whose server is not installed, and 
 });
 
 test("whole-workspace diagnostics: a binary or oversized file is skipped and named, the rest still checked", async () => {
-  await using env = await startFixtureRunner("python-basic", await loadLanguageRegistry(undefined));
+  await using env = await startFixtureRunner({
+    fixture: "python-basic",
+    languages: await loadLanguageRegistry(undefined),
+  });
   // Both sort before the real modules, as the files that broke whole-workspace calls did.
-  writeFileSync(join(env.fixture.dir, "src/aa_blob.py"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01]));
-  writeFileSync(join(env.fixture.dir, "src/ab_huge.py"), `x = 1\n${"# filler\n".repeat(600_000)}`);
+  writeFileSync(join(env.dir, "src/aa_blob.py"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01]));
+  writeFileSync(join(env.dir, "src/ab_huge.py"), `x = 1\n${"# filler\n".repeat(600_000)}`);
   const answer = await env.client.diagnostics({ workspace: ws, files: [], waitMs: 15_000 });
   expect(answer.files.map((f) => f.file).sort()).toEqual(["src/broken.py", "src/greeter.py", "src/main.py"]);
   expect(answer.files.find((f) => f.file === "src/broken.py")?.diagnostics.map((d) => d.code)).toEqual([

@@ -5,16 +5,17 @@ import { join } from "node:path";
 import { GrpcStatus } from "@lspmesh/grpc";
 import { ServerState } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { at, type FixtureRunner, failureOf, places, startFixtureRunner, symbol, ws } from "./languageTesting.js";
+import { at, failure, places, symbol } from "./support/calls.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
 let env: FixtureRunner;
 
 beforeAll(async () => {
-  env = await startFixtureRunner("python-basic");
+  env = await startFixtureRunner({ fixture: "python-basic" });
 });
 
 afterAll(async () => {
-  await env?.[Symbol.asyncDispose]();
+  await env?.close();
 });
 
 describe("pyright answers, positions exact", () => {
@@ -97,14 +98,14 @@ describe("diagnostics", () => {
     expect(file.diagnostics[0]?.message).toMatch(/"str" is not assignable to declared type "int"/);
 
     writeFileSync(
-      join(env.fixture.dir, "src/broken.py"),
+      join(env.dir, "src/broken.py"),
       'from greeter import make_greeting\n\ncount: int = len(make_greeting("typed"))\n',
     );
     const fixed = await env.client.diagnostics({ workspace: ws, files: ["src/broken.py"], waitMs: 15_000 });
     expect(fixed.files[0]).toMatchObject({ fresh: true, version: file.version + 1, diagnostics: [] });
 
     // The error after an emoji: pyright's UTF-16 column converted to code points.
-    writeFileSync(join(env.fixture.dir, "src/broken.py"), 'label = "🎉"; flag: bool = "no"\n');
+    writeFileSync(join(env.dir, "src/broken.py"), 'label = "🎉"; flag: bool = "no"\n');
     const again = await env.client.diagnostics({ workspace: ws, files: ["src/broken.py"], waitMs: 15_000 });
     expect(again.files[0]?.version).toBe(file.version + 2);
     expect(again.files[0]?.diagnostics.map((d) => [d.code, d.range?.start?.line, d.range?.start?.column])).toEqual([
@@ -114,7 +115,7 @@ describe("diagnostics", () => {
 });
 
 test("a file with no configured language is NO_LANGUAGE_SERVER", async () => {
-  const error = await failureOf(env.client.hover({ workspace: ws, at: at("README.txt", 1, 1) }));
+  const error = await failure(env.client.hover({ workspace: ws, at: at("README.txt", 1, 1) }));
   expect(error.code).toBe(GrpcStatus.FAILED_PRECONDITION);
   expect(error.metadata.get("lspmesh-error-code")).toEqual(["NO_LANGUAGE_SERVER"]);
 });

@@ -4,20 +4,20 @@
 // count); skipped otherwise.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { needs } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { at, type FixtureRunner, places, serverRuns, startFixtureRunner, symbol, ws } from "./languageTesting.js";
+import { at, places, symbol } from "./support/calls.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-const installed = serverRuns("rust-analyzer") && serverRuns("cargo");
-
-describe.skipIf(!installed)("rust-analyzer answers, positions exact", () => {
+describe.skipIf(!needs("rust-analyzer", "runnerRust"))("rust-analyzer answers, positions exact", () => {
   let env: FixtureRunner;
 
   beforeAll(async () => {
-    env = await startFixtureRunner("rust-basic");
+    env = await startFixtureRunner({ fixture: "rust-basic" });
   });
 
   afterAll(async () => {
-    await env?.[Symbol.asyncDispose]();
+    await env?.close();
   });
 
   test("definition by symbol on a line with CJK and emoji before it", async () => {
@@ -71,7 +71,7 @@ describe.skipIf(!installed)("rust-analyzer answers, positions exact", () => {
       19,
     ]);
     writeFileSync(
-      join(env.fixture.dir, "src/broken.rs"),
+      join(env.dir, "src/broken.rs"),
       'use crate::greeter::make_greeting;\n\npub fn count() -> usize {\n    make_greeting("typed").len()\n}\n',
     );
     const fixed = await env.client.diagnostics({ workspace: ws, files: ["src/broken.rs"], waitMs: 30_000 });

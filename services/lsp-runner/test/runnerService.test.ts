@@ -14,66 +14,69 @@ import {
   type StatusMessage,
   statusWildcard,
 } from "@lspmesh/events";
-import { createClient, type ServiceClient } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
-import { type FixtureWorkspace, fixtureWorkspace, type NatsServer, startNatsServer, waitFor } from "@lspmesh/test-kit";
+import { type NatsServer, startNatsServer, waitFor } from "@lspmesh/test-kit";
 import { type JetStreamManager, jetstreamManager } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { storedDiagnostics } from "./natsTesting.js";
-import { NatsEventBus, type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "./runnerInternals.js";
+import { NatsEventBus } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-const ws = { tenant: "local", workspace: "default" };
 const RUNNER_ID = "runner-service-test";
 const HEARTBEAT_MS = 200;
 
 let nats: NatsServer;
 let nc: NatsConnection;
 let jsm: JetStreamManager;
-let fixture: FixtureWorkspace;
 let bus: NatsEventBus;
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
+let env: FixtureRunner;
+let runner: FixtureRunner["runner"];
+let client: FixtureRunner["client"];
 const statuses: StatusMessage[] = [];
 
 const sha256 = (file: string) =>
   createHash("sha256")
-    .update(readFileSync(join(fixture.dir, file), "utf8"))
+    .update(readFileSync(join(env.dir, file), "utf8"))
     .digest("hex");
 
 beforeAll(async () => {
   nats = await startNatsServer();
   // The observer reconnects forever: the NATS server is stopped and restarted below.
   nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-  jsm = await jetstreamManager(nc);
+  // A request sent while NATS restarts is lost: it fails after this timeout (ms; the default is
+  // 5 000) and the waiting check asks again.
+  jsm = await jetstreamManager(nc, { timeout: 1_000 });
   nc.subscribe(statusWildcard(), {
     callback: (_error, message) => {
       statuses.push(decodeJson<StatusMessage>(message.data));
     },
   });
   await nc.flush();
-  fixture = fixtureWorkspace("typescript-basic");
-  bus = await NatsEventBus.connect({ servers: nats.url, name: RUNNER_ID, timeoutMs: 1_000, reconnectWaitMs: 100 });
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
+  // A publish lost in the outage fails after timeoutMs; the retry follows retryMs later (ms).
+  bus = await NatsEventBus.connect({
+    servers: nats.url,
+    name: RUNNER_ID,
+    timeoutMs: 1_000,
+    retryMs: 50,
+    reconnectWaitMs: 100,
+  });
+  env = await startFixtureRunner({
+    fixture: "typescript-basic",
     events: bus,
     runnerId: RUNNER_ID,
     advertiseAddress: "runner-0.runners:7421",
     pool: "typescript",
     heartbeatMs: HEARTBEAT_MS,
   });
-  client = createClient(Runner, runner.address);
+  ({ runner, client } = env);
 });
 
 afterAll(async () => {
-  client?.close();
-  await runner?.close();
+  await env?.close();
   await bus?.close();
   await nc?.close();
   await nats?.close();
-  fixture?.[Symbol.dispose]();
 });
 
 const registry = async (): Promise<KV> => new Kvm(nc).open(RUNNER_REGISTRY_BUCKET);
@@ -84,7 +87,7 @@ const entryOf = async (kv: KV) => {
 
 test("the runner registers in lspmesh-runners and refreshes its entry every heartbeat", async () => {
   const kv = await registry();
-  const first = await waitFor(() => entryOf(kv), Boolean, "a registry entry");
+  const first = await waitFor("a registry entry", () => entryOf(kv));
   expect(first).toMatchObject({
     v: 1,
     id: RUNNER_ID,
@@ -94,14 +97,13 @@ test("the runner registers in lspmesh-runners and refreshes its entry every hear
     pool: "typescript",
     heartbeatMs: HEARTBEAT_MS,
   });
-  expect(first?.tenants).toBeUndefined();
-  expect(isLive(first!)).toBe(true);
-  const refreshed = await waitFor(
-    () => entryOf(kv),
-    (e) => (e?.updatedAt ?? 0) > first!.updatedAt,
-    "a refreshed entry",
-  );
-  expect(isLive(refreshed!)).toBe(true);
+  expect(first.tenants).toBeUndefined();
+  expect(isLive(first)).toBe(true);
+  const refreshed = await waitFor("a refreshed entry", async () => {
+    const entry = await entryOf(kv);
+    return entry && entry.updatedAt > first.updatedAt ? entry : undefined;
+  });
+  expect(isLive(refreshed)).toBe(true);
 });
 
 test("diagnostics are published to LSPMESH_DIAG under the file's subject, with version, hash and epoch", async () => {
@@ -112,13 +114,12 @@ test("diagnostics are published to LSPMESH_DIAG under the file's subject, with v
   expect(stream.config.subjects).toEqual(["lspmesh.diag.>"]);
   expect(stream.config.max_msgs_per_subject).toBe(1);
 
-  const stored = await waitFor(
-    () => storedDiagnostics(jsm, ws.tenant, ws.workspace, "src/broken.ts"),
-    (s) => s?.message.version === 1,
-    "broken.ts diagnostics on the stream",
-  );
-  expect(stored?.subject).toBe(diagnosticsSubject(ws.tenant, ws.workspace, "src/broken.ts"));
-  expect(stored?.message).toMatchObject({
+  const stored = await waitFor("broken.ts diagnostics on the stream", async () => {
+    const found = await storedDiagnostics(jsm, ws.tenant, ws.workspace, "src/broken.ts");
+    return found?.message.version === 1 ? found : undefined;
+  });
+  expect(stored.subject).toBe(diagnosticsSubject(ws.tenant, ws.workspace, "src/broken.ts"));
+  expect(stored.message).toMatchObject({
     v: 1,
     tenant: "local",
     workspace: "default",
@@ -136,29 +137,24 @@ test("diagnostics are published to LSPMESH_DIAG under the file's subject, with v
       },
     ],
   });
-  expect(stored!.message.epoch).toBeGreaterThan(0);
-  expect(stored!.message.epoch).toBeLessThanOrEqual(Number(answer.epoch));
+  expect(stored.message.epoch).toBeGreaterThan(0);
+  expect(stored.message.epoch).toBeLessThanOrEqual(Number(answer.epoch));
 });
 
 test("status events follow the session: starting, then ready, from this runner", async () => {
-  const seen = await waitFor(
-    () => statuses.filter((s) => s.runner === RUNNER_ID).map((s) => s.state),
-    (states) => states.includes("ready"),
-    "a ready status event",
-  );
+  const seen = await waitFor("a ready status event", () => {
+    const states = statuses.filter((s) => s.runner === RUNNER_ID).map((s) => s.state);
+    return states.includes("ready") ? states : undefined;
+  });
   expect(seen[0]).toBe("starting");
   expect(statuses[0]).toMatchObject({ v: 1, tenant: "local", workspace: "default", language: "typescript" });
   const kv = await registry();
-  await waitFor(
-    () => entryOf(kv),
-    (e) => e?.load === 1,
-    "load 1 in the registry",
-  );
+  await waitFor("load 1 in the registry", async () => (await entryOf(kv))?.load === 1);
 });
 
 test("while NATS is away, new diagnostics wait in the retry queue and are delivered when it is back", async () => {
   await nats.stop();
-  writeFileSync(join(fixture.dir, "src/broken.ts"), 'export const flag: boolean = "no";\n');
+  writeFileSync(join(env.dir, "src/broken.ts"), 'export const flag: boolean = "no";\n');
 
   // The runner keeps answering without NATS.
   const answer = await client.diagnostics({ workspace: ws, files: ["src/broken.ts"], waitMs: 15_000 });
@@ -167,29 +163,23 @@ test("while NATS is away, new diagnostics wait in the retry queue and are delive
   expect(bus.pendingDiagnostics).toBeGreaterThan(0);
 
   await nats.restart();
-  const stored = await waitFor(
-    () => storedDiagnostics(jsm, ws.tenant, ws.workspace, "src/broken.ts"),
-    (s) => s?.message.version === 2,
-    "the queued diagnostics on the stream after NATS came back",
-  );
-  expect(stored?.message).toMatchObject({
+  const stored = await waitFor("the queued diagnostics on the stream after NATS came back", async () => {
+    const found = await storedDiagnostics(jsm, ws.tenant, ws.workspace, "src/broken.ts");
+    return found?.message.version === 2 ? found : undefined;
+  });
+  expect(stored.message).toMatchObject({
     version: 2,
     contentSha256: sha256("src/broken.ts"),
     diagnostics: [{ code: "2322", range: { start: { line: 1, column: 14 } } }],
   });
-  expect(stored!.message.epoch).toBeGreaterThan(0);
-  await waitFor(
-    () => bus.pendingDiagnostics,
-    (n) => n === 0,
-    "an empty retry queue",
-  );
+  expect(stored.message.epoch).toBeGreaterThan(0);
+  await waitFor("an empty retry queue", () => bus.pendingDiagnostics === 0);
   // The heartbeat resumes too.
   const kv = await registry();
-  await waitFor(
-    () => entryOf(kv),
-    (e) => e !== undefined && isLive(e),
-    "a live entry after the outage",
-  );
+  await waitFor("a live entry after the outage", async () => {
+    const entry = await entryOf(kv);
+    return entry !== undefined && isLive(entry);
+  });
 });
 
 test("a clean close removes the registry entry and reports the session stopped", async () => {
@@ -198,9 +188,8 @@ test("a clean close removes the registry entry and reports the session stopped",
   const kv = await registry();
   expect(await entryOf(kv)).toBeUndefined();
   await waitFor(
-    () => statuses.filter((s) => s.runner === RUNNER_ID).at(-1)?.state,
-    (state) => state === "stopped",
     "a stopped status event",
+    () => statuses.filter((s) => s.runner === RUNNER_ID).at(-1)?.state === "stopped",
   );
   for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
 });

@@ -10,31 +10,19 @@ import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import { createClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
-import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
+import { fixtureWorkspace, waitFor } from "@lspmesh/test-kit";
 import { service as healthService } from "grpc-health-check";
 import { afterEach, expect, test } from "vitest";
 import { Message } from "vscode-jsonrpc";
-import {
-  LanguageRegistry,
-  type RunnerServer,
-  SingleWorkspaceLocator,
-  startRunnerServer,
-  typescriptLanguage,
-} from "./runnerInternals.js";
-import { eventually, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
+import { LanguageRegistry, typescriptLanguage } from "./runnerInternals.js";
+import { startFixtureRunner, ws } from "./support/fixtureRunner.js";
+import { processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
 
-const ws = { tenant: "local", workspace: "default" };
 const cleanup: Array<() => unknown> = [];
 
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
-
-function fixture(): FixtureWorkspace {
-  const workspace = fixtureWorkspace("typescript-basic");
-  cleanup.push(() => workspace[Symbol.dispose]());
-  return workspace;
-}
 
 function runnerClient(address: string): ServiceClient<typeof Runner.method> {
   const client = createClient(Runner, address);
@@ -57,17 +45,14 @@ const commandOf = (pid: number) => {
 };
 
 test("close(): health NOT_SERVING first, the call under way finishes with its answer, then every server stops", async () => {
-  const workspace = fixture();
   const sent: Message[] = [];
-  const runner: RunnerServer = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(workspace.dir, ws.tenant, ws.workspace),
+  await using env = await startFixtureRunner({
+    fixture: "typescript-basic",
     // Waiting for pushed diagnostics keeps the call under way for a while (a pull answers at once).
     languages: new LanguageRegistry([{ ...typescriptLanguage(), diagnosticsPull: undefined }]),
     onServerMessage: ({ message }) => sent.push(message),
   });
-  cleanup.push(() => runner.close());
-  const client = runnerClient(runner.address);
+  const { runner, client } = env;
   expect((await hoverMain(client)).contents).toContain("PoliteGreeter");
   const [pid] = await runner.sessions.pids();
 
@@ -83,16 +68,16 @@ test("close(): health NOT_SERVING first, the call under way finishes with its an
     // A watch is a call under way too: end it once it has told us what we came for.
     if (status === "NOT_SERVING") watch.cancel();
   });
-  await eventually("the health watch to report SERVING", async () => (statuses.includes("SERVING") ? true : undefined));
+  await waitFor("the health watch to report SERVING", () => statuses.includes("SERVING"));
 
   // A call under way when close() begins: diagnostics waiting for the server's answer to an edit.
-  writeFileSync(join(workspace.dir, "src/broken.ts"), 'export const flag: boolean = "no";\n');
+  writeFileSync(join(env.dir, "src/broken.ts"), 'export const flag: boolean = "no";\n');
   const inFlight = client.diagnostics({ workspace: ws, files: ["src/broken.ts"], waitMs: 15_000 });
   const syncsBroken = (m: Message) =>
     Message.isNotification(m) &&
     (m.method === "textDocument/didOpen" || m.method === "textDocument/didChange") &&
     JSON.stringify(m.params).includes("/src/broken.ts");
-  await eventually("the file to reach the server", async () => (sent.some(syncsBroken) ? true : undefined));
+  await waitFor("the file to reach the server", () => sent.some(syncsBroken));
   const closing = runner.close(20_000);
 
   const answer = await inFlight;
@@ -100,20 +85,20 @@ test("close(): health NOT_SERVING first, the call under way finishes with its an
   expect(answer.files[0]?.diagnostics.map((d) => [d.code, d.range?.start?.line, d.range?.start?.column])).toEqual([
     ["2322", 1, 14],
   ]);
-  await eventually("the health watch to report NOT_SERVING", async () =>
-    statuses.includes("NOT_SERVING") ? true : undefined,
-  );
+  await waitFor("the health watch to report NOT_SERVING", () => statuses.includes("NOT_SERVING"));
   expect(statuses).toEqual(["SERVING", "NOT_SERVING"]);
   const refused = (await hoverMain(client).catch((error: ServiceError) => error)) as ServiceError;
   expect(refused).toBeInstanceOf(Error);
 
   await closing;
   expect(await processesInTheseGroups([pid!])).toEqual([]);
-  expect(await processesWorkingIn(workspace.dir)).toEqual([]);
+  expect(await processesWorkingIn(env.dir)).toEqual([]);
 });
 
 test("a runner killed with SIGKILL leaves no language-server process behind", async () => {
-  const workspace = fixture();
+  // The runner under test is a child process (it is killed): its own construction, in childRunner.mjs.
+  const workspace = fixtureWorkspace("typescript-basic");
+  cleanup.push(() => workspace[Symbol.dispose]());
   writeFileSync(join(workspace.dir, "main.stub"), "stub\n");
   const script = fileURLToPath(new URL("./support/childRunner.mjs", import.meta.url));
   const child = spawn(process.execPath, [script, workspace.dir], { stdio: ["ignore", "pipe", "inherit"] });
@@ -130,7 +115,7 @@ test("a runner killed with SIGKILL leaves no language-server process behind", as
   const stubborn = client
     .hover({ workspace: ws, at: { file: "main.stub", target: { case: "position", value: { line: 1, column: 1 } } } })
     .catch((error: ServiceError) => error);
-  const servers = await eventually("both servers and the stubborn one's child to run", async () => {
+  const servers = await waitFor("both servers and the stubborn one's child to run", async () => {
     const pids = await processesWorkingIn(workspace.dir);
     const names = pids.map(commandOf);
     return names.includes("sleep") && names.filter((n) => n === "node").length >= 2 ? pids : undefined;
@@ -144,10 +129,12 @@ test("a runner killed with SIGKILL leaves no language-server process behind", as
   const remaining = async () => [
     ...new Set([...(await processesWorkingIn(workspace.dir)), ...(await processesInTheseGroups(servers))]),
   ];
-  const left = await eventually(
+  const left = await waitFor(
     "every server process to be gone",
     async () => ((await remaining()).length === 0 ? [] : undefined),
-    10_000,
+    {
+      timeoutMs: 10_000,
+    },
   ).catch(remaining);
   expect(left.map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
 });

@@ -1,40 +1,22 @@
 // The runner's gRPC service against a real typescript-language-server on a fixture workspace.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createClient, GrpcStatus, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
-import { Runner, ServerState } from "@lspmesh/proto";
-import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
+import { GrpcStatus, type ServiceError } from "@lspmesh/grpc";
+import { ServerState } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type RunnerServer, SingleWorkspaceLocator, startRunnerServer } from "./runnerInternals.js";
+import { at, symbol } from "./support/calls.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-const ws = { tenant: "local", workspace: "default" };
-let fixture: FixtureWorkspace;
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
+let env: FixtureRunner;
+let runner: FixtureRunner["runner"];
+let client: FixtureRunner["client"];
 
 beforeAll(async () => {
-  fixture = fixtureWorkspace("typescript-basic");
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(fixture.dir, "local", "default"),
-  });
-  client = createClient(Runner, runner.address);
+  env = await startFixtureRunner({ fixture: "typescript-basic" });
+  ({ runner, client } = env);
 });
 
-afterAll(async () => {
-  client?.close();
-  await runner?.close();
-  fixture?.[Symbol.dispose]();
-});
-
-const at = (file: string, line: number, column: number) => ({
-  file,
-  target: { case: "position" as const, value: { line, column } },
-});
-const symbol = (file: string, name: string, lineHint = 0, occurrence = 0) => ({
-  file,
-  target: { case: "symbol" as const, value: { name, lineHint, occurrence } },
-});
+afterAll(() => env?.close());
 
 describe("answers equal the server's, positions exact", () => {
   test("definition by symbol on a line with CJK and emoji before it", async () => {
@@ -123,13 +105,13 @@ describe("diagnostics", () => {
     ]);
 
     writeFileSync(
-      join(fixture.dir, "src/broken.ts"),
+      join(env.dir, "src/broken.ts"),
       'import { makeGreeting } from "./greeter";\n\nexport const count: number = makeGreeting("typed").length;\n',
     );
     const fixed = await client.diagnostics({ workspace: ws, files: ["src/broken.ts"], waitMs: 10_000 });
     expect(fixed.files[0]).toMatchObject({ fresh: true, version: file.version + 1, diagnostics: [] });
 
-    writeFileSync(join(fixture.dir, "src/broken.ts"), 'export const flag: boolean = "no";\n');
+    writeFileSync(join(env.dir, "src/broken.ts"), 'export const flag: boolean = "no";\n');
     const again = await client.diagnostics({ workspace: ws, files: ["src/broken.ts"], waitMs: 10_000 });
     expect(again.files[0]?.version).toBe(file.version + 2);
     expect(again.files[0]?.diagnostics.map((d) => [d.code, d.range?.start?.line, d.range?.start?.column])).toEqual([
@@ -152,7 +134,7 @@ describe("bad input gets a clear error and a stable code", () => {
       .catch((e: ServiceError) => e)) as ServiceError;
     expect(error.code).toBe(status);
     expect(error.metadata.get("lspmesh-error-code")).toEqual([code]);
-    expect(error.details).not.toContain(fixture.outside);
+    expect(error.details).not.toContain(env.outside!);
   });
 
   test("an unknown symbol and an out-of-range column name the fix", async () => {

@@ -1,35 +1,34 @@
-// Sessions stopped to save resources, against real typescript-language-server processes: 50
-// workspaces on one runner whose servers may use little memory together (least recently used
+// Sessions stopped to save resources, against real typescript-language-server processes: 16
+// workspaces (50 in test:faults) on one runner whose servers may use little memory together (least recently used
 // sessions are stopped), and a session left idle; both come back transparently on their next
 // request, and nothing is left running once the runner stops.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient, type ServiceClient } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
+import { isFaultsTier, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import {
-  type LifecycleEvent,
-  type RunnerServer,
-  startRunnerServer,
-  VolumeWorkspaceLocator,
-} from "./runnerInternals.js";
-import { eventually, groupsGone, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
+import { type LifecycleEvent, VolumeWorkspaceLocator } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner } from "./support/fixtureRunner.js";
+import { groupsGone, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
 
-const WORKSPACES = 50;
+/** 16 in `npm test` (eviction already holds well past the ~2-session budget), 50 in test:faults. */
+const WORKSPACES = isFaultsTier() ? 50 : 16;
 /**
  * About two sessions: each is ~140 MiB resident (typescript-language-server and tsserver) on these
- * workspaces, which skip the standard library (noLib) so that 50 cold starts stay quick.
+ * workspaces, which skip the standard library (noLib) so that the cold starts stay quick.
  */
 const MEMORY_BUDGET_BYTES = 300 * 1024 * 1024;
 /** Requests under way at once. */
 const CONCURRENCY = 2;
+/** Idle timeout of the second test, ms: short, so that the test waits a fraction of a second. */
+const IDLE_TIMEOUT_MS = 300;
 const tenant = "acme";
 const names = Array.from({ length: WORKSPACES }, (_, i) => `w${String(i + 1).padStart(2, "0")}`);
 
 let root: string;
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
+let env: FixtureRunner;
+let runner: FixtureRunner["runner"];
+let client: FixtureRunner["client"];
 const events: LifecycleEvent[] = [];
 
 beforeAll(async () => {
@@ -47,18 +46,16 @@ beforeAll(async () => {
       `import { base${index} } from "./values";\nexport const twice = base${index} * 2;\n`,
     );
   }
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
+  env = await startFixtureRunner({
     locator: new VolumeWorkspaceLocator(root),
     sessionPolicy: { memoryBudgetBytes: MEMORY_BUDGET_BYTES, sweepIntervalMs: 200, evictionGraceMs: 300 },
     onLifecycleEvent: (event) => events.push(event),
   });
-  client = createClient(Runner, runner.address);
+  ({ runner, client } = env);
 });
 
 afterAll(async () => {
-  client?.close();
-  await runner?.close();
+  await env?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
@@ -114,35 +111,27 @@ test(`${WORKSPACES} workspaces under a memory budget: evicted, restarted transpa
 
 test("a session unused for the idle timeout is stopped, and starts again on its next request", async () => {
   const idleEvents: LifecycleEvent[] = [];
-  const idleRunner = await startRunnerServer({
-    listen: "127.0.0.1:0",
+  await using idle = await startFixtureRunner({
     locator: new VolumeWorkspaceLocator(root),
-    sessionPolicy: { idleTimeoutMs: 1_000, sweepIntervalMs: 100 },
+    sessionPolicy: { idleTimeoutMs: IDLE_TIMEOUT_MS, sweepIntervalMs: 50 },
     onLifecycleEvent: (event) => idleEvents.push(event),
   });
-  const idleClient = createClient(Runner, idleRunner.address);
-  try {
-    const definition = (index: number) =>
-      idleClient.findDefinition({
-        workspace: { tenant, workspace: names[index]! },
-        at: {
-          file: "src/main.ts",
-          target: { case: "symbol", value: { name: `base${index}`, lineHint: 2, occurrence: 0 } },
-        },
-      });
-    expect((await definition(2)).locations).toHaveLength(1);
-    const [pid] = await idleRunner.sessions.pids();
-    const stopped = await eventually("the idle session to be stopped", async () =>
-      idleEvents.find((e) => e.kind === "stopped"),
-    );
-    expect(stopped).toMatchObject({ workspace: "w03", reason: "idle", pid });
-    await groupsGone([pid!]);
-    expect(await idleRunner.sessions.pids()).toEqual([]);
+  const { runner: idleRunner, client: idleClient } = idle;
+  const definition = (index: number) =>
+    idleClient.findDefinition({
+      workspace: { tenant, workspace: names[index]! },
+      at: {
+        file: "src/main.ts",
+        target: { case: "symbol", value: { name: `base${index}`, lineHint: 2, occurrence: 0 } },
+      },
+    });
+  expect((await definition(2)).locations).toHaveLength(1);
+  const [pid] = await idleRunner.sessions.pids();
+  const stopped = await waitFor("the idle session to be stopped", () => idleEvents.find((e) => e.kind === "stopped"));
+  expect(stopped).toMatchObject({ workspace: "w03", reason: "idle", pid });
+  await groupsGone([pid!]);
+  expect(await idleRunner.sessions.pids()).toEqual([]);
 
-    expect((await definition(2)).locations.map((l) => l.file)).toEqual(["src/values.ts"]);
-    expect(idleEvents.filter((e) => e.kind === "started")).toHaveLength(2);
-  } finally {
-    idleClient.close();
-    await idleRunner.close();
-  }
+  expect((await definition(2)).locations.map((l) => l.file)).toEqual(["src/values.ts"]);
+  expect(idleEvents.filter((e) => e.kind === "started")).toHaveLength(2);
 });

@@ -3,33 +3,35 @@
 // process left behind once the runner stops.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { createClient, GrpcStatus, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
-import { Runner, ServerState } from "@lspmesh/proto";
-import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
+import { GrpcStatus, type ServiceError } from "@lspmesh/grpc";
+import { ServerState } from "@lspmesh/proto";
+import { type FixtureWorkspace, fixtureWorkspace, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { Message, type NotificationMessage, type RequestMessage } from "vscode-jsonrpc";
 import {
   LanguageRegistry,
   type LanguageServerConfig,
   type LifecycleEvent,
-  type RunnerServer,
-  SingleWorkspaceLocator,
-  startRunnerServer,
   typescriptLanguage,
 } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 import { groupsGone, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
 
-const ws = { tenant: "local", workspace: "default" };
-/** Per-request timeout of the TypeScript server here, ms: short, so a hang is noticed quickly. */
-const REQUEST_TIMEOUT_MS = 8_000;
+/**
+ * Per-request timeout of the TypeScript server here, ms: short, so that the hang below is noticed
+ * quickly, yet over twice what a cold server's first hover takes on a busy 2-core machine (1.6–1.8 s
+ * measured): those requests must not time out.
+ */
+const REQUEST_TIMEOUT_MS = 4_000;
 const PROBE_TIMEOUT_MS = 500;
-const COOL_DOWN_MS = 1_500;
+/** How long a failed server is refused, ms: room for the eleven calls made during it, no more. */
+const COOL_DOWN_MS = 1_000;
 const MAX_OPEN_DOCUMENTS = 2;
 
 let fixture: FixtureWorkspace;
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
+let env: FixtureRunner;
+let runner: FixtureRunner["runner"];
+let client: FixtureRunner["client"];
 const sent: Message[] = [];
 let onSent: ((message: Message) => void) | undefined;
 const events: LifecycleEvent[] = [];
@@ -76,9 +78,9 @@ beforeAll(async () => {
     ],
   };
   writeFileSync(join(fixture.dir, "main.crash"), "crash\n");
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
+  // The workspace is made here: the crashing server's start count is kept beside it.
+  env = await startFixtureRunner({
+    dir: fixture.dir,
     languages: new LanguageRegistry([{ ...typescriptLanguage(), requestTimeoutMs: REQUEST_TIMEOUT_MS }, crashing]),
     sessionPolicy: {
       probeTimeoutMs: PROBE_TIMEOUT_MS,
@@ -86,7 +88,7 @@ beforeAll(async () => {
       // process-tree check (test/faults).
       restartStoppedServers: false,
       maxOpenDocuments: MAX_OPEN_DOCUMENTS,
-      restart: { initialBackoffMs: 50, maxBackoffMs: 400, coolDownMs: COOL_DOWN_MS },
+      restart: { initialBackoffMs: 20, maxBackoffMs: 100, coolDownMs: COOL_DOWN_MS },
     },
     onServerMessage: ({ message }) => {
       sent.push(message);
@@ -97,14 +99,13 @@ beforeAll(async () => {
       if (event.pid !== undefined) groups.add(event.pid);
     },
   });
-  client = createClient(Runner, runner.address);
+  ({ runner, client } = env);
   const first = await hoverMain();
   expect(first.contents).toContain("PoliteGreeter");
 });
 
 afterAll(async () => {
-  client?.close();
-  await runner?.close();
+  await env?.close();
   fixture?.[Symbol.dispose]();
 });
 
@@ -239,9 +240,13 @@ describe("a server that exits at once (crash loop)", () => {
     expect(status).toMatchObject({ state: ServerState.FAILED, restarts: 5 });
     expect(status?.lastError).toBe("exited during start (exit code 3); stderr: fatal: no such toolchain");
 
-    // After the cool-down one more start is tried; it fails, and the session is failed again.
-    await sleep(COOL_DOWN_MS + 100);
-    expect((await fails(hoverCrash())).details).toContain("keeps failing (7 failures");
+    // After the cool-down one more start is tried (until then every request is refused at once,
+    // without a start); it fails, and the session is failed again.
+    const afterCoolDown = await waitFor("the cool-down to end", async () => {
+      const details = (await fails(hoverCrash())).details;
+      return details.includes("keeps failing (6 failures") ? undefined : details;
+    });
+    expect(afterCoolDown).toContain("keeps failing (7 failures");
     expect(spawns()).toBe(7);
     expect((await fails(hoverCrash())).details).toContain("keeps failing (7 failures");
     expect(spawns()).toBe(7);

@@ -5,41 +5,26 @@
 import { mkdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SymbolIndexFileEntry } from "@lspmesh/events";
-import { createClient, type ServiceClient } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
-import { type FixtureWorkspace, fixtureWorkspace } from "@lspmesh/test-kit";
+import { waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  LanguageRegistry,
-  pythonLanguage,
-  type RunnerServer,
-  SingleWorkspaceLocator,
-  startRunnerServer,
-  typescriptLanguage,
-} from "./runnerInternals.js";
+import { LanguageRegistry, pythonLanguage, typescriptLanguage } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-const ws = { tenant: "local", workspace: "default" };
-let fixture: FixtureWorkspace;
-let runner: RunnerServer;
-let client: ServiceClient<typeof Runner.method>;
+let env: FixtureRunner;
+let runner: FixtureRunner["runner"];
+let client: FixtureRunner["client"];
 
 beforeAll(async () => {
-  fixture = fixtureWorkspace("typescript-hono-shape");
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
-    locator: new SingleWorkspaceLocator(fixture.dir, ws.tenant, ws.workspace),
+  env = await startFixtureRunner({
+    fixture: "typescript-hono-shape",
     languages: new LanguageRegistry([typescriptLanguage()]),
     symbolIndex: { workspaces: [ws] },
     watchDebounceMs: 20,
   });
-  client = createClient(Runner, runner.address);
+  ({ runner, client } = env);
 });
 
-afterAll(async () => {
-  client?.close();
-  await runner?.close();
-  fixture?.[Symbol.dispose]();
-});
+afterAll(() => env?.close());
 
 async function stored(): Promise<SymbolIndexFileEntry[]> {
   await runner.symbolIndexer!.settled(ws);
@@ -94,47 +79,45 @@ test("file changes update only the changed files' entries and advance the epoch"
   const before = (await runner.events.symbolIndex.read(ws.tenant, ws.workspace)).meta!;
   expect(before).toMatchObject({ state: "ready", runner: runner.id });
   const untouched = (await runner.events.symbolIndex.read(ws.tenant, ws.workspace)).files.get("src/compose.ts")!;
-  mkdirSync(join(fixture.dir, "src/helper/dev"), { recursive: true });
-  writeFileSync(join(fixture.dir, "src/helper/dev/index.ts"), "export const showRoutes = () => [];\n");
-  writeFileSync(join(fixture.dir, "src/utils/url.ts"), "export const getPathNoStrict = 1;\n");
-  unlinkSync(join(fixture.dir, "src/client/utils.mts"));
-  await expect
-    .poll(async () => (await stored()).find((entry) => entry.file === "src/helper/dev/index.ts")?.symbols[0]?.name)
-    .toBe("showRoutes");
-  await expect
-    .poll(async () =>
-      (await stored()).find((entry) => entry.file === "src/utils/url.ts")?.symbols.map((symbol) => symbol.name),
-    )
-    .toEqual(["getPathNoStrict"]);
-  await expect.poll(async () => (await stored()).some((entry) => entry.file === "src/client/utils.mts")).toBe(false);
+  mkdirSync(join(env.dir, "src/helper/dev"), { recursive: true });
+  writeFileSync(join(env.dir, "src/helper/dev/index.ts"), "export const showRoutes = () => [];\n");
+  writeFileSync(join(env.dir, "src/utils/url.ts"), "export const getPathNoStrict = 1;\n");
+  unlinkSync(join(env.dir, "src/client/utils.mts"));
+  const entryOf = async (file: string) => (await stored()).find((entry) => entry.file === file);
+  await waitFor(
+    "the created file's entry",
+    async () => (await entryOf("src/helper/dev/index.ts"))?.symbols[0]?.name === "showRoutes",
+  );
+  await waitFor("the changed file's entry", async () => {
+    const names = (await entryOf("src/utils/url.ts"))?.symbols.map((symbol) => symbol.name);
+    return JSON.stringify(names) === JSON.stringify(["getPathNoStrict"]);
+  });
+  await waitFor("the deleted file's entry to go", async () => (await entryOf("src/client/utils.mts")) === undefined);
   const after = await runner.events.symbolIndex.read(ws.tenant, ws.workspace);
   expect(after.files.get("src/compose.ts")).toEqual(untouched);
   expect(after.meta!.epoch).toBeGreaterThan(before.epoch);
-  rmSync(join(fixture.dir, "src/helper/dev"), { recursive: true });
-  await expect.poll(async () => (await stored()).some((entry) => entry.file === "src/helper/dev/index.ts")).toBe(false);
+  rmSync(join(env.dir, "src/helper/dev"), { recursive: true });
+  await waitFor(
+    "the removed folder's entry to go",
+    async () => (await entryOf("src/helper/dev/index.ts")) === undefined,
+  );
 });
 
 describe("a language without a syntax source", () => {
-  let python: FixtureWorkspace;
-  let pythonRunner: RunnerServer;
-  let pythonClient: ServiceClient<typeof Runner.method>;
+  let python: FixtureRunner;
+  let pythonRunner: FixtureRunner["runner"];
+  let pythonClient: FixtureRunner["client"];
 
   beforeAll(async () => {
-    python = fixtureWorkspace("python-basic");
-    pythonRunner = await startRunnerServer({
-      listen: "127.0.0.1:0",
-      locator: new SingleWorkspaceLocator(python.dir, ws.tenant, ws.workspace),
+    python = await startFixtureRunner({
+      fixture: "python-basic",
       languages: new LanguageRegistry([pythonLanguage()]),
       symbolIndex: { workspaces: [ws] },
     });
-    pythonClient = createClient(Runner, pythonRunner.address);
+    ({ runner: pythonRunner, client: pythonClient } = python);
   });
 
-  afterAll(async () => {
-    pythonClient?.close();
-    await pythonRunner?.close();
-    python?.[Symbol.dispose]();
-  });
+  afterAll(() => python?.close());
 
   const greeter = async () => {
     await pythonRunner.symbolIndexer!.settled(ws);
@@ -151,7 +134,13 @@ describe("a language without a syntax source", () => {
     // An agent's request starts the server; once it is ready the files are read again from it.
     const outline = await pythonClient.documentSymbols({ workspace: ws, file: "src/main.py" });
     expect(outline.symbols.length).toBeGreaterThan(0);
-    await expect.poll(async () => (await greeter())?.source, { timeout: 60_000 }).toBe("lsp-document-symbol");
+    await waitFor(
+      "greeter.py indexed from documentSymbol",
+      async () => (await greeter())?.source === "lsp-document-symbol",
+      {
+        timeoutMs: 60_000,
+      },
+    );
     const served = await greeter();
     expect(served?.symbols).toEqual(
       expect.arrayContaining([

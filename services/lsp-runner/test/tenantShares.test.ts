@@ -4,18 +4,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient, type ServiceError } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
+import type { ServiceError } from "@lspmesh/grpc";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { detectSandbox } from "../src/lsp/process/sandbox.js";
-import { VolumeWorkspaceLocator } from "../src/workspace/workspaceLocator.js";
-import {
-  defaultLanguages,
-  LanguageRegistry,
-  type LifecycleEvent,
-  type RunnerServer,
-  startRunnerServer,
-} from "./runnerInternals.js";
+import { defaultLanguages, LanguageRegistry, type LifecycleEvent, VolumeWorkspaceLocator } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner } from "./support/fixtureRunner.js";
 
 async function sandboxOrTrust() {
   const found = await detectSandbox();
@@ -23,7 +16,8 @@ async function sandboxOrTrust() {
 }
 
 let root: string;
-let runner: RunnerServer;
+let env: FixtureRunner;
+let runner: FixtureRunner["runner"];
 const lifecycle: LifecycleEvent[] = [];
 
 beforeAll(async () => {
@@ -34,8 +28,7 @@ beforeAll(async () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "main.ts"), `export function ${tenant}${workspace}(): number {\n  return 1;\n}\n`);
   }
-  runner = await startRunnerServer({
-    listen: "127.0.0.1:0",
+  env = await startFixtureRunner({
     locator: new VolumeWorkspaceLocator(root),
     languages: new LanguageRegistry(defaultLanguages().filter((language) => language.id === "typescript")),
     // Servers used within the last minute are never stopped to make room.
@@ -48,45 +41,42 @@ beforeAll(async () => {
     },
     onLifecycleEvent: (event) => lifecycle.push(event),
   });
+  runner = env.runner;
 }, 60_000);
 
 afterAll(async () => {
-  await runner?.close();
+  await env?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
 test("one tenant opening 50 workspaces: 3 servers, then RESOURCE_EXHAUSTED; the other tenant's warm server untouched", async () => {
-  const client = createClient(Runner, runner.address);
-  try {
-    const outline = (tenant: string, workspace: string) =>
-      client.documentSymbols({ workspace: { tenant, workspace }, file: "src/main.ts" }, { timeoutMs: 60_000 });
-    const warm = await outline("globex", "shop");
-    expect(warm.symbols.map((symbol) => symbol.name)).toEqual(["globexshop"]);
-    const [globexPid] = await runner.sessions.pids();
+  const { client } = env;
+  const outline = (tenant: string, workspace: string) =>
+    client.documentSymbols({ workspace: { tenant, workspace }, file: "src/main.ts" }, { timeoutMs: 60_000 });
+  const warm = await outline("globex", "shop");
+  expect(warm.symbols.map((symbol) => symbol.name)).toEqual(["globexshop"]);
+  const [globexPid] = await runner.sessions.pids();
 
-    const outcomes: string[] = [];
-    for (let i = 0; i < 50; i++) {
-      outcomes.push(
-        await outline("acme", `ws${i}`).then(
-          () => "ok",
-          (error: ServiceError) => `${error.metadata.get("lspmesh-error-code")[0]}: ${error.details}`,
-        ),
-      );
-    }
-    expect(outcomes.slice(0, 3)).toEqual(["ok", "ok", "ok"]);
-    expect(new Set(outcomes.slice(3)).size).toBe(1);
-    expect(outcomes[3]).toMatch(
-      /^RESOURCE_EXHAUSTED: this tenant already runs 3 language servers on this runner, its limit \(LSPMESH_TENANT_MAX_SESSIONS=3\)/,
+  const outcomes: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    outcomes.push(
+      await outline("acme", `ws${i}`).then(
+        () => "ok",
+        (error: ServiceError) => `${error.metadata.get("lspmesh-error-code")[0]}: ${error.details}`,
+      ),
     );
-    // The message names no other tenant.
-    expect(outcomes[3]).not.toContain("globex");
-
-    // globex's server is the same process, never stopped, and still answers.
-    expect(await runner.sessions.pids()).toContain(globexPid);
-    expect(lifecycle.filter((event) => event.kind === "stopped" && event.tenant === "globex")).toEqual([]);
-    expect((await outline("globex", "shop")).symbols.map((symbol) => symbol.name)).toEqual(["globexshop"]);
-    expect((await runner.sessions.pids()).length).toBe(4);
-  } finally {
-    client.close();
   }
+  expect(outcomes.slice(0, 3)).toEqual(["ok", "ok", "ok"]);
+  expect(new Set(outcomes.slice(3)).size).toBe(1);
+  expect(outcomes[3]).toMatch(
+    /^RESOURCE_EXHAUSTED: this tenant already runs 3 language servers on this runner, its limit \(LSPMESH_TENANT_MAX_SESSIONS=3\)/,
+  );
+  // The message names no other tenant.
+  expect(outcomes[3]).not.toContain("globex");
+
+  // globex's server is the same process, never stopped, and still answers.
+  expect(await runner.sessions.pids()).toContain(globexPid);
+  expect(lifecycle.filter((event) => event.kind === "stopped" && event.tenant === "globex")).toEqual([]);
+  expect((await outline("globex", "shop")).symbols.map((symbol) => symbol.name)).toEqual(["globexshop"]);
+  expect((await runner.sessions.pids()).length).toBe(4);
 }, 240_000);

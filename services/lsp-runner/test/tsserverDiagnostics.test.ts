@@ -2,21 +2,11 @@
 // typescript-language-server itself pushes for the same files: errors, warnings and suggestion
 // hints, with the same ranges, codes, sources and messages. Two runners on one workspace, one of
 // them configured to wait for pushes only.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { createClient, type ServiceClient } from "@lspmesh/grpc";
-import { type DiagnosticsAnswer, Runner } from "@lspmesh/proto";
+import type { DiagnosticsAnswer } from "@lspmesh/proto";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import {
-  LanguageRegistry,
-  type RunnerServer,
-  SingleWorkspaceLocator,
-  startRunnerServer,
-  typescriptLanguage,
-} from "./runnerInternals.js";
+import { LanguageRegistry, typescriptLanguage } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
-const ws = { tenant: "local", workspace: "default" };
 const FILES: Record<string, string> = {
   "tsconfig.json":
     '{ "compilerOptions": { "strict": true, "target": "ES2022", "noEmit": true }, "include": ["src"] }\n',
@@ -28,31 +18,23 @@ const FILES: Record<string, string> = {
   "src/syntax.ts": "export const broken = (1 + ;\n",
 };
 
-let dir: string;
-const runners: RunnerServer[] = [];
-const clients: Array<ServiceClient<typeof Runner.method>> = [];
+/** Pulling (the default) and push-only, on one folder (the first owns it). */
+let pulling: FixtureRunner;
+let pushOnly: FixtureRunner;
+let clients: Array<FixtureRunner["client"]>;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "lspmesh-tsserver-diagnostics-"));
-  for (const [file, text] of Object.entries(FILES)) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    writeFileSync(join(dir, file), text);
-  }
-  for (const language of [typescriptLanguage(), { ...typescriptLanguage(), diagnosticsPull: undefined }]) {
-    const runner = await startRunnerServer({
-      listen: "127.0.0.1:0",
-      locator: new SingleWorkspaceLocator(dir, ws.tenant, ws.workspace),
-      languages: new LanguageRegistry([language]),
-    });
-    runners.push(runner);
-    clients.push(createClient(Runner, runner.address));
-  }
+  pulling = await startFixtureRunner({ files: FILES, languages: new LanguageRegistry([typescriptLanguage()]) });
+  pushOnly = await startFixtureRunner({
+    dir: pulling.dir,
+    languages: new LanguageRegistry([{ ...typescriptLanguage(), diagnosticsPull: undefined }]),
+  });
+  clients = [pulling.client, pushOnly.client];
 });
 
 afterAll(async () => {
-  for (const client of clients) client.close();
-  await Promise.all(runners.map((runner) => runner.close()));
-  rmSync(dir, { recursive: true, force: true });
+  await pushOnly?.close();
+  await pulling?.close();
 });
 
 const shape = (answer: DiagnosticsAnswer) =>

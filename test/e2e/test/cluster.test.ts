@@ -1,16 +1,14 @@
 // The multi-tenant deployment on loopback, every part a real process: nats-server, three
 // `lspmesh runner`s on one workspaces root, two `lspmesh gateway`s reading the runner registry
-// from NATS KV, two tenants with API keys. Runners are registered in KV by the test on their
-// behalf (TestRegistration) until they register themselves (LSPMESH_NATS_URL, with the id and
-// address the test gives them); from then on the test finds their own entries and uses those.
+// from NATS KV, two tenants with API keys. Runners register themselves (LSPMESH_NATS_URL, with the
+// id and address the test gives them).
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { rankByHrw, sha256Hex } from "@lspmesh/gateway";
+import { rankByHrw } from "@lspmesh/gateway";
 import {
-  eventually,
   fixturePath,
   type GatewayProcess,
   type NatsServer,
@@ -18,7 +16,8 @@ import {
   startGatewayProcess,
   startNatsServer,
   startRunnerProcess,
-  TestRegistration,
+  waitFor,
+  writeTenancyFiles,
 } from "@lspmesh/test-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -34,7 +33,11 @@ type ToolResult = {
 const FIXTURE = fixturePath("typescript-basic");
 const ACME = ["web", "api", "lib", "tools"];
 const GLOBEX = ["shop", "admin"];
-const TOKENS = { acme: "acme-token-0123456789", globex: "globex-token-0123456789" };
+/**
+ * Registry heartbeat of the runners, ms: a killed runner leaves the registry after 3 of them
+ * (the kit's default is 2 000; this suite waits for that once and its workspaces are small).
+ */
+const HEARTBEAT_MS = 1_000;
 const KEY = (workspace: string) => ({ tenant: "acme", workspace, language: "typescript" });
 
 const ISSUER = "https://auth.example.test/";
@@ -44,9 +47,9 @@ let root: string;
 let nats: NatsServer;
 let jwksServer: Server;
 let signJwt: (claims: Record<string, unknown>, expiresIn?: string) => Promise<string>;
-let registration: TestRegistration;
+let tokens: { acme: string; globex: string };
 const runners = new Map<string, RunnerProcess>();
-let gateways: GatewayProcess[] = [];
+const gateways: GatewayProcess[] = [];
 const clients: Array<{ close(): Promise<void> }> = [];
 
 /** Runner ids whose HRW split of acme's workspaces leaves one runner with some but not all. */
@@ -86,26 +89,14 @@ beforeAll(async () => {
   cpSync(FIXTURE, join(workspaces, "acme", "web"), { recursive: true });
   for (const workspace of GLOBEX) cpSync(FIXTURE, join(workspaces, "globex", workspace), { recursive: true });
 
-  const apiKeysFile = join(root, "api-keys.json");
-  writeFileSync(
-    apiKeysFile,
-    JSON.stringify({
-      keys: [
-        { id: "acme-agent", sha256: sha256Hex(TOKENS.acme), tenant: "acme", scopes: ["lsp:read"] },
-        { id: "globex-agent", sha256: sha256Hex(TOKENS.globex), tenant: "globex", scopes: ["lsp:read"] },
-      ],
-    }),
-  );
-  const tenantsFile = join(root, "tenants.json");
-  writeFileSync(
-    tenantsFile,
-    JSON.stringify({
-      tenants: {
-        acme: { workspaces: ACME, limits: { callsPerSecond: 100, concurrentCalls: 32 } },
-        globex: { workspaces: GLOBEX, limits: { callsPerSecond: 2 } },
-      },
-    }),
-  );
+  const tenancy = writeTenancyFiles(root, {
+    tenants: {
+      acme: { workspaces: ACME, limits: { callsPerSecond: 100, concurrentCalls: 32 } },
+      globex: { workspaces: GLOBEX, limits: { callsPerSecond: 2 } },
+    },
+    keys: { acme: { tenant: "acme" }, globex: { tenant: "globex" } },
+  });
+  tokens = tenancy.tokens;
 
   // An identity provider's JWKS, served over HTTP as in production.
   const { publicKey, privateKey } = await generateKeyPair("ES256");
@@ -126,27 +117,25 @@ beforeAll(async () => {
       .sign(privateKey);
 
   nats = await startNatsServer({ secured: { tenants: ["acme", "globex"] } });
-  registration = await TestRegistration.open(nats);
   const ids = runnerIds();
-  const started = await Promise.all(ids.map((id) => startRunnerProcess(workspaces, nats, id)));
-  for (const [index, runner] of started.entries())
-    runners.set(await registration.register(ids[index]!, runner), runner);
-  gateways = await Promise.all(
-    [0, 1].map(() =>
-      startGatewayProcess({
-        natsUrl: nats,
-        apiKeysFile,
-        tenantsFile,
-        jwt: { jwksUrl, issuer: ISSUER, audience: AUDIENCE },
-      }),
-    ),
-  );
+  // Runners and gateways start side by side (a gateway may start before any runner); whatever
+  // started is kept for afterAll even when something else fails.
+  const started = new Map<string, RunnerProcess>();
+  const outcomes = await Promise.allSettled([
+    ...ids.map(async (id) => {
+      started.set(id, await startRunnerProcess(workspaces, nats, id, { heartbeatMs: HEARTBEAT_MS }));
+    }),
+    ...[0, 1].map(async () => {
+      gateways.push(
+        await startGatewayProcess({ natsUrl: nats, ...tenancy, jwt: { jwksUrl, issuer: ISSUER, audience: AUDIENCE } }),
+      );
+    }),
+  ]);
+  for (const id of ids) if (started.has(id)) runners.set(id, started.get(id)!);
+  for (const outcome of outcomes) if (outcome.status === "rejected") throw outcome.reason;
   // Both gateways see all three runners before the tests start.
   for (const gateway of gateways) {
-    await eventually(
-      async () => ((await gateway.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1] === "3" ? true : undefined),
-      "3 live runners",
-    );
+    await waitFor("3 live runners", async () => (await gateway.liveRunners()) === 3);
   }
 }, 120_000);
 
@@ -154,7 +143,6 @@ afterAll(async () => {
   for (const client of clients) await client.close().catch(() => {});
   await Promise.all(gateways.map((gateway) => gateway.stop()));
   await Promise.all([...runners.values()].map((runner) => runner.stop()));
-  await registration?.close();
   await nats?.close();
   jwksServer?.close();
   if (root) rmSync(root, { recursive: true, force: true });
@@ -195,9 +183,9 @@ function hrwOrder(workspace: string, ids = [...runners.keys()]): string[] {
 describe("tenancy", () => {
   test("each tenant sees only its workspaces, through either gateway", async () => {
     for (const gateway of gateways) {
-      const acme = await call(await client(gateway, TOKENS.acme), "workspace_status", {});
+      const acme = await call(await client(gateway, tokens.acme), "workspace_status", {});
       expect(acme.structuredContent?.workspaces).toEqual([...ACME].sort());
-      const globex = await call(await client(gateway, TOKENS.globex), "workspace_status", {});
+      const globex = await call(await client(gateway, tokens.globex), "workspace_status", {});
       expect(globex.structuredContent?.workspaces).toEqual([...GLOBEX].sort());
     }
   });
@@ -234,7 +222,7 @@ describe("tenancy", () => {
   });
 
   test("cross-tenant ids, path tricks and forged names fail exactly like missing workspaces", async () => {
-    const acme = await client(gateways[0]!, TOKENS.acme);
+    const acme = await client(gateways[0]!, tokens.acme);
     const hover = (workspace: string) => call(acme, "hover", { workspace, file: "src/main.ts", line: 1, column: 1 });
     const missing = text(await hover("nowhere"));
     expect(missing).toMatch(/^NOT_FOUND: unknown workspace 'nowhere'/);
@@ -257,7 +245,7 @@ describe("tenancy", () => {
 });
 
 test("both gateways route a workspace to the same runner, the HRW first", async () => {
-  const [a, b] = [await client(gateways[0]!, TOKENS.acme), await client(gateways[1]!, TOKENS.acme)];
+  const [a, b] = [await client(gateways[0]!, tokens.acme), await client(gateways[1]!, tokens.acme)];
   const args = { workspace: "web", file: "src/main.ts", symbol: "PoliteGreeter", line: 3 };
   expect(text(await call(a, "find_definition", args))).toContain("src/greeter.ts:7:14");
   expect(text(await call(b, "find_definition", args))).toContain("src/greeter.ts:7:14");
@@ -265,8 +253,8 @@ test("both gateways route a workspace to the same runner, the HRW first", async 
 });
 
 test("a rate-limited tenant gets RATE_LIMITED while the other is unaffected", async () => {
-  const globex = await client(gateways[0]!, TOKENS.globex);
-  const acme = await client(gateways[0]!, TOKENS.acme);
+  const globex = await client(gateways[0]!, tokens.globex);
+  const acme = await client(gateways[0]!, tokens.acme);
   const [globexResults, acmeResults] = await Promise.all([
     Promise.all(Array.from({ length: 8 }, () => call(globex, "workspace_status", {}))),
     Promise.all(Array.from({ length: 8 }, () => call(acme, "workspace_status", {}))),
@@ -282,15 +270,15 @@ describe("search across workspaces and runner failure", () => {
   let victim: string;
 
   test("search_symbols merges and ranks results from every workspace", async () => {
-    const acme = await client(gateways[0]!, TOKENS.acme);
+    const acme = await client(gateways[0]!, tokens.acme);
     // Cold language servers may miss the search deadline: such answers are partial, so retry.
-    const answer = await eventually(
+    const answer = await waitFor(
+      "a complete search",
       async () => {
         const result = await call(acme, "search_symbols", { query: "Widget" });
-        return result.structuredContent?.partial === false ? result : undefined;
+        return result.structuredContent?.partial === false && result;
       },
-      "a complete search",
-      90_000,
+      { timeoutMs: 90_000 },
     );
     const symbols = answer.structuredContent!.symbols as Array<{ name: string; kind: string; workspace: string }>;
     const classes = symbols.slice(0, 4);
@@ -315,7 +303,7 @@ describe("search across workspaces and runner failure", () => {
     })!;
     await runners.get(victim)!.kill();
 
-    const acme = await client(gateways[1]!, TOKENS.acme);
+    const acme = await client(gateways[1]!, tokens.acme);
     const answer = await call(acme, "search_symbols", { query: "Widget" });
     const structured = answer.structuredContent as {
       partial: boolean;
@@ -336,7 +324,7 @@ describe("search across workspaces and runner failure", () => {
     const workspace = ACME.find((w) => hrwOrder(w)[0] === victim)!;
     const next = hrwOrder(workspace).find((id) => id !== victim)!;
     for (const gateway of gateways) {
-      const acme = await client(gateway, TOKENS.acme);
+      const acme = await client(gateway, tokens.acme);
       const result = await call(acme, "document_symbols", { workspace, file: "src/index.ts" });
       expect(result.isError, text(result)).toBeFalsy();
       expect(text(result)).toContain(`Widget${pascal(workspace)}`);
@@ -344,21 +332,17 @@ describe("search across workspaces and runner failure", () => {
     expect(await holders(workspace)).toEqual([next]);
 
     // Without heartbeats the registry drops it after 3 heartbeat periods; both gateways agree.
-    registration.stopHeartbeat(victim);
     for (const gateway of gateways) {
-      await eventually(
-        async () => ((await gateway.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1] === "2" ? true : undefined),
-        "the dead runner to leave the registry",
-      );
+      await waitFor("the dead runner to leave the registry", async () => (await gateway.liveRunners()) === 2);
     }
-    const acme = await client(gateways[1]!, TOKENS.acme);
-    const again = await eventually(
+    const acme = await client(gateways[1]!, tokens.acme);
+    const again = await waitFor(
+      "a complete search again",
       async () => {
         const result = await call(acme, "search_symbols", { query: "Widget" });
-        return result.structuredContent?.partial === false ? result : undefined;
+        return result.structuredContent?.partial === false && result;
       },
-      "a complete search again",
-      90_000,
+      { timeoutMs: 90_000 },
     );
     const workspaces = (again.structuredContent!.symbols as Array<{ workspace: string }>).map((s) => s.workspace);
     expect(new Set(workspaces)).toEqual(new Set(ACME));

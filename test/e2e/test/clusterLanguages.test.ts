@@ -8,9 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sha256Hex } from "@lspmesh/gateway";
 import {
-  eventually,
   fixturePath,
   type GatewayProcess,
   type NatsServer,
@@ -18,6 +16,8 @@ import {
   startGatewayProcess,
   startNatsServer,
   startRunnerProcess,
+  waitFor,
+  writeTenancyFiles,
 } from "@lspmesh/test-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -28,7 +28,6 @@ type ToolResult = {
   structuredContent?: Record<string, unknown>;
 };
 
-const TOKEN = "acme-token-0123456789";
 const BUILT_INS_OFF = Object.fromEntries(
   ["typescript", "python", "go", "cpp", "rust"].map((id) => [id, { enabled: false }]),
 );
@@ -54,13 +53,10 @@ beforeAll(async () => {
   );
   writeFileSync(join(mixed, "notes.txt"), "not code\n");
 
-  const apiKeysFile = join(root, "api-keys.json");
-  writeFileSync(
-    apiKeysFile,
-    JSON.stringify({ keys: [{ id: "acme-agent", sha256: sha256Hex(TOKEN), tenant: "acme", scopes: ["lsp:read"] }] }),
-  );
-  const tenantsFile = join(root, "tenants.json");
-  writeFileSync(tenantsFile, JSON.stringify({ tenants: { acme: { workspaces: ["mixed"] } } }));
+  const tenancy = writeTenancyFiles(root, {
+    tenants: { acme: { workspaces: ["mixed"] } },
+    keys: { "acme-agent": { tenant: "acme" } },
+  });
 
   nats = await startNatsServer({ secured: { tenants: ["acme"] } });
   const pyright = createRequire(import.meta.url).resolve("pyright/langserver.index.js");
@@ -84,14 +80,13 @@ beforeAll(async () => {
       },
     }),
   ]);
-  gateway = await startGatewayProcess({ natsUrl: nats, apiKeysFile, tenantsFile });
-  await eventually(
-    async () => ((await gateway.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1] === "2" ? true : undefined),
-    "2 live runners",
-  );
+  gateway = await startGatewayProcess({ natsUrl: nats, ...tenancy });
+  await waitFor("2 live runners", async () => (await gateway.liveRunners()) === 2);
   client = new Client({ name: "cluster-languages-test", version: "1.0.0" });
   await client.connect(
-    new StreamableHTTPClientTransport(gateway.url, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+    new StreamableHTTPClientTransport(gateway.url, {
+      requestInit: { headers: { authorization: `Bearer ${tenancy.tokens["acme-agent"]}` } },
+    }),
   );
 }, 120_000);
 

@@ -9,24 +9,37 @@
 // tenant's folder (as separate pods mounting only their tenant's volume would; emulated by running
 // each runner under bubblewrap with the other tenant's folder hidden).
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  lchownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sha256Hex } from "@lspmesh/gateway";
+import { landlockAbi } from "@lspmesh/lsp-runner";
 import {
-  eventually,
   type GatewayProcess,
   type NatsServer,
+  needs,
   type RunnerProcess,
+  type RunnerProcessOptions,
   startGatewayProcess,
   startNatsServer,
   startRunnerProcess,
+  waitFor,
+  writeTenancyFiles,
 } from "@lspmesh/test-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 const CANARY = `GLOBEX-CANARY-${randomBytes(6).toString("hex")}`;
-const ACME_TOKEN = "acme-token-0123456789abcdef";
 const LANGUAGES = {
   languages: Object.fromEntries(["go", "cpp", "rust"].map((id) => [id, { enabled: false }])),
 };
@@ -109,11 +122,24 @@ function writeWorkspaces(acmeRoot: string, globexRoot: string): { acme: string; 
 
 interface Deployment {
   gateway: GatewayProcess;
+  /** Acme's API key (read and write). */
+  token: string;
   globexDir: string;
   close(): Promise<void>;
 }
 
-type Mode = "sandboxed-shared" | "pinned-unsandboxed" | "control-unsandboxed-shared";
+type Mode = "sandboxed-shared" | "workers-landlock" | "pinned-unsandboxed" | "control-unsandboxed-shared";
+
+/** As root, Landlock alone does not scope /proc/<pid>/environ: workers then run as nobody. */
+const WORKER_USER = { uid: 65534, gid: 65534 };
+const asRoot = process.getuid?.() === 0;
+
+function chownTree(dir: string): void {
+  chownSync(dir, WORKER_USER.uid, WORKER_USER.gid);
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    lchownSync(join(entry.parentPath, entry.name), WORKER_USER.uid, WORKER_USER.gid);
+  }
+}
 
 async function deploy(mode: Mode): Promise<Deployment> {
   const base = mkdtempSync(join(tmpdir(), `lspmesh-xtenant-${mode}-`));
@@ -122,28 +148,23 @@ async function deploy(mode: Mode): Promise<Deployment> {
   const acmeRoot = join(base, shared ? "workspaces" : "acme-volume");
   const globexRoot = join(base, shared ? "workspaces" : "globex-volume");
   const { globex } = writeWorkspaces(acmeRoot, globexRoot);
-  const apiKeysFile = join(base, "api-keys.json");
-  writeFileSync(
-    apiKeysFile,
-    JSON.stringify({
-      keys: [{ id: "acme", sha256: sha256Hex(ACME_TOKEN), tenant: "acme", scopes: ["lsp:read", "lsp:write"] }],
-    }),
-  );
-  const tenantsFile = join(base, "tenants.json");
-  writeFileSync(
-    tenantsFile,
-    JSON.stringify({
-      tenants: {
-        acme: { workspaces: ["web"], limits: { callsPerSecond: 1000, concurrentCalls: 32 } },
-        globex: { workspaces: ["shop"] },
-      },
-    }),
-  );
+  if (mode === "workers-landlock" && asRoot) {
+    chmodSync(base, 0o755);
+    for (const tenant of ["acme", "globex"]) chownTree(join(acmeRoot, tenant));
+  }
+  const tenancy = writeTenancyFiles(base, {
+    tenants: {
+      acme: { workspaces: ["web"], limits: { callsPerSecond: 1000, concurrentCalls: 32 } },
+      globex: { workspaces: ["shop"] },
+    },
+    keys: { acme: { tenant: "acme", scopes: ["lsp:read", "lsp:write"] } },
+  });
   const nats: NatsServer = await startNatsServer({
     secured: {
       tenants: ["acme", "globex"],
       runners: [
         { id: "shared-0" },
+        { id: "workers-0" },
         { id: "trusting-0" },
         { id: "acme-0", tenants: ["acme"] },
         { id: "globex-0", tenants: ["globex"] },
@@ -158,48 +179,76 @@ async function deploy(mode: Mode): Promise<Deployment> {
     await nats.close();
     rmSync(base, { recursive: true, force: true });
   };
-  try {
-    if (mode === "control-unsandboxed-shared") {
-      // What the two deployments guard against: no sandbox, one root, the tenants declared to
-      // trust each other (so the runner holds both).
-      runners.push(
-        await startRunnerProcess(acmeRoot, nats, "trusting-0", {
+  // The runners of each mode: workspaces root, id, options.
+  const runnerSpecs: Record<Mode, Array<[string, string, RunnerProcessOptions]>> = {
+    // What the two deployments guard against: no sandbox, one root, the tenants declared to trust
+    // each other (so the runner holds both).
+    "control-unsandboxed-shared": [
+      [
+        acmeRoot,
+        "trusting-0",
+        {
           languages: LANGUAGES,
           tenants: ["acme", "globex"],
-          env: { LSPMESH_SANDBOX: "none" },
-        }),
-      );
-    } else if (mode === "sandboxed-shared") {
-      runners.push(
-        await startRunnerProcess(acmeRoot, nats, "shared-0", {
+          env: { LSPMESH_SANDBOX: "none", LSPMESH_WORKERS: "off" },
+        },
+      ],
+    ],
+    // The default: one worker per tenant, Landlock inside bubblewrap.
+    "sandboxed-shared": [[acmeRoot, "shared-0", { languages: LANGUAGES, env: { LSPMESH_SANDBOX: "bwrap" } }]],
+    // What a Pod Security "restricted" pod can do: Landlock alone.
+    "workers-landlock": [
+      [
+        acmeRoot,
+        "workers-0",
+        {
           languages: LANGUAGES,
-          env: { LSPMESH_SANDBOX: "bwrap" },
-        }),
-      );
-    } else {
-      runners.push(
-        await startRunnerProcess(acmeRoot, nats, "acme-0", {
+          env: {
+            LSPMESH_SANDBOX: "none",
+            ...(asRoot ? { LSPMESH_WORKER_USER: `${WORKER_USER.uid}:${WORKER_USER.gid}` } : {}),
+          },
+        },
+      ],
+    ],
+    "pinned-unsandboxed": [
+      [
+        acmeRoot,
+        "acme-0",
+        {
           languages: LANGUAGES,
           tenants: ["acme"],
-          env: { LSPMESH_SANDBOX: "none" },
+          env: { LSPMESH_SANDBOX: "none", LSPMESH_WORKERS: "off" },
           hide: [globexRoot],
-        }),
-        await startRunnerProcess(globexRoot, nats, "globex-0", {
+        },
+      ],
+      [
+        globexRoot,
+        "globex-0",
+        {
           languages: LANGUAGES,
           tenants: ["globex"],
-          env: { LSPMESH_SANDBOX: "none" },
+          env: { LSPMESH_SANDBOX: "none", LSPMESH_WORKERS: "off" },
           hide: [acmeRoot],
-        }),
-      );
-    }
-    gateway = await startGatewayProcess({ natsUrl: nats, apiKeysFile, tenantsFile });
-    const at = gateway;
-    await eventually(
-      async () =>
-        Number((await at.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1]) === runners.length ? true : undefined,
-      "live runners",
-    );
-    return { gateway, globexDir: globex, close };
+        },
+      ],
+    ],
+  };
+  const specs = runnerSpecs[mode];
+  try {
+    // Every process at once (a gateway may start before its runners); each one started is kept
+    // for close() even when another fails.
+    const started = await Promise.allSettled([
+      startGatewayProcess({ natsUrl: nats, ...tenancy }).then((started) => {
+        gateway = started;
+      }),
+      ...specs.map(([root, id, options]) =>
+        startRunnerProcess(root, nats, id, options).then((runner) => void runners.push(runner)),
+      ),
+    ]);
+    for (const outcome of started) if (outcome.status === "rejected") throw outcome.reason;
+    const at = gateway!;
+    await waitFor("live runners", async () => (await at.liveRunners()) === specs.length);
+    return { gateway: at, token: tenancy.tokens.acme, globexDir: globex, close };
   } catch (error) {
     await close();
     throw error;
@@ -292,19 +341,19 @@ describe("control: one unsandboxed runner holding both tenants", () => {
     try {
       await client.connect(
         new StreamableHTTPClientTransport(deployment.gateway.url, {
-          requestInit: { headers: { authorization: `Bearer ${ACME_TOKEN}` } },
+          requestInit: { headers: { authorization: `Bearer ${deployment.token}` } },
         }),
       );
-      const leaked = await eventually(
+      const leaked = await waitFor(
+        "the canary in hover",
         async () => {
           const hover = (await client.callTool({
             name: "hover",
             arguments: { workspace: "web", file: "src/absImport.ts", symbol: "secret", line: 2 },
           })) as ToolResult;
-          return JSON.stringify(hover).includes(CANARY) ? true : undefined;
+          return JSON.stringify(hover).includes(CANARY);
         },
-        "the canary in hover",
-        90_000,
+        { timeoutMs: 90_000 },
       );
       expect(leaked).toBe(true);
     } finally {
@@ -314,7 +363,17 @@ describe("control: one unsandboxed runner holding both tenants", () => {
   }, 180_000);
 });
 
-describe.each(["sandboxed-shared", "pinned-unsandboxed"] as const)("%s", (mode) => {
+// Landlock-confined tenant workers alone (what a "restricted" pod runs), where the kernel has
+// Landlock; and, where bubblewrap works, workers inside bubblewrap (the default there) and pinned
+// runners (bubblewrap hides the other tenant's volume, as its own pod would). The control above
+// runs without either.
+const MODES = [
+  ...(landlockAbi() > 0 ? (["workers-landlock"] as const) : []),
+  ...(needs("bubblewrap", "crossTenant (sandboxed and pinned runners)")
+    ? (["sandboxed-shared", "pinned-unsandboxed"] as const)
+    : []),
+];
+describe.each(MODES)("%s", (mode) => {
   let deployment: Deployment;
   let client: Client;
 
@@ -323,7 +382,7 @@ describe.each(["sandboxed-shared", "pinned-unsandboxed"] as const)("%s", (mode) 
     client = new Client({ name: "cross-tenant", version: "1.0.0" });
     await client.connect(
       new StreamableHTTPClientTransport(deployment.gateway.url, {
-        requestInit: { headers: { authorization: `Bearer ${ACME_TOKEN}` } },
+        requestInit: { headers: { authorization: `Bearer ${deployment.token}` } },
       }),
     );
   }, 120_000);
@@ -340,16 +399,16 @@ describe.each(["sandboxed-shared", "pinned-unsandboxed"] as const)("%s", (mode) 
       ["src/shapes.ts", "Square", 2],
       ["leak.py", "value", 3],
     ] as const) {
-      await eventually(
+      await waitFor(
+        `a complete answer in ${file}`,
         async () => {
           const hover = (await client.callTool({
             name: "hover",
             arguments: { workspace: "web", file, symbol, line },
           })) as ToolResult & { structuredContent?: { partial?: boolean } };
-          return !hover.isError && hover.structuredContent?.partial === false ? true : undefined;
+          return !hover.isError && hover.structuredContent?.partial === false;
         },
-        `a complete answer in ${file}`,
-        90_000,
+        { timeoutMs: 90_000 },
       );
     }
     const leaks: string[] = [];

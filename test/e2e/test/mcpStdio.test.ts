@@ -1,7 +1,14 @@
 // `lspmesh mcp` as a desktop agent starts it: a child process speaking MCP on stdin/stdout.
 // Embedded (runner in the process) and proxying to a gateway (here a `lspmesh serve`).
 import { fileURLToPath } from "node:url";
-import { descendantPids, type FixtureWorkspace, fixtureWorkspace, isRunning, startServe } from "@lspmesh/test-kit";
+import {
+  descendantPids,
+  type FixtureWorkspace,
+  fixtureWorkspace,
+  isRunning,
+  startServe,
+  waitFor,
+} from "@lspmesh/test-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -44,10 +51,7 @@ test("embedded: tools over stdio, and closing stdin stops every language server"
   } finally {
     await client.close();
   }
-  for (let i = 0; i < 100 && (isRunning(pid) || children.some(isRunning)); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  expect(isRunning(pid)).toBe(false);
-  expect(children.filter(isRunning)).toEqual([]);
+  await waitFor("lspmesh mcp and its language servers to exit", () => !isRunning(pid) && !children.some(isRunning));
 });
 
 test("proxy: forwards tools to a gateway with the token from the environment", async () => {

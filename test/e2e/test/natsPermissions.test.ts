@@ -18,12 +18,13 @@ import {
 } from "@lspmesh/events";
 import {
   clusterRunnerClient,
-  eventually,
   fixturePath,
   type NatsServer,
+  needs,
   type RunnerProcess,
   startNatsServer,
   startRunnerProcess,
+  waitFor,
 } from "@lspmesh/test-kit";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
@@ -61,52 +62,12 @@ async function readDiagnostics(nc: NatsConnection, tenant: string): Promise<Diag
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "lspmesh-nats-permissions-"));
-  const workspaces = join(root, "workspaces");
-  for (const [tenant, workspace] of [
-    ["acme", "web"],
-    ["globex", "shop"],
-  ] as const) {
-    mkdirSync(join(workspaces, tenant), { recursive: true });
-    cpSync(fixturePath("typescript-basic"), join(workspaces, tenant, workspace), { recursive: true });
-    writeFileSync(
-      join(workspaces, tenant, workspace, "src/canary.ts"),
-      `export const canary: number = "${tenant.toUpperCase()}-CANARY";\n`,
-    );
-  }
   nats = await startNatsServer({ secured: { tenants: ["acme", "globex"] } });
-  runner = await startRunnerProcess(workspaces, nats, "r1");
-  // Diagnostics for both tenants' canary files reach the stream.
-  const client = clusterRunnerClient(runner.address);
-  try {
-    for (const [tenant, workspace] of [
-      ["acme", "web"],
-      ["globex", "shop"],
-    ] as const) {
-      await client.diagnostics(
-        { workspace: { tenant, workspace }, files: ["src/canary.ts"], waitMs: 20_000 },
-        { timeoutMs: 60_000 },
-      );
-    }
-  } finally {
-    client.close();
-  }
-  const admin = await as(NATS_USERS.admin);
-  await eventually(async () => {
-    const info = await (await jetstreamManager(admin)).streams.info(DIAGNOSTICS_STREAM, { subjects_filter: ">" });
-    const subjects = Object.keys(info.state.subjects ?? {});
-    return subjects.some((s) => s.startsWith("lspmesh.diag.acme.")) &&
-      subjects.some((s) => s.startsWith("lspmesh.diag.globex."))
-      ? true
-      : undefined;
-  }, "both tenants' diagnostics on the stream");
-}, 120_000);
+});
 
 afterAll(async () => {
   for (const nc of connections) await nc.close().catch(() => {});
-  await runner?.stop();
   await nats?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
 });
 
 describe("without credentials", () => {
@@ -124,92 +85,138 @@ describe("without credentials", () => {
   });
 });
 
-describe("a tenant's subscriber identity", () => {
-  test("reads its own tenant's diagnostics (positive control)", async () => {
-    const acme = await as(NATS_USERS.ci("acme"));
-    const messages = await readDiagnostics(acme, "acme");
-    expect(messages.map((message) => message.tenant)).toContain("acme");
-    expect(JSON.stringify(messages)).toContain("canary.ts");
-    expect(JSON.stringify(messages)).not.toContain("globex");
-  });
-
-  test("cannot read another tenant's diagnostics, the unfiltered stream, or its subject list", async () => {
-    const acme = await as(NATS_USERS.ci("acme"));
-    await expect(readDiagnostics(acme, "globex")).rejects.toThrow(/permission/i);
-    await expect(
-      jetstream(acme)
-        .consumers.get(DIAGNOSTICS_STREAM, { deliver_policy: DeliverPolicy.LastPerSubject })
-        .then((c) => c.info()),
-    ).rejects.toThrow(/permission/i);
-    await expect(
-      (await jetstreamManager(acme)).streams.info(DIAGNOSTICS_STREAM, { subjects_filter: ">" }),
-    ).rejects.toThrow(/permission/i);
-    // A plain subscription to another tenant's live subjects is refused by the server too.
-    const violations: string[] = [];
-    const watcher = await as(NATS_USERS.ci("acme"));
-    void (async () => {
-      for await (const status of watcher.status()) if (status.type === "error") violations.push(String(status.error));
-    })();
-    const sub = watcher.subscribe(diagnosticsWildcard("globex"));
-    await watcher.flush();
-    await eventually(
-      async () => (violations.some((v) => /permission/i.test(v)) ? true : undefined),
-      "a permissions violation",
-    );
-    sub.unsubscribe();
-  });
-
-  test("cannot publish forged diagnostics, not even for itself, nor write the registry", async () => {
-    const acme = await as(NATS_USERS.ci("acme"));
-    const forged = encodeJson({ tenant: "acme", workspace: "web", file: "src/forged.ts", diagnostics: [] });
-    await expect(jetstream(acme, { timeout: 3_000 }).publish("lspmesh.diag.acme.web.forged", forged)).rejects.toThrow(
-      /permission/i,
-    );
-    await expect(
-      acme.request(`$KV.${RUNNER_REGISTRY_BUCKET}.evil`, encodeJson({ id: "evil", address: "6.6.6.6:1" }), {
-        timeout: 3_000,
-      }),
-    ).rejects.toThrow(/permission/i);
-  });
-});
-
-describe("a tenant's writer identity", () => {
-  test("announces file changes for its own tenant and hears the runner's answer, never for another tenant", async () => {
-    const writer = await as(NATS_USERS.writer("acme"));
-    const announce = (tenant: string, workspace: string) =>
-      writer.request(
-        fileEventsSubject(tenant, workspace),
-        encodeJson({ v: 1, changes: [{ file: "src/canary.ts", kind: "changed" }] }),
-        { timeout: 10_000 },
+// A runner holding both tenants' sessions at once runs their language servers sandboxed (the
+// default where bubblewrap works); without it, it would serve one tenant at a time.
+describe.skipIf(!needs("bubblewrap", "natsPermissions (a runner serving two tenants)"))("with a runner", () => {
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "lspmesh-nats-permissions-"));
+    const workspaces = join(root, "workspaces");
+    for (const [tenant, workspace] of [
+      ["acme", "web"],
+      ["globex", "shop"],
+    ] as const) {
+      mkdirSync(join(workspaces, tenant), { recursive: true });
+      cpSync(fixturePath("typescript-basic"), join(workspaces, tenant, workspace), { recursive: true });
+      writeFileSync(
+        join(workspaces, tenant, workspace, "src/canary.ts"),
+        `export const canary: number = "${tenant.toUpperCase()}-CANARY";\n`,
       );
-    // The runner watches a workspace once it has a session there (the beforeAll's diagnostics).
-    const answer = await eventually(
-      async () => (await announce("acme", "web")).json<Record<string, unknown>>(),
-      "the runner's answer",
-    );
-    expect(answer).toBeTypeOf("object");
-    await expect(announce("globex", "shop")).rejects.toThrow(/permission/i);
-    // It reads nothing: not even its own tenant's diagnostics.
-    await expect(readDiagnostics(writer, "acme")).rejects.toThrow(/permission/i);
-  });
-});
-
-describe("service identities", () => {
-  test("the gateway reads the registry but cannot write it", async () => {
-    const gateway = await as(NATS_USERS.gateway);
-    const kv = await new Kvm(gateway).open(RUNNER_REGISTRY_BUCKET);
-    await eventually(
-      async () => ((await kv.get("r1"))?.json<{ id: string }>().id === "r1" ? true : undefined),
-      "r1 registered",
-    );
-    await expect(kv.put("evil", encodeJson({ id: "evil", address: "6.6.6.6:1" }))).rejects.toThrow(/permission/i);
-  });
-
-  test("a runner writes only its own registry key", async () => {
-    const r1 = await as(NATS_USERS.runner("r1"));
-    const kv = await new Kvm(r1).open(RUNNER_REGISTRY_BUCKET);
-    await expect(kv.put("r2", encodeJson({ id: "r2", address: "6.6.6.6:1" }))).rejects.toThrow(/permission/i);
+    }
+    runner = await startRunnerProcess(workspaces, nats, "r1");
+    // Diagnostics for both tenants' canary files reach the stream.
+    const client = clusterRunnerClient(runner.address);
+    try {
+      for (const [tenant, workspace] of [
+        ["acme", "web"],
+        ["globex", "shop"],
+      ] as const) {
+        await client.diagnostics(
+          { workspace: { tenant, workspace }, files: ["src/canary.ts"], waitMs: 20_000 },
+          { timeoutMs: 60_000 },
+        );
+      }
+    } finally {
+      client.close();
+    }
     const admin = await as(NATS_USERS.admin);
-    expect(await (await new Kvm(admin).open(RUNNER_REGISTRY_BUCKET)).get("r2")).toBeNull();
+    await waitFor("both tenants' diagnostics on the stream", async () => {
+      const info = await (await jetstreamManager(admin)).streams.info(DIAGNOSTICS_STREAM, { subjects_filter: ">" });
+      const subjects = Object.keys(info.state.subjects ?? {});
+      return (
+        subjects.some((s) => s.startsWith("lspmesh.diag.acme.")) &&
+        subjects.some((s) => s.startsWith("lspmesh.diag.globex."))
+      );
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await runner?.stop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  describe("a tenant's subscriber identity", () => {
+    test("reads its own tenant's diagnostics (positive control)", async () => {
+      const acme = await as(NATS_USERS.ci("acme"));
+      const messages = await readDiagnostics(acme, "acme");
+      expect(messages.map((message) => message.tenant)).toContain("acme");
+      expect(JSON.stringify(messages)).toContain("canary.ts");
+      expect(JSON.stringify(messages)).not.toContain("globex");
+    });
+
+    test("cannot read another tenant's diagnostics, the unfiltered stream, or its subject list", async () => {
+      const acme = await as(NATS_USERS.ci("acme"));
+      await expect(readDiagnostics(acme, "globex")).rejects.toThrow(/permission/i);
+      await expect(
+        jetstream(acme)
+          .consumers.get(DIAGNOSTICS_STREAM, { deliver_policy: DeliverPolicy.LastPerSubject })
+          .then((c) => c.info()),
+      ).rejects.toThrow(/permission/i);
+      await expect(
+        (await jetstreamManager(acme)).streams.info(DIAGNOSTICS_STREAM, { subjects_filter: ">" }),
+      ).rejects.toThrow(/permission/i);
+      // A plain subscription to another tenant's live subjects is refused by the server too.
+      const violations: string[] = [];
+      const watcher = await as(NATS_USERS.ci("acme"));
+      void (async () => {
+        for await (const status of watcher.status()) if (status.type === "error") violations.push(String(status.error));
+      })();
+      const sub = watcher.subscribe(diagnosticsWildcard("globex"));
+      await watcher.flush();
+      await waitFor("a permissions violation", () => violations.some((v) => /permission/i.test(v)));
+      sub.unsubscribe();
+    });
+
+    test("cannot publish forged diagnostics, not even for itself, nor write the registry", async () => {
+      const acme = await as(NATS_USERS.ci("acme"));
+      const forged = encodeJson({ tenant: "acme", workspace: "web", file: "src/forged.ts", diagnostics: [] });
+      await expect(jetstream(acme, { timeout: 3_000 }).publish("lspmesh.diag.acme.web.forged", forged)).rejects.toThrow(
+        /permission/i,
+      );
+      await expect(
+        acme.request(`$KV.${RUNNER_REGISTRY_BUCKET}.evil`, encodeJson({ id: "evil", address: "6.6.6.6:1" }), {
+          timeout: 3_000,
+        }),
+      ).rejects.toThrow(/permission/i);
+    });
+  });
+
+  describe("a tenant's writer identity", () => {
+    test("announces file changes for its own tenant and hears the runner's answer, never for another tenant", async () => {
+      const writer = await as(NATS_USERS.writer("acme"));
+      const announce = (tenant: string, workspace: string) =>
+        writer.request(
+          fileEventsSubject(tenant, workspace),
+          encodeJson({ v: 1, changes: [{ file: "src/canary.ts", kind: "changed" }] }),
+          { timeout: 10_000 },
+        );
+      // The runner watches a workspace once it has a session there (the beforeAll's diagnostics).
+      // Each try waits up to 10 s for the answer.
+      const answer = await waitFor(
+        "the runner's answer",
+        async () => (await announce("acme", "web")).json<Record<string, unknown>>(),
+        { timeoutMs: 30_000 },
+      );
+      expect(answer).toBeTypeOf("object");
+      await expect(announce("globex", "shop")).rejects.toThrow(/permission/i);
+      // It reads nothing: not even its own tenant's diagnostics.
+      await expect(readDiagnostics(writer, "acme")).rejects.toThrow(/permission/i);
+    });
+  });
+
+  describe("service identities", () => {
+    test("the gateway reads the registry but cannot write it", async () => {
+      const gateway = await as(NATS_USERS.gateway);
+      const kv = await new Kvm(gateway).open(RUNNER_REGISTRY_BUCKET);
+      await waitFor("r1 registered", async () => (await kv.get("r1"))?.json<{ id: string }>().id === "r1");
+      await expect(kv.put("evil", encodeJson({ id: "evil", address: "6.6.6.6:1" }))).rejects.toThrow(/permission/i);
+    });
+
+    test("a runner writes only its own registry key", async () => {
+      const r1 = await as(NATS_USERS.runner("r1"));
+      const kv = await new Kvm(r1).open(RUNNER_REGISTRY_BUCKET);
+      await expect(kv.put("r2", encodeJson({ id: "r2", address: "6.6.6.6:1" }))).rejects.toThrow(/permission/i);
+      const admin = await as(NATS_USERS.admin);
+      expect(await (await new Kvm(admin).open(RUNNER_REGISTRY_BUCKET)).get("r2")).toBeNull();
+    });
   });
 });

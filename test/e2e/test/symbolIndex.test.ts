@@ -60,10 +60,12 @@ const LETTERS = [..."abcdefghijklmnopqrstuvwxyz"];
 
 test("cold, with no language server running, search_symbols finds every top-level exported declaration workspace/symbol finds", async () => {
   const complete = await waitFor(
-    () => call("search_symbols", { query: "toSSG" }),
-    (result) => result.structuredContent?.partial === false,
     "the index of the workspace to be complete",
-    60_000,
+    async () => {
+      const result = await call("search_symbols", { query: "toSSG" });
+      return result.structuredContent?.partial === false && result;
+    },
+    { timeoutMs: 60_000 },
   );
   expect(complete.structuredContent.workspaces).toEqual([
     expect.objectContaining({ workspace: "default", outcome: "ok", source: "index" }),
@@ -109,11 +111,10 @@ test("cold, with no language server running, search_symbols finds every top-leve
 
 test("a saved file's new symbol is findable; camel-case and filters narrow the search", async () => {
   writeFileSync(join(fixture.dir, "src/helper/ssg/plugins.ts"), "export const redirectPlugin = () => 'redirect';\n");
-  const found = await waitFor(
-    () => call("search_symbols", { query: "redirectPlugin" }),
-    (result) => result.structuredContent?.symbols?.[0]?.name === "redirectPlugin",
-    "the saved symbol to be findable",
-  );
+  const found = await waitFor("the saved symbol to be findable", async () => {
+    const result = await call("search_symbols", { query: "redirectPlugin" });
+    return result.structuredContent?.symbols?.[0]?.name === "redirectPlugin" && result;
+  });
   expect(found.structuredContent.symbols[0]!.location.file).toBe("src/helper/ssg/plugins.ts");
   const camel = await call("search_symbols", { query: "fRC" });
   expect((camel.structuredContent.symbols as FoundSymbol[])[0]?.name).toBe("fetchRoutesContent");

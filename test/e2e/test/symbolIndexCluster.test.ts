@@ -7,7 +7,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NATS_USERS, symbolIndexBucket, symbolIndexFileKey, symbolIndexMetaKey } from "@lspmesh/events";
-import { sha256Hex } from "@lspmesh/gateway";
 import {
   type GatewayProcess,
   type NatsServer,
@@ -16,6 +15,7 @@ import {
   startNatsServer,
   startRunnerProcess,
   waitFor,
+  writeTenancyFiles,
 } from "@lspmesh/test-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -34,7 +34,6 @@ interface Structured {
 }
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent: Structured };
 
-const TOKENS = { acme: "acme-token-0123456789", globex: "globex-token-0123456789" };
 const RUNNER_ID = "runner-index";
 
 let root: string;
@@ -43,6 +42,7 @@ let nats: NatsServer;
 let nc: NatsConnection;
 let runner: RunnerProcess;
 let gateway: GatewayProcess;
+let tokens: { acme: string; globex: string };
 const clients: Client[] = [];
 
 function write(tenant: string, workspace: string, file: string, text: string): void {
@@ -88,31 +88,17 @@ beforeAll(async () => {
     write(tenant, workspace, "src/index.ts", `export class Widget${name} {}\n\nexport function makeWidget() {}\n`);
   }
   write("globex", "shop", "src/secret.ts", "export const globexSecretPricing = 42;\n");
-  const apiKeysFile = join(root, "api-keys.json");
-  writeFileSync(
-    apiKeysFile,
-    JSON.stringify({
-      keys: [
-        { id: "acme-agent", sha256: sha256Hex(TOKENS.acme), tenant: "acme", scopes: ["lsp:read"] },
-        { id: "globex-agent", sha256: sha256Hex(TOKENS.globex), tenant: "globex", scopes: ["lsp:read"] },
-      ],
-    }),
-  );
-  const tenantsFile = join(root, "tenants.json");
-  writeFileSync(
-    tenantsFile,
-    JSON.stringify({ tenants: { acme: { workspaces: ["web", "api"] }, globex: { workspaces: ["shop"] } } }),
-  );
+  const tenancy = writeTenancyFiles(root, {
+    tenants: { acme: { workspaces: ["web", "api"] }, globex: { workspaces: ["shop"] } },
+    keys: { acme: { tenant: "acme" }, globex: { tenant: "globex" } },
+  });
+  tokens = tenancy.tokens;
   // NATS with the authorization lspmesh ships: every process as its own identity.
   nats = await startNatsServer({ secured: { tenants: ["acme", "globex"] } });
   nc = await connect({ servers: nats.url, ...nats.connectOptions(NATS_USERS.admin) });
   runner = await startRunnerProcess(workspaces, nats, RUNNER_ID);
-  gateway = await startGatewayProcess({ natsUrl: nats, apiKeysFile, tenantsFile });
-  await waitFor(
-    async () => (await gateway.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1],
-    (live) => live === "1",
-    "the runner in the gateway's registry",
-  );
+  gateway = await startGatewayProcess({ natsUrl: nats, ...tenancy });
+  await waitFor("the runner in the gateway's registry", async () => (await gateway.liveRunners()) === 1);
 }, 60_000);
 
 afterAll(async () => {
@@ -127,21 +113,19 @@ afterAll(async () => {
 test("a search never returns or loads the other tenant's index", async () => {
   // globex's workspace is indexed (any request naming a workspace starts its index), but no
   // globex search ever runs: its index exists in NATS and the gateway never needs it.
-  const globex = await client(TOKENS.globex);
+  const globex = await client(tokens.globex);
   expect((await call(globex, "document_symbols", { file: "src/index.ts" })).isError).toBeFalsy();
-  await waitFor(
-    () => storedMeta("globex", "shop"),
-    (meta) => meta?.state === "ready",
-    "globex's index",
-  );
+  await waitFor("globex's index", async () => (await storedMeta("globex", "shop"))?.state === "ready");
 
-  const acme = await client(TOKENS.acme);
+  const acme = await client(tokens.acme);
   // The first search asks acme's workspaces live (no index yet) and so starts their indexes.
   const complete = await waitFor(
-    () => call(acme, "search_symbols", { query: "Widget" }),
-    (result) => result.structuredContent?.partial === false,
     "acme's complete search from its indexes",
-    90_000,
+    async () => {
+      const result = await call(acme, "search_symbols", { query: "Widget" });
+      return result.structuredContent?.partial === false && result;
+    },
+    { timeoutMs: 90_000 },
   );
   const symbols = complete.structuredContent.symbols as Found[];
   expect(new Set(symbols.map((s) => s.workspace))).toEqual(new Set(["web", "api"]));
@@ -177,7 +161,7 @@ test("a search never returns or loads the other tenant's index", async () => {
 }, 120_000);
 
 test("with its runner killed, a workspace's symbols are still found; restarted, the runner catches up", async () => {
-  const acme = await client(TOKENS.acme);
+  const acme = await client(tokens.acme);
   const index = await kv("acme");
   const untouchedKey = symbolIndexFileKey("web", "src/index.ts");
   const untouchedRevision = (await index.get(untouchedKey))?.revision;
@@ -197,17 +181,18 @@ test("with its runner killed, a workspace's symbols are still found; restarted, 
   write("acme", "web", "src/late.ts", "export class AddedWhileAway {}\n");
   runner = await startRunnerProcess(workspaces, nats, RUNNER_ID);
   const caughtUp = await waitFor(
-    () => call(acme, "search_symbols", { query: "AddedWhileAway" }),
-    (result) => result.structuredContent?.symbols?.[0]?.name === "AddedWhileAway",
     "the file written while the runner was away to be indexed",
-    60_000,
+    async () => {
+      const result = await call(acme, "search_symbols", { query: "AddedWhileAway" });
+      return result.structuredContent?.symbols?.[0]?.name === "AddedWhileAway" && result;
+    },
+    { timeoutMs: 60_000 },
   );
   expect(caughtUp.structuredContent.symbols[0]!.location.file).toBe("src/late.ts");
-  const after = await waitFor(
-    () => storedMeta("acme", "web"),
-    (meta) => meta?.state === "ready",
-    "caught up",
-  );
+  const after = await waitFor("caught up", async () => {
+    const meta = await storedMeta("acme", "web");
+    return meta?.state === "ready" && meta;
+  });
   expect(after!.epoch).toBeGreaterThan(before!.epoch);
   // Caught up, not rebuilt: the file that did not change was not written again.
   expect((await index.get(untouchedKey))?.revision).toBe(untouchedRevision);

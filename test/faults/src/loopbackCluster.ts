@@ -1,12 +1,10 @@
 // A loopback cluster for fault cases: nats-server, `lspmesh runner`s that register themselves,
 // one `lspmesh gateway` with tenant acme (workspaces web and api, the TypeScript fixture), MCP
 // clients with acme's API key, and a hover load whose every answer is checked.
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sha256Hex } from "@lspmesh/gateway";
 import {
-  eventually,
   fixturePath,
   type GatewayProcess,
   type NatsServer,
@@ -14,12 +12,13 @@ import {
   startGatewayProcess,
   startNatsServer,
   startRunnerProcess,
+  waitFor,
+  writeTenancyFiles,
 } from "@lspmesh/test-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 export const TENANT = "acme";
 export const WORKSPACES = ["web", "api"];
-const TOKEN = "acme-token-0123456789";
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
 
@@ -47,23 +46,22 @@ export interface LoopbackCluster {
   close(): Promise<void>;
 }
 
-export async function startLoopbackCluster(runnerIds: string[], callers = 4): Promise<LoopbackCluster> {
+/** `heartbeatMs`: the runners' registry heartbeat (default the kit's HEARTBEAT_MS). */
+export async function startLoopbackCluster(
+  runnerIds: string[],
+  callers = 4,
+  heartbeatMs?: number,
+): Promise<LoopbackCluster> {
   const root = mkdtempSync(join(tmpdir(), "lspmesh-faults-"));
   const workspaces = join(root, "workspaces");
   for (const workspace of WORKSPACES) {
     mkdirSync(join(workspaces, TENANT), { recursive: true });
     cpSync(fixturePath("typescript-basic"), join(workspaces, TENANT, workspace), { recursive: true });
   }
-  const apiKeysFile = join(root, "api-keys.json");
-  writeFileSync(
-    apiKeysFile,
-    JSON.stringify({ keys: [{ id: "acme-agent", sha256: sha256Hex(TOKEN), tenant: TENANT, scopes: ["lsp:read"] }] }),
-  );
-  const tenantsFile = join(root, "tenants.json");
-  writeFileSync(
-    tenantsFile,
-    JSON.stringify({ tenants: { [TENANT]: { workspaces: WORKSPACES, limits: { callsPerSecond: 1000 } } } }),
-  );
+  const tenancy = writeTenancyFiles(root, {
+    tenants: { [TENANT]: { workspaces: WORKSPACES, limits: { callsPerSecond: 1000 } } },
+    keys: { "acme-agent": { tenant: TENANT } },
+  });
   const runners: RunnerProcess[] = [];
   const clients: Client[] = [];
   let nats: NatsServer | undefined;
@@ -79,19 +77,17 @@ export async function startLoopbackCluster(runnerIds: string[], callers = 4): Pr
     // NATS with the shipped authorization: runners, the gateway and the tenant each as themselves.
     nats = await startNatsServer({ secured: { tenants: [TENANT] } });
     const natsUrl = nats;
-    runners.push(...(await Promise.all(runnerIds.map((id) => startRunnerProcess(workspaces, natsUrl, id)))));
-    gateway = await startGatewayProcess({ natsUrl, apiKeysFile, tenantsFile });
-    const at = gateway;
-    const liveRunners = async () => Number((await at.metrics()).match(/lspmesh_runners_live (\d+)/)?.[1] ?? 0);
-    await eventually(
-      async () => ((await liveRunners()) === runnerIds.length ? true : undefined),
-      `${runnerIds.length} live runners`,
+    runners.push(
+      ...(await Promise.all(runnerIds.map((id) => startRunnerProcess(workspaces, natsUrl, id, { heartbeatMs })))),
     );
+    gateway = await startGatewayProcess({ natsUrl, ...tenancy });
+    const at = gateway;
+    await waitFor(`${runnerIds.length} live runners`, async () => (await at.liveRunners()) === runnerIds.length);
     for (let i = 0; i < callers; i++) {
       const client = new Client({ name: `faults-${i}`, version: "1.0.0" });
       await client.connect(
         new StreamableHTTPClientTransport(new URL("/mcp", at.url), {
-          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+          requestInit: { headers: { authorization: `Bearer ${tenancy.tokens["acme-agent"]}` } },
         }),
       );
       clients.push(client);
@@ -117,13 +113,13 @@ export async function startLoopbackCluster(runnerIds: string[], callers = 4): Pr
       clients,
       workspaces,
       call,
-      liveRunners,
+      liveRunners: () => at.liveRunners(),
       readyz: async () => {
         const response = await fetch(new URL("/readyz", at.url));
         return { status: response.status, body: await response.text() };
       },
       startRunner: async (id) => {
-        const runner = await startRunnerProcess(workspaces, natsUrl, id);
+        const runner = await startRunnerProcess(workspaces, natsUrl, id, { heartbeatMs });
         runners.push(runner);
         return runner;
       },

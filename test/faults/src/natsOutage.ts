@@ -14,7 +14,7 @@ import {
   NATS_CONNECTION_OPTIONS,
   NATS_USERS,
 } from "@lspmesh/events";
-import { eventually, HEARTBEAT_MS } from "@lspmesh/test-kit";
+import { HEARTBEAT_MS, waitFor } from "@lspmesh/test-kit";
 import { connect } from "@nats-io/transport-node";
 import { expect } from "vitest";
 import { startLoopbackCluster, TENANT, WORKSPACES } from "./loopbackCluster.js";
@@ -42,8 +42,10 @@ export interface OutageReport {
   droppedTotal: number;
 }
 
-export async function natsOutageUnderLoad(outageMs: number): Promise<OutageReport> {
-  const cluster = await startLoopbackCluster(["runner-1", "runner-2"]);
+/** `heartbeatMs`: the runners' registry heartbeat; the outage must outlast three of them. */
+export async function natsOutageUnderLoad(outageMs: number, heartbeatMs = HEARTBEAT_MS): Promise<OutageReport> {
+  if (outageMs < 3 * heartbeatMs) throw new Error("an outage shorter than three heartbeats proves nothing");
+  const cluster = await startLoopbackCluster(["runner-1", "runner-2"], 4, heartbeatMs);
   const { nats, runners, clients, workspaces } = cluster;
   const observer: { close(): Promise<void> }[] = [];
   try {
@@ -82,13 +84,13 @@ export async function natsOutageUnderLoad(outageMs: number): Promise<OutageRepor
           throw new Error(`diagnostics during the outage: ${answer.text}`);
       }
     }
+    // The outage lasts its full length (that is the fault); /readyz is sampled every second of it.
     const readyDuringOutage: OutageReport["readyDuringOutage"] = [];
     while (Date.now() < outageEnds) {
       readyDuringOutage.push(await cluster.readyz());
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, Math.max(0, outageEnds - Date.now()))));
     }
     // Past three heartbeats every registry entry is stale: the case that used to fail everything.
-    if (outageMs < 3 * HEARTBEAT_MS) throw new Error("an outage shorter than three heartbeats proves nothing");
     const runnerMetric = async (name: string) => {
       let sum = 0;
       for (const runner of runners)
@@ -101,25 +103,17 @@ export async function natsOutageUnderLoad(outageMs: number): Promise<OutageRepor
     const backAt = Date.now();
     const deliveredAll = () => [...expected].every(([key, sha]) => seen.get(key) === sha);
     const [deliveredAfterMs, readyAgainAfterMs] = await Promise.all([
-      eventually(
-        async () => (deliveredAll() ? true : undefined),
-        "the outage's diagnostics on the stream",
-        60_000,
-      ).then(() => Date.now() - backAt),
-      eventually(
-        async () => ((await cluster.readyz()).body === "ready" ? true : undefined),
-        "/readyz plain ready",
-        60_000,
-      ).then(() => Date.now() - backAt),
+      waitFor("the outage's diagnostics on the stream", deliveredAll, { timeoutMs: 60_000 }).then(
+        () => Date.now() - backAt,
+      ),
+      waitFor("/readyz plain ready", async () => (await cluster.readyz()).body === "ready", {
+        timeoutMs: 60_000,
+      }).then(() => Date.now() - backAt),
     ]);
 
     const newRunnerAt = Date.now();
     await cluster.startRunner("runner-3");
-    await eventually(
-      async () => ((await cluster.liveRunners()) === 3 ? true : undefined),
-      "the new runner live",
-      30_000,
-    );
+    await waitFor("the new runner live", async () => (await cluster.liveRunners()) === 3, { timeoutMs: 30_000 });
     const newRunnerLiveAfterMs = Date.now() - newRunnerAt;
 
     await load.stop();

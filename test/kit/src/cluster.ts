@@ -1,5 +1,5 @@
 // A cluster on loopback for multi-process tests: `lspmesh runner` and `lspmesh gateway` child
-// processes, the way an operator runs them, and the runner registry in NATS KV.
+// processes, the way an operator runs them. Runners register themselves in NATS KV.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -8,11 +8,9 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { encodeJson, NATS_USERS, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
+import { NATS_USERS } from "@lspmesh/events";
 import { createClient, GrpcAuth } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
-import { type KV, Kvm } from "@nats-io/kv";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
 import type { NatsServer } from "./natsServer.js";
 import { descendantPids, isRunning } from "./serveProcess.js";
 
@@ -28,7 +26,10 @@ function natsEnv(nats: NatsTarget, user: string): Record<string, string> {
 }
 
 const CLI = fileURLToPath(new URL("../../../apps/cli/bin/lspmesh.js", import.meta.url));
-/** Registry heartbeat of the runners, in ms: an entry is stale after 3 of them. */
+/**
+ * Registry heartbeat of the runners, in ms (default of startRunnerProcess): an entry is stale after
+ * 3 of them. Not shorter: a runner busy indexing on a loaded 2-core machine must not look dead.
+ */
 export const HEARTBEAT_MS = 2000;
 
 let secretFile: string | undefined;
@@ -134,6 +135,11 @@ export interface RunnerProcessOptions {
   /** More LSPMESH_* settings (e.g. LSPMESH_SANDBOX). */
   env?: Record<string, string>;
   /**
+   * Registry heartbeat, in ms (default HEARTBEAT_MS): a test waiting for a killed runner to go
+   * stale (3 heartbeats) waits less with a shorter one.
+   */
+  heartbeatMs?: number;
+  /**
    * Folders this runner (and everything it starts) must not see, as a pod that mounts only its
    * tenant's volume: the runner runs under bubblewrap with an empty tmpfs over each.
    */
@@ -147,8 +153,8 @@ export async function startRunnerProcess(
   options: RunnerProcessOptions = {},
 ): Promise<RunnerProcess> {
   if (typeof nats !== "string") await nats.addRunner(id, options.tenants);
-  // Port, id and advertised address are fixed up front so that a runner registering itself
-  // writes exactly the entry the test would write for it (TestRegistration then leaves it alone).
+  // Port, id and advertised address are fixed up front: the registry entry the runner writes
+  // names exactly the address the test talks to.
   const port = await freePort();
   // A TypeScript pool by default (deployments run one runner pool per language).
   const languagesFile = join(workspacesRoot, "..", `${id}.languages.json`);
@@ -168,7 +174,7 @@ export async function startRunnerProcess(
       ...(options.tenants ? { LSPMESH_TENANTS: options.tenants.join(",") } : {}),
       LSPMESH_RUNNER_ID: id,
       LSPMESH_ADVERTISE_ADDRESS: `127.0.0.1:${port}`,
-      LSPMESH_HEARTBEAT_MS: String(HEARTBEAT_MS),
+      LSPMESH_HEARTBEAT_MS: String(options.heartbeatMs ?? HEARTBEAT_MS),
       LSPMESH_POOL: options.pool ?? "typescript",
       LSPMESH_LANGUAGES_FILE: languagesFile,
       LSPMESH_GRPC_SECRET_FILE: clusterSecretFile(),
@@ -206,6 +212,8 @@ export async function startRunnerProcess(
 export interface GatewayProcess extends ServiceProcess {
   readonly url: URL;
   metrics(): Promise<string>;
+  /** Runners its registry holds live now (the lspmesh_runners_live gauge). */
+  liveRunners(): Promise<number>;
 }
 
 export async function startGatewayProcess(options: {
@@ -243,87 +251,9 @@ export async function startGatewayProcess(options: {
   );
   const url = new URL(String(line.url));
   // Metrics are on their own listener (the main port has none in token mode).
-  return { ...service, url, metrics: async () => (await fetch(String(line.metrics))).text() };
-}
-
-/**
- * Registers runners in the KV bucket `lspmesh-runners` with heartbeats, on behalf of runners that
- * do not register themselves yet. A runner that already has an entry with its address is left
- * alone (self-registration), so the tests switch over by themselves once runners register.
- */
-export class TestRegistration {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-
-  private constructor(
-    private readonly nc: NatsConnection,
-    private readonly kv: KV,
-    readonly heartbeatMs: number,
-  ) {}
-
-  static async open(nats: NatsTarget, heartbeatMs = HEARTBEAT_MS): Promise<TestRegistration> {
-    const nc = await connect({
-      servers: natsUrlOf(nats),
-      ...(typeof nats === "string" ? {} : nats.connectOptions(NATS_USERS.admin)),
-    });
-    const kv = await new Kvm(nc).create(RUNNER_REGISTRY_BUCKET, { history: 1 });
-    return new TestRegistration(nc, kv, heartbeatMs);
-  }
-
-  /** The id the runner is registered under: its own (self-registered) or `id`, registered here. */
-  async register(id: string, runner: RunnerProcess, languages = ["typescript"]): Promise<string> {
-    // A self-registering runner writes its entry right after it listens.
-    for (let i = 0; i < 5; i++) {
-      // A JetStream request can time out on a loaded machine (seen once, 1 run in 4): look again.
-      const own = await this.entryFor(runner.address).catch(() => undefined);
-      if (own) return own.id;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-    const beat = () =>
-      void this.kv
-        .put(
-          id,
-          encodeJson({
-            v: 1,
-            id,
-            address: runner.address,
-            languages,
-            pool: "typescript",
-            load: 0,
-            updatedAt: Date.now(),
-            heartbeatMs: this.heartbeatMs,
-          } satisfies RunnerRegistryEntry),
-        )
-        .catch(() => {});
-    beat();
-    this.timers.set(id, setInterval(beat, this.heartbeatMs / 2));
-    return id;
-  }
-
-  /** Stops heartbeating `id`: the entry goes stale after 3 heartbeats, as a dead runner's does. */
-  stopHeartbeat(id: string): void {
-    clearInterval(this.timers.get(id));
-    this.timers.delete(id);
-  }
-
-  private async entryFor(address: string): Promise<RunnerRegistryEntry | undefined> {
-    for (const key of await collect(await this.kv.keys())) {
-      const value = (await this.kv.get(key))?.json<RunnerRegistryEntry>();
-      if (value?.address === address) return value;
-    }
-    return undefined;
-  }
-
-  async close(): Promise<void> {
-    for (const timer of this.timers.values()) clearInterval(timer);
-    this.timers.clear();
-    await this.nc.close();
-  }
-}
-
-async function collect(keys: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const key of keys) out.push(key);
-  return out;
+  const metrics = async () => (await fetch(String(line.metrics))).text();
+  const liveRunners = async () => Number(/^lspmesh_runners_live (\d+)$/m.exec(await metrics())?.[1] ?? 0);
+  return { ...service, url, metrics, liveRunners };
 }
 
 async function freePort(): Promise<number> {
@@ -334,15 +264,4 @@ async function freePort(): Promise<number> {
   server.close();
   await once(server, "close");
   return port;
-}
-
-/** Polls `check` every 200 ms until it holds, up to `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }

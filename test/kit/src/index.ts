@@ -3,6 +3,9 @@
 
 export * from "./cluster.js";
 export * from "./fixtures.js";
+export * from "./fuzz.js";
 export * from "./natsServer.js";
 export * from "./serveProcess.js";
+export * from "./systemPackages.js";
+export * from "./tenancy.js";
 export * from "./waitFor.js";

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inboxPrefixOf, NATS_USERS, natsAuthorizationConfig } from "@lspmesh/events";
 import { connect as natsConnect } from "@nats-io/transport-node";
+import { waitFor } from "./waitFor.js";
 
 export interface NatsServer extends AsyncDisposable {
   readonly url: string;
@@ -55,21 +56,16 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, "127.0.0.1");
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
+/** True when something accepts a TCP connection on the loopback port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
     });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`nats-server did not listen on ${port} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    socket.once("error", () => resolve(false));
+  });
 }
 
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer> {
@@ -100,19 +96,19 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     if (secured) writeConfig();
     const args = secured ? ["-c", configFile] : [...given, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store];
     child = spawn(BINARY, args, { stdio: "ignore", env: { ...process.env, ...options.env } });
-    await waitForPort(port, 10_000);
+    await waitFor(`nats-server listening on ${port}`, () => listening(port), { timeoutMs: 10_000 });
     // Serving clients, so its signal handlers are installed too (a SIGHUP before that ends it).
     if (secured) await untilConnects(NATS_USERS.admin);
   };
-  const untilConnects = async (user: string) => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const nc = await natsConnect({ servers: url, ...connectOptions(user) }).catch(() => undefined);
-      if (nc) return void (await nc.close());
-      if (Date.now() > deadline) throw new Error(`nats-server does not let ${user} connect`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const untilConnects = (user: string) =>
+    waitFor(
+      `nats-server to let ${user} connect`,
+      async () => {
+        await (await natsConnect({ servers: url, ...connectOptions(user) })).close();
+        return true;
+      },
+      { timeoutMs: 10_000 },
+    );
   let reloads: Promise<void> = Promise.resolve();
   const stop = async () => {
     const running = child;

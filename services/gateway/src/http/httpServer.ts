@@ -68,16 +68,33 @@ export interface HttpServerOptions {
   metricsToken?: (() => string | undefined) | undefined;
   /** Most open connections (default 1024); beyond, new ones are closed at once. */
   maxConnections?: number | undefined;
+  /** Cut-offs for slow and idle clients (defaults: HTTP_TIMEOUT_DEFAULTS). */
+  timeouts?: HttpTimeouts | undefined;
 }
 
-/** Whole request headers within this time, ms: a client sending byte by byte is cut off. */
-const HEADERS_TIMEOUT_MS = 10_000;
-/** Whole request (headers and body) within this time, ms; answers may take as long as they need. */
-const REQUEST_TIMEOUT_MS = 30_000;
-/** An idle kept-alive connection is closed after, ms. */
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
-/** How often those timeouts are checked, ms (Node's default, 30 s, lets slow clients linger). */
-const TIMEOUT_CHECK_MS = 1_000;
+/** How long a client may take, in ms; each unset one keeps its default (HTTP_TIMEOUT_DEFAULTS). */
+export interface HttpTimeouts {
+  /** Whole request headers within this time: a client sending byte by byte is cut off (default 10 000). */
+  headersMs?: number | undefined;
+  /**
+   * Whole request (headers and body) within this time (default 30 000); answers may take as long
+   * as they need. Node wants it larger than headersMs (or 0, off).
+   */
+  requestMs?: number | undefined;
+  /** An idle kept-alive connection is closed after this (default 5 000). */
+  keepAliveMs?: number | undefined;
+  /** How often the header and request timeouts are checked (default 1 000; Node's 30 s lets slow clients linger). */
+  checkIntervalMs?: number | undefined;
+}
+
+/** The production cut-offs, in ms. */
+export const HTTP_TIMEOUT_DEFAULTS = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 5_000,
+  checkIntervalMs: 1_000,
+} as const satisfies Required<HttpTimeouts>;
+
 const DEFAULT_MAX_CONNECTIONS = 1024;
 
 export function createHttpServer(options: HttpServerOptions): Server {
@@ -256,12 +273,13 @@ export function createHttpServer(options: HttpServerOptions): Server {
     return undefined;
   }
 
+  const timeouts = options.timeouts ?? {};
   const server = createServer(
     {
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+      headersTimeout: timeouts.headersMs ?? HTTP_TIMEOUT_DEFAULTS.headersMs,
+      requestTimeout: timeouts.requestMs ?? HTTP_TIMEOUT_DEFAULTS.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs ?? HTTP_TIMEOUT_DEFAULTS.keepAliveMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs ?? HTTP_TIMEOUT_DEFAULTS.checkIntervalMs,
     },
     (req: IncomingMessage, res: ServerResponse) => {
       const path = pathOf(req.url);

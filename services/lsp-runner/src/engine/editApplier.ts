@@ -87,6 +87,12 @@ export class EditApplier {
     const folderPlan = new Set<string>();
 
     // Plan: validate every path and precondition before touching anything.
+    for (const path of [
+      ...edit.files.map((fileEdit) => fileEdit.file),
+      ...edit.operations.flatMap((operation) => [operation.file, operation.kind === "rename" ? operation.newFile : ""]),
+    ]) {
+      refuseGitPath(path);
+    }
     for (const operation of edit.operations.filter((o) => o.kind === "create")) {
       const target = await paths.resolveNewFile(operation.file);
       if (writes.has(target.path)) throw invalidEdit(`the edit creates '${target.path}' twice`);
@@ -352,4 +358,19 @@ async function refuseLinkLeavingWorkspace(
     throw invalidEdit(
       `'${path}' is a symbolic link to '${target}'; moved to '${newPath}' it would point outside the workspace: move the file it points to instead, or recreate the link`,
     );
+}
+
+/**
+ * A repository's own files are not source: a `.git/config` with `core.fsmonitor` or a hook runs a
+ * command on the tenant's next git call. Write tools never write, move or delete under `.git`.
+ */
+function refuseGitPath(path: string): void {
+  if (typeof path !== "string" || path === "") return;
+  const segments = path.replaceAll("\\", "/").split("/");
+  if (segments.some((segment) => segment.toLowerCase() === ".git")) {
+    throw new RunnerError(
+      "INVALID_ARGUMENT",
+      `'${path.slice(0, 200)}' is inside a .git folder, which write tools never change; edit source files only`,
+    );
+  }
 }

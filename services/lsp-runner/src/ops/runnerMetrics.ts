@@ -7,10 +7,14 @@ import type { AnswerCacheCounts } from "../engine/answerCache.js";
 import type { RunnerEventBus } from "../events/eventBus.js";
 import type { SessionManager } from "../lsp/pool/sessionManager.js";
 
+/**
+ * The runner's metrics. `sessions` and `answers` are those of an in-process runner core; a
+ * supervisor (whose sessions live in tenant workers) passes neither and adds its own gauges.
+ */
 export function runnerMetricsRegistry(
   events: RunnerEventBus,
-  sessions: SessionManager,
-  answers: { readonly counts: AnswerCacheCounts },
+  sessions?: Pick<SessionManager, "statuses">,
+  answers?: { readonly counts: AnswerCacheCounts },
 ): Registry {
   const registry = new Registry();
   const registers = [registry];
@@ -39,6 +43,14 @@ export function runnerMetricsRegistry(
       this.set(events.connected ? 1 : 0);
     },
   });
+  if (sessions) addSessionMetrics(registry, sessions);
+  if (answers) addAnswerCacheMetrics(registry, answers);
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+function addSessionMetrics(registry: Registry, sessions: Pick<SessionManager, "statuses">): void {
+  const registers = [registry];
   new Gauge({
     name: "lspmesh_runner_language_servers",
     help: "Language-server sessions by language and state (starting, indexing, ready, degraded, failed, stopped).",
@@ -59,6 +71,10 @@ export function runnerMetricsRegistry(
       for (const status of sessions.statuses()) this.inc({ language: status.language }, status.restarts);
     },
   });
+}
+
+function addAnswerCacheMetrics(registry: Registry, answers: { readonly counts: AnswerCacheCounts }): void {
+  const registers = [registry];
   new Counter({
     name: "lspmesh_runner_answer_cache_total",
     help: "Read-only language-server requests by how they were answered: hit (remembered), shared (joined an identical one in flight), miss (asked).",
@@ -69,8 +85,6 @@ export function runnerMetricsRegistry(
       for (const [result, count] of Object.entries(answers.counts)) this.inc({ result }, count);
     },
   });
-  collectDefaultMetrics({ register: registry });
-  return registry;
 }
 
 /** Serves the runner's registry on GET /metrics at host:port (port 0: a free one). */

@@ -66,6 +66,14 @@ export class WorkspacePaths {
       if (code === "ENOENT" || code === "ENOTDIR") {
         throw new RunnerError("NOT_FOUND", `no such file in the workspace: '${normalised}'; check the path`);
       }
+      if (code === "ELOOP") {
+        throw new RunnerError(
+          "INVALID_ARGUMENT",
+          `'${normalised}' is a loop of symbolic links; name a file, or fix the links`,
+        );
+      }
+      // A confined worker is refused what lies outside its tenant's folder (a link pointing there).
+      if (code === "EACCES" || code === "EPERM") throw outside(path);
       throw error;
     }
     if (!isInside(this.root, real)) throw outside(path);
@@ -108,7 +116,13 @@ export class WorkspacePaths {
       missing.unshift(basename(existing));
       existing = dirname(existing);
     }
-    const realParent = await realpath(existing);
+    const realParent = await realpath(existing).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ELOOP") {
+        throw new RunnerError("INVALID_ARGUMENT", `'${normalised}' lies under a loop of symbolic links; fix the links`);
+      }
+      if (error.code === "EACCES" || error.code === "EPERM") throw outside(path);
+      throw error;
+    });
     if (!isInside(this.root, realParent)) throw outside(path);
     const absolute = join(realParent, ...missing);
     const path_ = this.toWorkspacePath(absolute);

@@ -1,7 +1,7 @@
 // What the tests check about processes, from /proc: which are still alive in given process groups
 // or working inside a directory — never by name, since other runners' servers share the machine.
 import { readdir, readlink } from "node:fs/promises";
-import { setTimeout as sleep } from "node:timers/promises";
+import { waitFor } from "@lspmesh/test-kit";
 import { processesInGroups } from "../../src/lsp/process/processGroups.js";
 
 /** Pids of processes whose working directory is `dir` or inside it. */
@@ -21,23 +21,12 @@ export async function processesInTheseGroups(pgids: Iterable<number>): Promise<n
   return (await processesInGroups(new Set(pgids))).filter((p) => p.state !== "Z").map((p) => p.pid);
 }
 
-/** Polls `check` until it returns a value other than undefined; fails after `limitMs` (a limit, not a measurement). */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined>, limitMs = 20_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 /** Resolves once no process is left in the groups (exited and reaped). */
-export function groupsGone(pgids: Iterable<number>, limitMs?: number): Promise<true> {
+export async function groupsGone(pgids: Iterable<number>, timeoutMs?: number): Promise<void> {
   const groups = [...pgids];
-  return eventually(
+  await waitFor(
     `process groups ${groups.join(", ")} to be gone`,
-    async () => ((await processesInTheseGroups(groups)).length === 0 ? true : undefined),
-    limitMs,
+    async () => (await processesInTheseGroups(groups)).length === 0,
+    { timeoutMs },
   );
 }

@@ -2,6 +2,7 @@
 // then continued. Its process and its sockets stay, so callers routed to it wait; the promise is
 // that no call outlives the gateway's deadline, that every call answered is correct, and that
 // all calls are correct again within seconds of SIGCONT, with nothing left behind.
+import { waitFor } from "@lspmesh/test-kit";
 import { expect, test } from "vitest";
 import { startLoopbackCluster } from "../../src/loopbackCluster.js";
 
@@ -13,13 +14,16 @@ test("a runner stopped for 10 s: no call outlives the deadline, correct again wi
   const cluster = await startLoopbackCluster(["runner-1", "runner-2"]);
   try {
     const load = cluster.hoverLoad();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The load is on: every caller has had an answer.
+    await waitFor("answers under load", () => load.records.length >= cluster.clients.length);
     const victim = cluster.runners[0]!;
     const stoppedAt = Date.now();
     process.kill(victim.pid, "SIGSTOP");
+    // The fault itself: the runner stays stopped this long.
     await new Promise((resolve) => setTimeout(resolve, STOP_MS));
     process.kill(victim.pid, "SIGCONT");
     const continuedAt = Date.now();
+    // Calls must be correct from 5 s after SIGCONT on: 5 s more of load are watched for that.
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     await load.stop();
 

@@ -10,6 +10,7 @@ import {
   fixtureWorkspace,
   isRunning,
   startServe,
+  waitFor,
 } from "@lspmesh/test-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, beforeEach, expect, test } from "vitest";
@@ -19,6 +20,8 @@ const GATEWAY_DEADLINE_MS = 30_000;
 /** Promised time from the stop to correct answers again, in ms. */
 const RECOVERY_MS = 15_000;
 const CALLERS = 4;
+/** How long answers must stay correct after the recovery, in ms: one scan of the runner's process watch (2 s). */
+const STEADY_MS = 2_000;
 
 interface Call {
   start: number;
@@ -88,17 +91,21 @@ test.each(["tsserver", "wrapper"] as const)(
       const load = clients.map(async (client) => {
         while (running) calls.push(await hover(client));
       });
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The load is on: as many answers as callers came back before the stop.
+      await waitFor("answers under load", () => calls.length >= CALLERS);
       const stoppedAt = Date.now();
       process.kill(stopped!, "SIGSTOP");
       try {
-        // Load until answers have been correct again for 2 s (or the promise is broken).
-        const deadline = stoppedAt + RECOVERY_MS + GATEWAY_DEADLINE_MS;
-        while (Date.now() < deadline) {
-          const recovered = calls.find((call) => call.ok && call.start > stoppedAt);
-          if (recovered && Date.now() > recovered.end + 2_000) break;
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
+        // Load until answers have been correct again for 2 s (or the promise is broken): the
+        // process watch scans every 2 s, so a new server wrongly taken for stopped would show.
+        await waitFor(
+          "answers correct again for 2 s",
+          () => {
+            const recovered = calls.find((call) => call.ok && call.start > stoppedAt);
+            return recovered !== undefined && Date.now() > recovered.end + STEADY_MS;
+          },
+          { timeoutMs: RECOVERY_MS + GATEWAY_DEADLINE_MS },
+        ).catch(() => {});
         running = false;
         await Promise.all(load);
       } finally {

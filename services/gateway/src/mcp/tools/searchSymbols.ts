@@ -3,10 +3,10 @@
 // query time); a workspace without an index yet is asked live (labelled partial), and files of
 // languages with no index source give text matches, listed apart from the declarations.
 import { kindRank, symbolKindName, type WorkspaceSymbolsAnswer } from "@lspmesh/proto";
-import picomatch from "picomatch";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 import { type IndexFilters, type IndexHit, searchIndexes } from "../../symbols/indexSearch.js";
+import { compilePathGlob, MAX_PATH_GLOB_LENGTH, PathGlobError } from "../../symbols/pathGlob.js";
 import { matchName } from "../../symbols/symbolMatch.js";
 import type { WorkspaceIndexView } from "../../symbols/tenantIndex.js";
 import type { WorkspaceTarget } from "../../workspaces.js";
@@ -53,7 +53,7 @@ const input = z.object({
   path: z
     .string()
     .min(1)
-    .max(512)
+    .max(MAX_PATH_GLOB_LENGTH, { error: `path is longer than ${MAX_PATH_GLOB_LENGTH} characters; e.g. src/**/*.ts` })
     .optional()
     .describe("Only files whose workspace-relative path matches this glob, e.g. src/**/*.ts."),
   exported: z.boolean().optional().describe("Only exported declarations (true): what a file or a namespace exports."),
@@ -392,13 +392,13 @@ function filtersOf(args: Input): IndexFilters {
   if (args.kind) filters.kinds = new Set(args.kind.map((kind) => kind.toLowerCase().replaceAll(" ", "_")));
   if (args.path) {
     const glob = args.path;
-    let matcher: (file: string) => boolean;
     try {
-      matcher = picomatch(glob, { dot: true });
-    } catch {
-      throw new GatewayError("INVALID_ARGUMENT", `path '${glob.slice(0, 100)}' is not a valid glob; e.g. src/**/*.ts`);
+      // Linear-time matching (RE2): a caller's glob cannot stall the event loop (pathGlob.ts).
+      filters.path = compilePathGlob(glob);
+    } catch (error) {
+      if (!(error instanceof PathGlobError)) throw error;
+      throw new GatewayError("INVALID_ARGUMENT", `path '${glob.slice(0, 100)}' ${error.message}`);
     }
-    filters.path = matcher;
   }
   if (args.exported) filters.exportedOnly = true;
   return filters;

@@ -5,13 +5,17 @@
 // message before the first broken one arrives intact and in order, a broken stream is reported
 // (or simply waits for more bytes), nothing throws, and nothing is buffered past the limits.
 import { PassThrough } from "node:stream";
+import { fuzzSettings } from "@lspmesh/test-kit";
 import fc from "fast-check";
 import { expect, test } from "vitest";
 import { StreamMessageReader } from "vscode-jsonrpc/node.js";
 import { type FramingProblem, MessageSizeGuard } from "./messageSizeGuard.js";
 
-/** Cases generated (the promise: at least 10 000 in CI). */
-const RUNS = Number(process.env.LSPMESH_FRAMING_RUNS ?? 10_000);
+/**
+ * Streams generated: 500 in `npm test`, the full 10 000 in `npm run test:faults`;
+ * LSPMESH_FUZZ_RUNS and LSPMESH_FUZZ_SEED override (fuzzSettings).
+ */
+const FUZZ = fuzzSettings({ quick: 500, full: 10_000 });
 const LIMIT = 4_096;
 
 type Segment =
@@ -133,6 +137,6 @@ test("any stream, any chunking: valid messages before the first broken one arriv
         }
       },
     ),
-    { numRuns: RUNS, seed: 20261125 },
+    FUZZ,
   );
 }, 300_000);

@@ -1,6 +1,6 @@
 import { connect } from "@nats-io/transport-node";
 import { expect, test } from "vitest";
-import { startNatsServer } from "./natsServer.js";
+import { startNatsServer } from "../src/natsServer.js";
 
 test("a real nats-server starts on a free port, answers, and stops", async () => {
   await using server = await startNatsServer();

@@ -1,0 +1,18 @@
+// How a parent starts a confined Node program: spawn(process.execPath, confinedNodeArgs(policy,
+// [script, ...args])) runs ./launch.ts, which confines itself and execve's `node script args`.
+
+import { fileURLToPath } from "node:url";
+import { type ConfinementPolicy, encodePolicy } from "./policy.js";
+
+/** The launcher's exit code when it could not confine or exec (nothing of the program ran). */
+export const LAUNCH_FAILED_EXIT = 126;
+
+/** The launcher beside this module: launch.js when built, launch.ts when the sources run directly (tests). */
+export const LAUNCHER_PATH = fileURLToPath(
+  new URL(import.meta.url.endsWith(".ts") ? "./launch.ts" : "./launch.js", import.meta.url),
+);
+
+/** Node's arguments for a confined `node <nodeArgv…>` (Node options may lead nodeArgv, then the script). */
+export function confinedNodeArgs(policy: ConfinementPolicy, nodeArgv: readonly string[]): string[] {
+  return [LAUNCHER_PATH, encodePolicy(policy), "--", ...nodeArgv];
+}

@@ -1,0 +1,170 @@
+// What answers Runner calls for a set of workspaces: language sessions, the query engine, the
+// symbol indexer and the events they publish, behind the Runner service implementation. The
+// in-process runner (one trust domain: `lspmesh serve`, a tenant-pinned runner) runs one core next
+// to its gRPC server; a supervising runner runs one core per tenant, each in its own confined
+// worker process (workers/). Knows nothing of the gRPC server, the registry or secrets.
+import type { ServiceImplementation } from "@lspmesh/grpc";
+import type { Runner } from "@lspmesh/proto";
+import { AnswerCache } from "./engine/answerCache.js";
+import type { WorkspaceRef } from "./engine/answers.js";
+import { QueryEngine } from "./engine/queryEngine.js";
+import type { RunnerEventBus } from "./events/eventBus.js";
+import { RunnerEvents } from "./events/runnerEvents.js";
+import { runnerService } from "./grpc/runnerService.js";
+import { withAgentActivity } from "./grpc/trackedCalls.js";
+import type { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
+import { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/pool/sessionManager.js";
+import type { SessionPolicyOverrides } from "./lsp/pool/sessionPolicy.js";
+import type { ServerStateName } from "./lsp/session/sessionState.js";
+import { AgentActivity } from "./symbolIndex/agentActivity.js";
+import { SymbolIndexer, type SymbolIndexLimits } from "./symbolIndex/symbolIndexer.js";
+import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
+
+/** A server's state as a console shows it. */
+export interface ServerStateEvent {
+  tenant: string;
+  workspace: string;
+  language: string;
+  state: ServerStateName | "stopped";
+  /** Work-done progress text, e.g. "Indexing: 3/10 30%" ("" when none). */
+  progress: string;
+}
+
+/** A language a runner serves, as gateways route by it: id and lower-case extensions with the dot. */
+export interface ServedLanguage {
+  id: string;
+  extensions: string[];
+}
+
+export interface RunnerCoreOptions {
+  runnerId: string;
+  /** Where sessions publish and the indexer stores; the caller owns and closes it. */
+  bus: RunnerEventBus;
+  locator: WorkspaceLocator;
+  languages: LanguageRegistry;
+  /** Tenants this core may serve (a dedicated pool, or a worker's one tenant); undefined: any. */
+  tenants?: readonly string[];
+  maxFileBytes?: number;
+  /** Read-only answers remembered per session (default MAX_ANSWERS_PER_SESSION); 0 = no cache. */
+  answerCacheEntries?: number;
+  sessionPolicy?: SessionPolicyOverrides;
+  onLifecycleEvent?: (event: LifecycleEvent) => void;
+  onServerState?: (event: ServerStateEvent) => void;
+  onServerMessage?: SessionManagerOptions["onOutgoing"];
+  log: (entry: Record<string, unknown>) => void;
+  /** Watch workspaces with inotify (default true). */
+  watchWorkspaces?: boolean;
+  /** Quiet time before locally seen file changes are applied, ms (default 100). */
+  watchDebounceMs?: number;
+  symbolIndex?: SymbolIndexLimits & { enabled?: boolean; workspaces?: readonly WorkspaceRef[] };
+}
+
+export interface RunnerCore {
+  readonly sessions: SessionManager;
+  readonly engine: QueryEngine;
+  readonly events: RunnerEvents;
+  readonly symbolIndexer: SymbolIndexer | undefined;
+  /** The Runner service over this core (every call counted as agent activity). */
+  readonly implementation: ServiceImplementation<typeof Runner.method>;
+  readonly served: ServedLanguage[];
+  /** Stops indexing, watching and every language server. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Languages whose server is installed, as Describe and the registry announce them. */
+export function servedLanguages(languages: LanguageRegistry): ServedLanguage[] {
+  return languages.installed().map((language) => ({
+    id: language.id,
+    extensions: Object.keys(language.extensions).map((extension) => extension.toLowerCase()),
+  }));
+}
+
+export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
+  const { bus, log, locator, languages, runnerId } = options;
+  const events = new RunnerEvents({
+    bus,
+    runnerId,
+    watchLocally: options.watchWorkspaces ?? true,
+    watchDebounceMs: options.watchDebounceMs,
+    log,
+  });
+  // Created after the engine it queries; session events reach it once it exists.
+  let indexer: SymbolIndexer | undefined;
+  const sessions = new SessionManager({
+    maxFileBytes: options.maxFileBytes,
+    policy: options.sessionPolicy,
+    onLog: (entry) => log({ level: "debug", msg: "language server", ...entry }),
+    onLifecycleEvent: (event) => {
+      log({ level: event.kind === "failed" ? "warn" : "info", msg: `language server ${event.kind}`, ...event });
+      options.onLifecycleEvent?.(event);
+    },
+    onOutgoing: options.onServerMessage,
+    onSessionEvent: (origin, event) => {
+      events.onSessionEvent(origin, event);
+      if (event.type === "state" && event.state === "ready") indexer?.serverReady(origin, origin.language);
+      if (event.type === "diagnostics") return;
+      options.onServerState?.({
+        tenant: origin.tenant,
+        workspace: origin.workspace,
+        language: origin.language,
+        state: event.type === "closed" ? "stopped" : event.state,
+        progress: event.session.progress.summary(),
+      });
+    },
+  });
+  const activity = new AgentActivity();
+  const engine: QueryEngine = new QueryEngine({
+    locator,
+    languages,
+    sessions,
+    changes: events,
+    answers: new AnswerCache(options.answerCacheEntries),
+    onWorkspaceUsed: (ref) => void indexer?.ensure(ref),
+  });
+  if (options.symbolIndex?.enabled ?? true) {
+    indexer = new SymbolIndexer({
+      bus,
+      runnerId,
+      tenants: options.tenants,
+      locator,
+      languages,
+      activity,
+      serverRunning: (ref, language) =>
+        sessions
+          .statusOf(ref.tenant, ref.workspace)
+          .some((status) => status.language === language && (status.state === "ready" || status.state === "indexing")),
+      documentSymbols: async (ref, file, signal) =>
+        (await engine.navigation.documentSymbols({ ref, file, signal, transient: true })).symbols,
+      watchLocally: options.watchWorkspaces ?? true,
+      debounceMs: options.watchDebounceMs,
+      maxFiles: options.symbolIndex?.maxFiles,
+      maxSymbolsPerFile: options.symbolIndex?.maxSymbolsPerFile,
+      maxFileBytes: options.symbolIndex?.maxFileBytes ?? options.maxFileBytes,
+      log,
+    });
+  }
+  const served = servedLanguages(languages);
+  const implementation = withAgentActivity(runnerService(engine, { runnerId, languages: served }), activity);
+  for (const ref of options.symbolIndex?.workspaces ?? []) void indexer?.ensure(ref);
+  void indexer
+    ?.catchUpOwned()
+    .then((count) => count > 0 && log({ level: "info", msg: "symbol indexes taken up again", count }))
+    .catch((error) => log({ level: "warn", msg: "stored symbol indexes not listed", error: String(error) }));
+  let closing: Promise<void> | undefined;
+  return {
+    sessions,
+    engine,
+    events,
+    symbolIndexer: indexer,
+    implementation,
+    served,
+    close() {
+      closing ??= (async () => {
+        await indexer?.close();
+        await events.close();
+        await sessions.close();
+      })();
+      return closing;
+    },
+  };
+}

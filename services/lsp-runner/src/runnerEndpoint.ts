@@ -1,0 +1,115 @@
+// A runner's face to the cluster: the gRPC server (Runner service with the standard health
+// service, credentials checked per call), the in-process client of the same service, and the
+// registry entry that names it. Serves whatever implementation it is given: a runner core in this
+// process, or the supervisor's routing to tenant workers.
+import { hostname } from "node:os";
+import * as grpc from "@grpc/grpc-js";
+import { addService, type CallContext, GrpcAuth, type ServiceClient, type ServiceImplementation } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import { splitHostPort } from "@lspmesh/service-kit";
+import { HealthImplementation } from "grpc-health-check";
+import type { RunnerEventBus } from "./events/eventBus.js";
+import { DEFAULT_HEARTBEAT_MS, RunnerRegistration } from "./events/runnerRegistration.js";
+import { requestIdOf, withCallLog } from "./grpc/callLog.js";
+import { InProcessCalls } from "./grpc/inProcessCalls.js";
+import type { ServedLanguage } from "./runnerCore.js";
+
+export interface RunnerEndpointOptions {
+  id: string;
+  /** host:port to listen on; port 0 picks a free one. */
+  listen: string;
+  grpcAuth?: GrpcAuth;
+  implementation: ServiceImplementation<typeof Runner.method>;
+  bus: RunnerEventBus;
+  served: readonly ServedLanguage[];
+  /** Language servers running now (the registry's load). */
+  load: () => number;
+  pool?: string;
+  tenants?: readonly string[];
+  heartbeatMs?: number;
+  advertiseAddress?: string;
+  log: (entry: Record<string, unknown>) => void;
+}
+
+export interface RunnerEndpoint {
+  /** host:port actually bound. */
+  readonly address: string;
+  readonly inProcessClient: ServiceClient<typeof Runner.method>;
+  /** Health NOT_SERVING, registry entry removed, calls under way finished (up to graceMs). Idempotent. */
+  close(graceMs: number): Promise<void>;
+}
+
+export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promise<RunnerEndpoint> {
+  const { id, log, served } = options;
+  const grpcAuth = options.grpcAuth ?? GrpcAuth.none();
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 16 * 1024 * 1024 });
+  const health = new HealthImplementation({ "": "SERVING", "lspmesh.v1.Runner": "SERVING" });
+  health.addToServer(server);
+  const implementation = withCallLog(options.implementation, log);
+  const onUnexpectedError = (method: string, error: unknown, context: CallContext) =>
+    log({
+      level: "error",
+      msg: "unexpected error",
+      method,
+      requestId: requestIdOf(context),
+      error: String((error as Error)?.stack ?? error),
+    });
+  addService(server, Runner, implementation, onUnexpectedError, (metadata) => grpcAuth.authorizes(metadata));
+  // Same process, same service, no credentials to check: nothing crosses a process boundary.
+  const inProcess = new InProcessCalls(implementation, onUnexpectedError);
+  let advertised = "";
+  const registration = new RunnerRegistration(
+    options.bus,
+    () => ({
+      id,
+      address: advertised,
+      languages: served.map((language) => language.id),
+      extensions: Object.fromEntries(served.map((language) => [language.id, language.extensions])),
+      pool: options.pool ?? "default",
+      ...(options.tenants ? { tenants: [...options.tenants] } : {}),
+      load: options.load(),
+    }),
+    options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    log,
+  );
+  const [host, portText] = splitHostPort(options.listen);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${portText}`, grpcAuth.serverCredentials(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  const address = `${host}:${port}`;
+  const wildcard = host === "0.0.0.0" || host === "::" || host === "[::]";
+  advertised = options.advertiseAddress ?? (wildcard ? `${hostname()}:${port}` : address);
+  await registration.start();
+  let closing: Promise<void> | undefined;
+  return {
+    address,
+    inProcessClient: inProcess.client,
+    close(graceMs) {
+      closing ??= (async () => {
+        // Gateways stop routing here first: health checks fail and the registry entry goes.
+        health.setStatus("", "NOT_SERVING");
+        health.setStatus("lspmesh.v1.Runner", "NOT_SERVING");
+        await registration.close();
+        const network = new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            server.forceShutdown();
+            resolve();
+          }, graceMs);
+          server.tryShutdown(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        await Promise.all([network, inProcess.drain(graceMs)]);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** `<hostname>-<pid>`, reduced to the characters a registry key allows. */
+export function defaultRunnerId(): string {
+  return `${hostname()}-${process.pid}`.replace(/[^A-Za-z0-9_=.-]/g, "-").replace(/^[^A-Za-z0-9]+/, "");
+}

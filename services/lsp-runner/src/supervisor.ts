@@ -1,0 +1,158 @@
+// A runner serving many tenants from one volume, as a supervisor: it owns the gRPC endpoint, the
+// event backbone, the registry entry and the credentials, and never opens a workspace file. Each
+// tenant's files are touched only by that tenant's worker process (workers/), confined before it
+// runs anything of the tenant's; a stall or a crash in one worker never reaches another tenant.
+import type { SymbolIndexStore } from "@lspmesh/events";
+import type { GrpcAuth, ServiceClient } from "@lspmesh/grpc";
+import type { Runner } from "@lspmesh/proto";
+import { Gauge } from "prom-client";
+import type { RunnerEventBus } from "./events/eventBus.js";
+import { InProcessEventBus } from "./events/inProcessEventBus.js";
+import type { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
+import { runnerMetricsRegistry, serveRunnerMetrics } from "./ops/runnerMetrics.js";
+import { servedLanguages } from "./runnerCore.js";
+import { defaultRunnerId, startRunnerEndpoint } from "./runnerEndpoint.js";
+import { TenantWorkers } from "./workers/tenantWorkers.js";
+import type { WorkerLauncher } from "./workers/workerLauncher.js";
+import type { WorkerInit } from "./workers/workerProtocol.js";
+
+export interface SupervisorOptions {
+  listen: string;
+  grpcAuth?: GrpcAuth;
+  /** The volume root holding `<tenant>/<workspace>`. */
+  root: string;
+  /** The languages configured (for Describe and the registry; each worker loads the same file). */
+  languages: LanguageRegistry;
+  /** What each worker is told, but its tenant and the runner id. */
+  worker: Omit<WorkerInit, "tenant" | "runnerId" | "root">;
+  /** Starts confined worker processes. */
+  launcher: WorkerLauncher;
+  events?: RunnerEventBus;
+  runnerId?: string;
+  advertiseAddress?: string;
+  pool?: string;
+  /** Tenants admitted (a dedicated pool); others are NOT_FOUND. Default: any tenant with a folder. */
+  tenants?: readonly string[];
+  heartbeatMs?: number;
+  metricsListen?: string;
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+export interface Supervisor {
+  readonly address: string;
+  readonly id: string;
+  readonly metricsAddress: string | undefined;
+  readonly warmedUp: Promise<void>;
+  readonly symbolIndex: SymbolIndexStore;
+  readonly inProcessClient: ServiceClient<typeof Runner.method>;
+  /** Workers running now (tests and metrics). */
+  readonly workers: TenantWorkers;
+  /** Drains like a runner: endpoint first, then every worker (and its language servers). Idempotent. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** How long close() lets in-flight calls finish, ms (default 5 000). */
+const DEFAULT_GRACE_MS = 5_000;
+
+export async function startSupervisor(options: SupervisorOptions): Promise<Supervisor> {
+  const log = options.log ?? (() => {});
+  const id = options.runnerId ?? defaultRunnerId();
+  const ownsBus = options.events === undefined;
+  const bus = options.events ?? new InProcessEventBus();
+  const served = servedLanguages(options.languages);
+  const workers = new TenantWorkers({
+    root: options.root,
+    tenants: options.tenants,
+    init: { ...options.worker, runnerId: id, root: options.root },
+    spawn: (tenant) => options.launcher.spawn(tenant),
+    bus,
+    log,
+    description: { runnerId: id, languages: served },
+  });
+  const reconnect = bus.onReconnect(() => workers.reconnected());
+  const endpoint = await startRunnerEndpoint({
+    id,
+    listen: options.listen,
+    grpcAuth: options.grpcAuth,
+    implementation: workers.implementation(),
+    bus,
+    served,
+    load: () => workers.sessionCount,
+    pool: options.pool,
+    tenants: options.tenants,
+    heartbeatMs: options.heartbeatMs,
+    advertiseAddress: options.advertiseAddress,
+    log,
+  });
+  // A restarted runner takes up the symbol indexes it kept (their metas name it): the workers of
+  // those tenants start now, and each catches its workspaces up with the files changed meanwhile.
+  void bus.symbolIndex
+    .ownedBy(id, options.tenants)
+    .then((owned) => {
+      const firstWorkspace = new Map<string, string>();
+      for (const { tenant, workspace } of owned) if (!firstWorkspace.has(tenant)) firstWorkspace.set(tenant, workspace);
+      for (const [tenant, workspace] of firstWorkspace) void workers.forTenant(tenant, workspace).catch(() => {});
+    })
+    .catch((error) => log({ level: "warn", msg: "stored symbol indexes not listed", error: String(error) }));
+  // Warm-up entries: their tenants' workers start now and start those sessions.
+  const warming = new Map<string, string>();
+  for (const entry of options.worker.warmUp ?? [])
+    if (!warming.has(entry.tenant)) warming.set(entry.tenant, entry.workspace);
+  const warmedUp = Promise.allSettled(
+    [...warming].map(([tenant, workspace]) => workers.forTenant(tenant, workspace)),
+  ).then(() => {});
+  const metrics = options.metricsListen
+    ? await serveRunnerMetrics(options.metricsListen, supervisorMetrics(bus, workers, options.launcher))
+    : undefined;
+  let closing: Promise<void> | undefined;
+  return {
+    address: endpoint.address,
+    id,
+    metricsAddress: metrics?.address,
+    warmedUp,
+    symbolIndex: bus.symbolIndex,
+    inProcessClient: endpoint.inProcessClient,
+    workers,
+    close(graceMs = DEFAULT_GRACE_MS) {
+      closing ??= (async () => {
+        await endpoint.close(graceMs);
+        reconnect.close();
+        await workers.close(graceMs);
+        if (ownsBus) await bus.close();
+        await metrics?.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function supervisorMetrics(bus: RunnerEventBus, workers: TenantWorkers, launcher: WorkerLauncher) {
+  const registry = runnerMetricsRegistry(bus);
+  new Gauge({
+    name: "lspmesh_runner_tenant_workers",
+    help: "Tenant worker processes running (one per tenant with a recent call).",
+    registers: [registry],
+    collect() {
+      this.set(workers.size);
+    },
+  });
+  new Gauge({
+    name: "lspmesh_runner_confinement",
+    help: "The confinement of tenant workers: 1 for the active one (landlock, landlock+bwrap).",
+    labelNames: ["confinement"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.set({ confinement: launcher.confinement }, 1);
+    },
+  });
+  new Gauge({
+    name: "lspmesh_runner_language_servers_in_workers",
+    help: "Language servers running in tenant workers (as reported by the workers every 2 s).",
+    registers: [registry],
+    collect() {
+      this.set(workers.sessionCount);
+    },
+  });
+  return registry;
+}

@@ -1,0 +1,274 @@
+// The supervisor's handle on one tenant's worker process: starts it, forwards Runner calls to it
+// over the private pipe, and carries what the worker publishes to the real event bus — only when
+// it names the worker's own tenant. A worker that dies fails its calls under way (UNAVAILABLE) and
+// is replaced on the next call; it never takes another tenant's calls with it.
+import type { ChildProcess } from "node:child_process";
+import { Writable } from "node:stream";
+import { status as grpcStatus } from "@grpc/grpc-js";
+import { GrpcStatusError } from "@lspmesh/grpc";
+import { ERROR_CODE_TRAILER } from "@lspmesh/proto";
+import {
+  CancellationTokenSource,
+  createMessageConnection,
+  type MessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from "vscode-jsonrpc/node.js";
+import type { Closeable, RunnerEventBus } from "../events/eventBus.js";
+import {
+  type CallParams,
+  type CallResult,
+  type DiagnosticsMessage,
+  type StatusMessage,
+  type SubscribeParams,
+  type SymbolIndexFileEntry,
+  type SymbolIndexMeta,
+  TO_SUPERVISOR,
+  TO_WORKER,
+  type WorkerInit,
+  type WorkerReady,
+} from "./workerProtocol.js";
+
+export interface TenantWorkerOptions {
+  init: WorkerInit;
+  /** Starts the worker process (confined, clean environment) with stdin/stdout/stderr piped. */
+  spawn: () => ChildProcess;
+  bus: RunnerEventBus;
+  log: (entry: Record<string, unknown>) => void;
+  /** How long the worker may take to start and build its core, ms (default 30 000). */
+  startTimeoutMs?: number;
+}
+
+/** Thrown for calls a worker cannot take: it stopped, or never started. */
+export function workerUnavailable(tenant: string): GrpcStatusError {
+  return new GrpcStatusError(
+    grpcStatus.UNAVAILABLE,
+    `this runner's worker for tenant '${tenant}' stopped; it is restarted on the next call, try again`,
+    { [ERROR_CODE_TRAILER]: "UNAVAILABLE" },
+  );
+}
+
+export class TenantWorker {
+  readonly tenant: string;
+  /** Language servers the worker runs now (reported every 2 s). */
+  sessions = 0;
+  private readonly subscriptions = new Map<number, Closeable>();
+  private exitedFlag = false;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly connection: MessageConnection,
+    private readonly options: TenantWorkerOptions,
+    /** Settles when the process ended (for whatever reason). */
+    readonly exited: Promise<void>,
+  ) {
+    this.tenant = options.init.tenant;
+  }
+
+  static async start(options: TenantWorkerOptions): Promise<{ worker: TenantWorker; ready: WorkerReady }> {
+    const child = options.spawn();
+    const { stdin, stdout, stderr } = child;
+    if (!stdin || !stdout || !stderr) throw new Error("a worker needs piped stdin, stdout and stderr");
+    // A dead worker's pipe fails writes (EPIPE). Its exit fails the calls under way (below); a
+    // failed write must not surface as well (vscode-jsonrpc turns one into an unhandled rejection).
+    stdin.on("error", () => {});
+    const pipe = new Writable({
+      write(chunk, encoding, done) {
+        if (stdin.destroyed || !stdin.writable) return done();
+        stdin.write(chunk, encoding, () => done());
+      },
+    });
+    const exited = new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once("exit", () => resolve());
+    });
+    const connection = createMessageConnection(new StreamMessageReader(stdout), new StreamMessageWriter(pipe));
+    const worker = new TenantWorker(child, connection, options, exited);
+    worker.wire(stderr);
+    connection.listen();
+    const timeoutMs = options.startTimeoutMs ?? 30_000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const ready = await Promise.race([
+        connection.sendRequest<WorkerReady>(TO_WORKER.init, options.init),
+        exited.then(() => {
+          throw new Error(`the worker for tenant '${worker.tenant}' exited while starting`);
+        }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`the worker did not start within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      return { worker, ready };
+    } catch (error) {
+      await worker.close(0);
+      throw new GrpcStatusError(
+        grpcStatus.UNAVAILABLE,
+        `this runner could not start a worker for tenant '${worker.tenant}' (${error instanceof Error ? error.message : String(error)}); see the runner's log`,
+        { [ERROR_CODE_TRAILER]: "UNAVAILABLE" },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** True once the worker process ended. */
+  get exitedAlready(): boolean {
+    return this.exitedFlag;
+  }
+
+  /** One Runner call: resolves with the answer's protobuf bytes, or throws the worker's status. */
+  async call(params: CallParams, signal: AbortSignal): Promise<Uint8Array> {
+    if (this.exitedFlag || this.closing) throw workerUnavailable(this.tenant);
+    const cancel = new CancellationTokenSource();
+    // A cancellation is a message to the worker: none once its pipe is gone.
+    const onAbort = () => {
+      if (!this.exitedFlag) cancel.cancel();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const result = await Promise.race([
+        this.connection.sendRequest<CallResult>(TO_WORKER.call, params, cancel.token),
+        this.exited.then(() => {
+          throw workerUnavailable(this.tenant);
+        }),
+      ]);
+      if ("answer" in result) return Buffer.from(result.answer, "base64");
+      if ("status" in result)
+        throw new GrpcStatusError(result.status.code, result.status.message, result.status.trailers);
+      throw new Error(result.failure);
+    } catch (error) {
+      // The pipe closed under the call: the worker died.
+      if (this.exitedFlag && !(error instanceof GrpcStatusError)) throw workerUnavailable(this.tenant);
+      throw error;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      cancel.dispose();
+    }
+  }
+
+  /** Asks the worker to stop its language servers, then ends the process. Idempotent. */
+  close(graceMs: number): Promise<void> {
+    this.closing ??= (async () => {
+      if (!this.exitedFlag) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          this.connection.sendRequest(TO_WORKER.shutdown, { graceMs }).catch(() => {}),
+          this.exited,
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, graceMs + 5_000);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (!this.exitedFlag) this.child.kill("SIGKILL");
+        await this.exited;
+      }
+      this.dropSubscriptions();
+      this.connection.dispose();
+    })();
+    return this.closing;
+  }
+
+  /** The backbone reconnected: the worker resyncs its open documents. */
+  reconnected(): void {
+    if (!this.exitedFlag) void this.connection.sendNotification(TO_WORKER.reconnected).catch(() => {});
+  }
+
+  private wire(stderr: NodeJS.ReadableStream): void {
+    const { bus, log } = this.options;
+    const tenant = this.tenant;
+    void this.exited.then(() => {
+      this.exitedFlag = true;
+      this.dropSubscriptions();
+    });
+    this.child.once("exit", (code, signal) => {
+      if (!this.closing) log({ level: "warn", msg: "tenant worker exited", tenant, code, signal });
+    });
+    this.child.on("error", (error) =>
+      log({ level: "error", msg: "tenant worker failed", tenant, error: String(error) }),
+    );
+    let pending = "";
+    stderr.setEncoding?.("utf8");
+    stderr.on("data", (chunk: string) => {
+      pending += chunk;
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      // Bounded: a worker cannot make the supervisor buffer without end.
+      if (pending.length > 16_384) pending = "";
+      for (const line of lines)
+        if (line.trim()) log({ level: "warn", msg: "tenant worker stderr", tenant, line: line.slice(0, 2_000) });
+    });
+    // Everything below names a tenant: the worker's own, or it is refused and logged.
+    const own = (named: string, what: string): boolean => {
+      if (named === tenant) return true;
+      log({ level: "warn", msg: "tenant worker named another tenant; refused", tenant, what });
+      return false;
+    };
+    const c = this.connection;
+    c.onNotification(TO_SUPERVISOR.publishDiagnostics, (message: DiagnosticsMessage) => {
+      if (own(message?.tenant, "diagnostics")) bus.publishDiagnostics(message);
+    });
+    c.onNotification(TO_SUPERVISOR.clearDiagnostics, (p: { tenant: string; workspace: string; file: string }) => {
+      if (own(p?.tenant, "diagnostics")) bus.clearDiagnostics(p.tenant, p.workspace, p.file);
+    });
+    c.onNotification(TO_SUPERVISOR.publishStatus, (message: StatusMessage) => {
+      if (own(message?.tenant, "status")) bus.publishStatus(message);
+    });
+    c.onRequest(TO_SUPERVISOR.subscribe, (p: SubscribeParams) => {
+      if (!own(p?.tenant, "file events")) throw new Error("refused");
+      this.subscriptions.get(p.subscription)?.close();
+      const deliver = (payload: Uint8Array) => ({
+        subscription: p.subscription,
+        payload: Buffer.from(payload).toString("base64"),
+      });
+      this.subscriptions.set(
+        p.subscription,
+        p.answer
+          ? bus.subscribeFileEvents(p.tenant, p.workspace, (payload) =>
+              c.sendRequest(TO_WORKER.fileEvents, deliver(payload)),
+            )
+          : bus.observeFileEvents(p.tenant, p.workspace, (payload) => {
+              void c.sendNotification(TO_WORKER.observedFileEvents, deliver(payload)).catch(() => {});
+            }),
+      );
+      return {};
+    });
+    c.onNotification(TO_SUPERVISOR.unsubscribe, (p: { subscription: number }) => {
+      this.subscriptions.get(p?.subscription)?.close();
+      this.subscriptions.delete(p?.subscription);
+    });
+    c.onRequest(TO_SUPERVISOR.indexRead, async (p: { tenant: string; workspace: string }) => {
+      if (!own(p?.tenant, "symbol index")) throw new Error("refused");
+      const stored = await bus.symbolIndex.read(p.tenant, p.workspace);
+      return { ...(stored.meta ? { meta: stored.meta } : {}), files: [...stored.files.values()] };
+    });
+    c.onRequest(TO_SUPERVISOR.indexPutFile, (p: { tenant: string; workspace: string; entry: SymbolIndexFileEntry }) => {
+      if (!own(p?.tenant, "symbol index")) throw new Error("refused");
+      return bus.symbolIndex.putFile(p.tenant, p.workspace, p.entry);
+    });
+    c.onRequest(TO_SUPERVISOR.indexDeleteFile, (p: { tenant: string; workspace: string; file: string }) => {
+      if (!own(p?.tenant, "symbol index")) throw new Error("refused");
+      return bus.symbolIndex.deleteFile(p.tenant, p.workspace, p.file);
+    });
+    c.onRequest(TO_SUPERVISOR.indexPutMeta, (p: { meta: SymbolIndexMeta }) => {
+      if (!own(p?.meta?.tenant, "symbol index")) throw new Error("refused");
+      return bus.symbolIndex.putMeta(p.meta);
+    });
+    // Only the worker's own tenant's indexes, whatever it asks for.
+    c.onRequest(TO_SUPERVISOR.indexOwnedBy, (p: { runner: string }) =>
+      bus.symbolIndex.ownedBy(String(p?.runner), [tenant]),
+    );
+    c.onNotification(TO_SUPERVISOR.log, (p: { entry?: Record<string, unknown> }) => {
+      const entry = p?.entry && typeof p.entry === "object" ? p.entry : {};
+      log({ ...entry, tenant, worker: true });
+    });
+    c.onNotification(TO_SUPERVISOR.load, (p: { sessions?: unknown }) => {
+      this.sessions = typeof p?.sessions === "number" && p.sessions >= 0 ? Math.floor(p.sessions) : 0;
+    });
+  }
+
+  private dropSubscriptions(): void {
+    for (const subscription of this.subscriptions.values()) subscription.close();
+    this.subscriptions.clear();
+  }
+}

@@ -1,0 +1,152 @@
+// The supervisor's workers, one per tenant, started on the tenant's first call and replaced when
+// one dies; and the Runner service that routes each call to the worker of the tenant it names.
+// The supervisor never opens a workspace file: it checks the ids, that `<root>/<tenant>` is a
+// directory (lstat, no link followed), and forwards the request's bytes.
+import type { ChildProcess } from "node:child_process";
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { CallContext, ServiceImplementation } from "@lspmesh/grpc";
+import { Runner, type WorkspaceRef } from "@lspmesh/proto";
+import { invalidArgument } from "../errors.js";
+import type { RunnerEventBus } from "../events/eventBus.js";
+import { requestIdOf } from "../grpc/callLog.js";
+import { grpcErrorFromRunner } from "../grpc/errorStatus.js";
+import type { RunnerDescriptionFields } from "../grpc/runnerService.js";
+import { assertWorkspaceId } from "../workspace/workspaceIds.js";
+import { unknownWorkspace } from "../workspace/workspaceLocator.js";
+import { TenantWorker } from "./tenantWorker.js";
+import type { WorkerInit } from "./workerProtocol.js";
+
+type RunnerMethods = typeof Runner.method;
+
+export interface TenantWorkersOptions {
+  /** The volume root holding `<tenant>/<workspace>`. */
+  root: string;
+  /** Tenants admitted (a dedicated pool); others are NOT_FOUND. Undefined: any tenant with a folder. */
+  tenants?: readonly string[];
+  /** What every worker is told, but its tenant. */
+  init: Omit<WorkerInit, "tenant">;
+  /** Starts a confined worker process for `tenant` (stdio piped). */
+  spawn: (tenant: string) => ChildProcess;
+  bus: RunnerEventBus;
+  log: (entry: Record<string, unknown>) => void;
+  description: RunnerDescriptionFields;
+}
+
+export class TenantWorkers {
+  private readonly workers = new Map<string, Promise<TenantWorker>>();
+  /** Workers whose process started and has not exited. */
+  private readonly running = new Map<string, TenantWorker>();
+  private readonly admitted: ReadonlySet<string> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: TenantWorkersOptions) {
+    this.admitted = options.tenants ? new Set(options.tenants) : undefined;
+  }
+
+  /** Language servers running in every worker (the registry's load). */
+  get sessionCount(): number {
+    let count = 0;
+    for (const worker of this.running.values()) count += worker.sessions;
+    return count;
+  }
+
+  /** Workers running now. */
+  get size(): number {
+    return this.running.size;
+  }
+
+  /** The worker of `tenant`, started if needed (a dead one is replaced). Throws NOT_FOUND for tenants not here. */
+  async forTenant(tenant: string, workspace: string): Promise<TenantWorker> {
+    assertWorkspaceId("tenant", tenant);
+    assertWorkspaceId("workspace", workspace);
+    if (this.closed) throw unknownWorkspace(workspace);
+    if (this.admitted && !this.admitted.has(tenant)) throw unknownWorkspace(workspace);
+    if (!isRealDirectory(join(this.options.root, tenant))) throw unknownWorkspace(workspace);
+    const existing = this.workers.get(tenant);
+    if (existing) {
+      const worker = await existing.catch(() => undefined);
+      if (worker && !worker.exitedAlready) return worker;
+      if (this.workers.get(tenant) === existing) this.workers.delete(tenant);
+      return this.forTenant(tenant, workspace);
+    }
+    const starting = TenantWorker.start({
+      init: {
+        ...this.options.init,
+        tenant,
+        warmUp: this.options.init.warmUp?.filter((entry) => entry.tenant === tenant),
+      },
+      spawn: () => this.options.spawn(tenant),
+      bus: this.options.bus,
+      log: this.options.log,
+    }).then(({ worker, ready }) => {
+      this.options.log({ level: "info", msg: "tenant worker started", tenant, pid: ready.pid });
+      this.running.set(tenant, worker);
+      void worker.exited.then(() => {
+        if (this.running.get(tenant) === worker) this.running.delete(tenant);
+      });
+      return worker;
+    });
+    this.workers.set(tenant, starting);
+    starting.catch((error: unknown) => {
+      if (this.workers.get(tenant) === starting) this.workers.delete(tenant);
+      this.options.log({ level: "error", msg: "tenant worker did not start", tenant, error: String(error) });
+    });
+    return starting;
+  }
+
+  /** The Runner service: Describe answered here, every other call by the tenant's worker. */
+  implementation(): ServiceImplementation<RunnerMethods> {
+    const routed: Record<string, unknown> = {};
+    for (const [name, method] of Object.entries(Runner.method)) {
+      routed[name] = async (request: { workspace?: WorkspaceRef }, context: CallContext) => {
+        try {
+          const ref = request.workspace;
+          if (!ref?.tenant || !ref.workspace) throw invalidArgument("the request names no tenant and workspace");
+          const worker = await this.forTenant(ref.tenant, ref.workspace);
+          const bytes = await worker.call(
+            {
+              method: name,
+              request: Buffer.from(toBinary(method.input, request as never)).toString("base64"),
+              ...(Number.isFinite(context.deadlineMs) ? { deadlineMs: context.deadlineMs } : {}),
+              ...(requestIdOf(context) ? { requestId: requestIdOf(context) } : {}),
+            },
+            context.signal,
+          );
+          return fromBinary(method.output, bytes);
+        } catch (error) {
+          return grpcErrorFromRunner(error);
+        }
+      };
+    }
+    const { runnerId, languages } = this.options.description;
+    routed.describe = async () => ({
+      runnerId,
+      languages: languages.map((language) => ({ id: language.id, extensions: [...language.extensions] })),
+    });
+    return routed as ServiceImplementation<RunnerMethods>;
+  }
+
+  /** The backbone came back: every worker resyncs. */
+  reconnected(): void {
+    for (const worker of this.running.values()) worker.reconnected();
+  }
+
+  /** Stops every worker (their language servers first), letting each take up to `graceMs`. Idempotent. */
+  async close(graceMs: number): Promise<void> {
+    this.closed = true;
+    const starting = [...this.workers.values()];
+    this.workers.clear();
+    await Promise.all(starting.map((worker) => worker.then((w) => w.close(graceMs)).catch(() => {})));
+  }
+}
+
+/** A directory itself, not a link to one (lstat): a tenant folder cannot be redirected. */
+function isRealDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

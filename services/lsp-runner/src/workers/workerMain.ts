@@ -1,0 +1,140 @@
+// Entry of one tenant's worker process: everything that touches that tenant's files (document
+// sync, language servers, edits, snippets, diagnostics, the symbol indexer) runs here, already
+// confined (the launcher applied Landlock and exec'd this file, see confinement/), with a clean
+// environment and no secret. It talks only to its supervisor, over stdin/stdout (JSON-RPC); its
+// stderr is free-form diagnostics the supervisor logs. It exits when the supervisor goes away.
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { Metadata } from "@grpc/grpc-js";
+import { GrpcStatusError } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
+import {
+  createMessageConnection,
+  type MessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from "vscode-jsonrpc/node.js";
+import { loadLanguageRegistry } from "../lsp/languages/languageConfig.js";
+import { type RunnerCore, startRunnerCore } from "../runnerCore.js";
+import { warmUpSessions } from "../sessionWarmUp.js";
+import { TenantAllowlistLocator } from "../workspace/tenantAllowlist.js";
+import { VolumeWorkspaceLocator } from "../workspace/workspaceLocator.js";
+import { SupervisorBus } from "./supervisorBus.js";
+import {
+  type CallParams,
+  type CallResult,
+  TO_SUPERVISOR,
+  TO_WORKER,
+  type WorkerInit,
+  type WorkerReady,
+} from "./workerProtocol.js";
+
+type Handler = (
+  request: unknown,
+  context: { metadata: Metadata; signal: AbortSignal; deadlineMs: number },
+) => Promise<unknown>;
+
+/** How often the worker reports its running sessions (the registry's load), ms. */
+const LOAD_REPORT_MS = 2_000;
+
+export function serveWorker(connection: MessageConnection, exit: (code: number) => void): void {
+  let core: RunnerCore | undefined;
+  let bus: SupervisorBus | undefined;
+  let loadTimer: NodeJS.Timeout | undefined;
+  const log = (entry: Record<string, unknown>) =>
+    void connection.sendNotification(TO_SUPERVISOR.log, { entry }).catch(() => {});
+
+  connection.onRequest(TO_WORKER.init, async (init: WorkerInit): Promise<WorkerReady> => {
+    if (core) throw new Error("the worker was initialised already");
+    const languages = await loadLanguageRegistry(init.languagesFile);
+    bus = new SupervisorBus(connection);
+    // Only this tenant's workspaces, whatever a request names.
+    const locator = new TenantAllowlistLocator(new VolumeWorkspaceLocator(init.root), [init.tenant]);
+    core = startRunnerCore({
+      runnerId: init.runnerId,
+      bus,
+      locator,
+      languages,
+      tenants: [init.tenant],
+      maxFileBytes: init.maxFileBytes,
+      answerCacheEntries: init.answerCacheEntries,
+      sessionPolicy: {
+        idleTimeoutMs: init.idleTimeoutMs,
+        memoryBudgetBytes: init.memoryBudgetBytes,
+        ...(init.restart ? { restart: { ...init.restart } as never } : {}),
+        ...(init.tenantLimits ? { tenantLimits: init.tenantLimits } : {}),
+        sandbox: init.bwrapPath ? { bwrapPath: init.bwrapPath } : undefined,
+        // One tenant per worker: its servers share the worker's confinement with nobody else.
+        tenantsTrustEachOther: true,
+      },
+      log,
+      watchWorkspaces: init.watchWorkspaces,
+      watchDebounceMs: init.watchDebounceMs,
+      symbolIndex: init.symbolIndex,
+    });
+    void warmUpSessions(init.warmUp ?? [], { locator, languages, sessions: core.sessions, log });
+    loadTimer = setInterval(() => {
+      void connection
+        .sendNotification(TO_SUPERVISOR.load, { sessions: core?.events.sessionCount ?? 0 })
+        .catch(() => {});
+    }, LOAD_REPORT_MS);
+    loadTimer.unref();
+    return { served: core.served, pid: process.pid };
+  });
+
+  connection.onRequest(TO_WORKER.call, async (params: CallParams, token): Promise<CallResult> => {
+    if (!core) return { failure: "the worker was not initialised" };
+    const method = Runner.method[params.method as keyof typeof Runner.method];
+    const handle = (core.implementation as unknown as Record<string, Handler>)[params.method];
+    if (!method || !handle) return { failure: `unknown method ${params.method.slice(0, 64)}` };
+    const abort = new AbortController();
+    token.onCancellationRequested(() => abort.abort(new Error("cancelled by client")));
+    const metadata = new Metadata();
+    if (params.requestId) metadata.set("x-request-id", params.requestId);
+    try {
+      const request = fromBinary(method.input, Buffer.from(params.request, "base64"));
+      const answer = await handle(request, {
+        metadata,
+        signal: abort.signal,
+        deadlineMs: params.deadlineMs ?? Number.POSITIVE_INFINITY,
+      });
+      const message = create(method.output, answer as never);
+      return { answer: Buffer.from(toBinary(method.output, message)).toString("base64") };
+    } catch (error) {
+      if (error instanceof GrpcStatusError) {
+        return { status: { code: error.code, message: error.message, trailers: error.trailers } };
+      }
+      log({
+        level: "error",
+        msg: "unexpected error",
+        method: params.method,
+        error: String((error as Error)?.stack ?? error),
+      });
+      return { failure: "the worker failed to answer" };
+    }
+  });
+
+  const stop = async (graceMs: number) => {
+    clearInterval(loadTimer);
+    const timer = setTimeout(() => exit(1), graceMs + 5_000);
+    timer.unref();
+    await core?.close();
+    await bus?.close();
+  };
+  connection.onRequest(TO_WORKER.shutdown, async ({ graceMs }: { graceMs: number }) => {
+    await stop(graceMs);
+    setImmediate(() => exit(0));
+    return {};
+  });
+  // The supervisor went away (or closed the pipe): no language server may outlive it.
+  connection.onClose(() => void stop(0).finally(() => exit(0)));
+  connection.listen();
+}
+
+// Run as a process: the pipe is stdin/stdout.
+if (process.argv[1]?.endsWith("workerMain.js")) {
+  const connection = createMessageConnection(
+    new StreamMessageReader(process.stdin),
+    new StreamMessageWriter(process.stdout),
+  );
+  serveWorker(connection, (code) => process.exit(code));
+}
