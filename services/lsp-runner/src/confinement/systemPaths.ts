@@ -7,15 +7,14 @@
 // (environ, mem, fd/, maps…) stay denied by Landlock's ptrace scoping. Their cmdline and status do
 // not: a worker sees which processes run on its machine (only a pid namespace hides that).
 
-/** Read and execute. */
-export const SYSTEM_READ_ONLY: readonly string[] = [
-  "/usr",
-  "/bin",
-  "/sbin",
-  "/lib",
-  "/lib32",
-  "/lib64",
-  "/libx32",
+/** Top-level system folders (or, merged into /usr, links to it): programs and libraries. */
+export const SYSTEM_ROOTS: readonly string[] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+/**
+ * What programs read in /etc to start: the loader cache, users, name service, time zone, TLS
+ * roots and OpenSSL's configuration (Node reads it at start) — never /etc/ssl/private.
+ */
+export const ETC_ENTRIES: readonly string[] = [
   "/etc/ld.so.cache",
   "/etc/ld.so.conf",
   "/etc/ld.so.conf.d",
@@ -23,9 +22,17 @@ export const SYSTEM_READ_ONLY: readonly string[] = [
   "/etc/group",
   "/etc/nsswitch.conf",
   "/etc/localtime",
-  "/etc/ssl",
+  "/etc/ssl/certs",
+  "/etc/ssl/openssl.cnf",
   "/etc/ca-certificates",
   "/etc/alternatives",
+  "/etc/python3",
+];
+
+/** Read and execute. */
+export const SYSTEM_READ_ONLY: readonly string[] = [
+  ...SYSTEM_ROOTS,
+  ...ETC_ENTRIES,
   "/proc",
   "/sys/fs/cgroup",
   "/sys/devices/system/cpu",

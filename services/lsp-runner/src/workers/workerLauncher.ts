@@ -63,18 +63,8 @@ export function createWorkerLauncher(options: WorkerLauncherOptions): WorkerLaun
       readOnly: language.sandboxReadOnly,
     }),
   );
-  const readOnly = unique([
-    installation,
-    ...serverInstallations,
-    ...SYSTEM_READ_ONLY.filter((path) => !path.startsWith("/etc/ssl")),
-    // TLS roots only: never /etc/ssl/private.
-    "/etc/ssl/certs",
-  ]);
-  // Node reads OpenSSL's configuration at start (and aborts when it may not).
-  const readOnlyFiles = [
-    ...(existsSync("/etc/ssl/openssl.cnf") ? ["/etc/ssl/openssl.cnf"] : []),
-    ...(options.languagesFile ? [absolute(options.languagesFile)] : []),
-  ];
+  const readOnly = unique([installation, ...serverInstallations, ...SYSTEM_READ_ONLY]);
+  const readOnlyFiles = options.languagesFile ? [absolute(options.languagesFile)] : [];
   return {
     confinement: options.bwrap ? "landlock+bwrap" : "landlock",
     readablePaths: [...readOnly, ...readOnlyFiles, options.root, options.stateDir],

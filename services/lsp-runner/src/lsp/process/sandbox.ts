@@ -13,6 +13,7 @@ import { execFile } from "node:child_process";
 import { existsSync, lstatSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, sep } from "node:path";
+import { ETC_ENTRIES, SYSTEM_ROOTS } from "../../confinement/systemPaths.js";
 import { findExecutable } from "./commandLookup.js";
 
 /** A bubblewrap that was seen to work on this machine (detectSandbox). */
@@ -29,23 +30,6 @@ export interface SandboxedServer {
   /** More read-only paths (a toolchain): absolute, or `~/…` under the runner's home. */
   readOnly?: readonly string[];
 }
-
-/** Top-level system paths: bound read-only when folders, re-created when links (merged /usr). */
-const SYSTEM_ROOTS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
-/** What programs read in /etc to start: the loader cache, users, name service, time zone, TLS roots. */
-const ETC_ENTRIES = [
-  "/etc/ld.so.cache",
-  "/etc/ld.so.conf",
-  "/etc/ld.so.conf.d",
-  "/etc/passwd",
-  "/etc/group",
-  "/etc/nsswitch.conf",
-  "/etc/localtime",
-  "/etc/ssl",
-  "/etc/ca-certificates",
-  "/etc/alternatives",
-  "/etc/python3",
-];
 
 /**
  * Whether bubblewrap runs here: `bwrap` on PATH (or the given path) must start a program in the
