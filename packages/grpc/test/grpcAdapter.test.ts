@@ -7,8 +7,8 @@ import {
   GrpcStatusError,
   type ServiceClient,
   type ServiceImplementation,
-} from "./grpcAdapter.js";
-import { createInProcessClient } from "./inProcessClient.js";
+} from "../src/grpcAdapter.js";
+import { createInProcessClient } from "../src/inProcessClient.js";
 
 const closers: Array<() => void> = [];
 afterEach(() => {
@@ -97,15 +97,21 @@ describe.each([
 
   test("a cancelled call fails CANCELLED and aborts the handler's signal", async () => {
     let aborted: Promise<boolean> | undefined;
+    let handling: () => void = () => {};
+    const handled = new Promise<void>((resolve) => {
+      handling = resolve;
+    });
     const client = await serve({
       hover: (_request, context) => {
         aborted = new Promise((resolve) => context.signal.addEventListener("abort", () => resolve(true)));
+        handling();
         return new Promise(() => {});
       },
     });
     const cancel = new AbortController();
     const call = client.hover({}, { signal: cancel.signal }).catch((e: grpc.ServiceError) => e);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Cancelled once the server handles it (a cancel before that never reaches a handler).
+    await handled;
     cancel.abort();
     expect(((await call) as grpc.ServiceError).code).toBe(grpc.status.CANCELLED);
     await expect(aborted).resolves.toBe(true);
