@@ -15,11 +15,14 @@ afterEach(async () => {
 async function connectedServer() {
   const server = new McpServer({ name: "test", version: "1.0.0" });
   const aborted: string[] = [];
+  /** Names of the `wait` calls whose handler runs. */
+  const waiting: string[] = [];
   server.registerTool("whoami", { inputSchema: z.object({ delay_ms: z.number() }) }, async ({ delay_ms }, ctx) => {
     await new Promise((resolve) => setTimeout(resolve, delay_ms));
     return { content: [{ type: "text", text: ctx.http?.authInfo?.clientId ?? "nobody" }] };
   });
   server.registerTool("wait", { inputSchema: z.object({ name: z.string() }) }, ({ name }, ctx) => {
+    waiting.push(name);
     return new Promise((_resolve, reject) => {
       ctx.mcpReq.signal.addEventListener("abort", () => {
         aborted.push(name);
@@ -30,7 +33,7 @@ async function connectedServer() {
   const transport = new MultiplexedTransport();
   await server.connect(transport);
   closing.push(() => server.close());
-  return { transport, aborted };
+  return { transport, aborted, waiting };
 }
 
 const caller = (clientId: string): AuthInfo => ({ token: "", clientId, scopes: [] });
@@ -62,11 +65,12 @@ test("an unknown tool is the server's JSON-RPC error, under the caller's id", as
 });
 
 test("an aborted request resolves with no answer and aborts its handler only", async () => {
-  const { transport, aborted } = await connectedServer();
+  const { transport, aborted, waiting } = await connectedServer();
   const gone = new AbortController();
   const first = transport.request(call(1, "wait", { name: "first" }), caller("alice"), gone.signal);
   const second = transport.request(call(1, "wait", { name: "second" }), caller("bob"));
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // Aborted once both handlers run (an abort before that reaches no handler).
+  await expect.poll(() => waiting.length).toBe(2);
   gone.abort();
   await expect(first).resolves.toBeUndefined();
   await expect.poll(() => aborted).toEqual(["first"]);
