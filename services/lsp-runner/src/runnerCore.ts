@@ -67,6 +67,12 @@ export interface RunnerCore {
   /** The Runner service over this core (every call counted as agent activity). */
   readonly implementation: ServiceImplementation<typeof Runner.method>;
   readonly served: ServedLanguage[];
+  /**
+   * Settles once the indexes of `symbolIndex.workspaces` are listed and announced (state
+   * indexing or ready), so that a search from then on is answered from the index, never by
+   * starting a language server because no index was known yet.
+   */
+  readonly indexesAnnounced: Promise<void>;
   /** Stops indexing, watching and every language server. Idempotent. */
   close(): Promise<void>;
 }
@@ -145,7 +151,9 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
   }
   const served = servedLanguages(languages);
   const implementation = withAgentActivity(runnerService(engine, { runnerId, languages: served }), activity);
-  for (const ref of options.symbolIndex?.workspaces ?? []) void indexer?.ensure(ref);
+  const indexesAnnounced = Promise.all((options.symbolIndex?.workspaces ?? []).map((ref) => indexer?.ensure(ref))).then(
+    () => {},
+  );
   void indexer
     ?.catchUpOwned()
     .then((count) => count > 0 && log({ level: "info", msg: "symbol indexes taken up again", count }))
@@ -158,6 +166,7 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
     symbolIndexer: indexer,
     implementation,
     served,
+    indexesAnnounced,
     close() {
       closing ??= (async () => {
         await indexer?.close();

@@ -140,6 +140,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const metrics = options.metricsListen
     ? await serveRunnerMetrics(options.metricsListen, runnerMetricsRegistry(bus, sessions, engine.answers))
     : undefined;
+  await core.indexesAnnounced;
   const warmedUp = warmUpSessions(options.warmUp ?? [], { locator, languages, sessions, log });
   let closing: Promise<void> | undefined;
   return {
