@@ -201,6 +201,24 @@ describe.skipIf(!needs("bubblewrap", "natsPermissions (a runner serving two tena
       // It reads nothing: not even its own tenant's diagnostics.
       await expect(readDiagnostics(writer, "acme")).rejects.toThrow(/permission/i);
     });
+
+    test("cannot make the runner write for it: a reply subject naming another runner's registry key is never answered into", async () => {
+      const admin = await as(NATS_USERS.admin);
+      const registry = await new Kvm(admin).open(RUNNER_REGISTRY_BUCKET);
+      // Another runner's key (a decoy, not live: no updatedAt), removed again at the end.
+      const key = "decoy-runner";
+      const revision = await registry.put(key, encodeJson({ id: key, address: "10.0.0.2:7421", canary: "untouched" }));
+      const writer = await as(NATS_USERS.writer("acme"));
+      const payload = encodeJson({ v: 1, changes: [{ file: "src/canary.ts", kind: "changed" }] });
+      writer.publish(fileEventsSubject("acme", "web"), payload, { reply: `$KV.${RUNNER_REGISTRY_BUCKET}.${key}` });
+      // Announcements are handled one at a time in arrival order: once this one is answered, the
+      // forged one was handled too.
+      await writer.request(fileEventsSubject("acme", "web"), payload, { timeout: 10_000 });
+      const entry = await registry.get(key);
+      await registry.purge(key);
+      expect(entry?.revision).toBe(revision);
+      expect(entry?.json<{ canary?: string }>().canary).toBe("untouched");
+    });
   });
 
   describe("service identities", () => {

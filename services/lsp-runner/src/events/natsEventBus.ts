@@ -9,7 +9,9 @@ import {
   diagnosticsSubject,
   encodeJson,
   fileEventsSubject,
+  inboxPrefixOf,
   NATS_CONNECTION_OPTIONS,
+  NATS_USERS,
   type NatsClientAuth,
   type NatsSymbolIndexOptions,
   NatsSymbolIndexStore,
@@ -151,7 +153,20 @@ export class NatsEventBus implements RunnerEventBus {
         if (error) return;
         chain = chain.then(async () => {
           const reply = await handler(message.data);
-          if (message.reply) message.respond(encodeJson(reply));
+          if (!message.reply) return;
+          // The runner may answer into any reply subject (NATS allow_responses): only a writer's
+          // own inbox is one, never a subject the sender chose to make the runner write for it
+          // (another runner's registry key, a JetStream API call).
+          if (!isWriterInbox(message.reply, tenant)) {
+            this.log({
+              level: "warn",
+              msg: "file events: reply subject refused",
+              tenant,
+              reply: message.reply.slice(0, 120),
+            });
+            return;
+          }
+          message.respond(encodeJson(reply));
         });
         chain = chain.catch((e) => this.log({ level: "warn", msg: "file events not applied", error: String(e) }));
       },
@@ -316,4 +331,9 @@ async function withTimeout(promise: Promise<unknown> | undefined, ms: number): P
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
+}
+
+/** `_INBOX.…` (clients without a custom prefix) or the tenant's writer identity's own inbox. */
+export function isWriterInbox(reply: string, tenant: string): boolean {
+  return reply.startsWith("_INBOX.") || reply.startsWith(`${inboxPrefixOf(NATS_USERS.writer(tenant))}.`);
 }
