@@ -8,7 +8,6 @@ import {
   link,
   lstat,
   mkdir,
-  readFile,
   readlink,
   realpath,
   rename,
@@ -28,6 +27,7 @@ import {
 import { RunnerError } from "../errors.js";
 import { decodeDocument, sha256 } from "../lsp/documents/textDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
+import { readRegularFile } from "../workspace/metadata.js";
 import type { WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { WorkspaceEdit, WorkspaceRef } from "./answers.js";
 import type { EngineContext } from "./engineContext.js";
@@ -111,7 +111,7 @@ export class EditApplier {
       const file = write ? undefined : await paths.resolveFile(fileEdit.file);
       if (file) write = writes.get(file.path);
       if (!write && file) {
-        const before = await readFile(file.absolute);
+        const before = await readRegularFile(file.absolute);
         const text = decodeDocument(before);
         if (text === undefined) throw invalidEdit(`${file.path} is a binary file; text edits cannot apply to it`);
         checkUnchanged(file.path, text, fileEdit, openDocumentIn(sessions, file.absolute));

@@ -7,10 +7,11 @@
 // project's anchor is preferably a file no other project includes (a test file for the tests
 // project), since tsserver gives a file to the first project that includes it. Files a server
 // cannot be given (too large, binary) are never anchors: they are skipped and reported.
-import { open, readFile, stat } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { join, posix } from "node:path";
 import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
 import { globToRegExp } from "../lsp/session/globPattern.js";
+import { readRegularFile } from "../workspace/metadata.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
 
 /** Project files by language id; other languages need one anchor (their server reads the workspace itself). */
@@ -176,10 +177,8 @@ function typescriptFirst(files: readonly string[]): string[] {
 /** tsconfig.json allows comments and trailing commas; undefined when unreadable. */
 async function readJsonc(path: string): Promise<Record<string, unknown> | undefined> {
   try {
-    return JSON.parse(withoutComments(await readFile(path, "utf8")).replace(/,(\s*[}\]])/g, "$1")) as Record<
-      string,
-      unknown
-    >;
+    const text = (await readRegularFile(path)).toString("utf8");
+    return JSON.parse(withoutComments(text).replace(/,(\s*[}\]])/g, "$1")) as Record<string, unknown>;
   } catch {
     return undefined;
   }

@@ -1,12 +1,13 @@
 // Indexes one file: picks its source (the TypeScript syntax for TypeScript/JavaScript, the language
 // server's documentSymbol for other languages while their server runs for the workspace, text
 // matches otherwise), reads it without following symlinks, and skips what is too large or binary.
-import { lstat, readFile } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import type { SymbolIndexFileEntry, SymbolIndexSource } from "@lspmesh/events";
 import type { DocumentSymbol } from "../engine/answers.js";
 import { decodeDocument, splitLines } from "../lsp/documents/textDocument.js";
 import type { LanguageRegistry } from "../lsp/languages/languageRegistry.js";
+import { readRegularFile } from "../workspace/metadata.js";
 import { serverSymbols } from "./serverSymbols.js";
 import { textSymbols } from "./textSymbols.js";
 import { TYPESCRIPT_SYNTAX_EXTENSIONS, type TypescriptSyntaxSource } from "./typescriptSymbols.js";
@@ -64,7 +65,9 @@ export class FileIndexer {
     if (info.size > this.options.maxFileBytes) {
       return { kind: "skipped", reason: "tooLarge", detail: `${info.size} bytes` };
     }
-    const text = decodeDocument(await readFile(absolute));
+    const bytes = await readRegularFile(absolute).catch(() => undefined);
+    if (!bytes) return { kind: "absent" };
+    const text = decodeDocument(bytes);
     if (text === undefined) return { kind: "skipped", reason: "binary", detail: "binary content" };
     const lines = splitLines(text);
     const cap = this.options.maxSymbolsPerFile;

@@ -4,8 +4,17 @@
 // four (open, fstat, read, close). On a loaded 2-core machine that bookkeeping cost more CPU than
 // the language server's own answer. The calls below are answered from the kernel's inode and page
 // caches in microseconds on local and block volumes. Large files are still read asynchronously.
-import { type BigIntStats, readFileSync, realpathSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
+import { open } from "node:fs/promises";
 
 /** Files up to this size are read synchronously (bytes, default 512 KiB: well under a millisecond). */
 const SYNC_READ_BYTES = 512 * 1024;
@@ -29,9 +38,43 @@ export function isDirectory(path: string): boolean {
   }
 }
 
-/** The bytes of a file whose size is known from a stat just taken. */
+/** The bytes of a file whose size is known from a stat just taken (a regular file: readRegularFile). */
 export function readKnownFile(path: string, size: number | bigint): Buffer | Promise<Buffer> {
-  return Number(size) <= SYNC_READ_BYTES ? readFileSync(path) : readFile(path);
+  return Number(size) <= SYNC_READ_BYTES ? readRegularFileSync(path) : readRegularFile(path);
+}
+
+/** O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting for one. */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+function notRegular(path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`not a regular file: ${path}`), { code: "ENOTREG" });
+}
+
+/**
+ * The bytes of a regular file. A workspace may hold (or swap in, after any stat) a FIFO, socket or
+ * device where a file is expected; reading one would hold a thread of libuv's pool until someone
+ * writes to it. So the file is opened without blocking and checked after opening (fstat): anything
+ * but a regular file is refused with code ENOTREG, and never read.
+ */
+export async function readRegularFile(path: string): Promise<Buffer> {
+  const handle = await open(path, OPEN_FLAGS);
+  try {
+    if (!(await handle.stat()).isFile()) throw notRegular(path);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** readRegularFile, synchronously (small files on the query path). */
+export function readRegularFileSync(path: string): Buffer {
+  const fd = openSync(path, OPEN_FLAGS);
+  try {
+    if (!fstatSync(fd).isFile()) throw notRegular(path);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

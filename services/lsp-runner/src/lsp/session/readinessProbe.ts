@@ -3,10 +3,10 @@
 // empty and its first references short. The probe takes a name declared in one of the workspace's
 // files and asks `workspace/symbol` for it until the server finds it; until then the session counts
 // as indexing, so answers wait for it (a bounded time) or say they may be incomplete.
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { WorkspaceSymbolRequest } from "vscode-languageserver-protocol";
+import { readRegularFile } from "../../workspace/metadata.js";
 import { listSourceFiles } from "../../workspace/sourceFiles.js";
 
 /** How long the probe keeps asking before the server counts as ready anyway, in ms (default 60 000). */
@@ -24,7 +24,10 @@ const DECLARATION =
 export async function declaredName(root: string, extensions: readonly string[]): Promise<string | undefined> {
   const { files } = await listSourceFiles(root, new Set(extensions), FILES_READ);
   for (const file of files) {
-    const text = await readFile(join(root, file), "utf8").catch(() => "");
+    const text = await readRegularFile(join(root, file)).then(
+      (bytes) => bytes.toString("utf8"),
+      () => "",
+    );
     const name = DECLARATION.exec(text.slice(0, 65_536))?.[1];
     if (name) return name;
   }
