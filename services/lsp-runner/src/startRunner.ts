@@ -4,10 +4,10 @@
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
 import { GrpcAuth } from "@lspmesh/grpc";
 import type { RunnerConfig, SandboxSetting } from "./config.js";
-import { landlockAbi, landlockStatus } from "./confinement/landlock.js";
+import { landlockStatus } from "./confinement/landlock.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { loadLanguageRegistry } from "./lsp/languages/languageConfig.js";
 import type { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
@@ -18,6 +18,7 @@ import { type RunnerServer, type ServerStateEvent, startRunnerServer } from "./r
 import { startSupervisor } from "./supervisor.js";
 import { createWorkerLauncher } from "./workers/workerLauncher.js";
 import { SingleWorkspaceLocator, VolumeWorkspaceLocator } from "./workspace/workspaceLocator.js";
+import { isInside } from "./workspace/workspacePaths.js";
 
 /** What a runner needs beyond its settings. */
 export interface RunnerHooks {
@@ -55,12 +56,14 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
   const workspaces = settings.workspaces;
   const sandbox = await runnerSandbox(settings.sandbox ?? "none");
   if ("root" in workspaces && (settings.workers ?? "off") === "auto") {
-    const abi = landlockAbi();
-    if (abi > 0) return startWorkerSupervisor(settings, workspaces.root, languages, sandbox.sandbox, hooks);
+    const landlock = landlockStatus();
+    if (landlock.abi > 0) {
+      return startWorkerSupervisor(settings, workspaces.root, languages, sandbox.sandbox, landlock.abi, hooks);
+    }
     hooks.log?.({
       level: "warn",
       msg: "tenant workers cannot be confined here (no Landlock in this kernel): tenants share the runner process",
-      landlock: landlockStatus().reason,
+      landlock: landlock.reason,
     });
   }
   const tenantsTrustEachOther = (settings.tenants?.length ?? 0) > 0;
@@ -74,8 +77,7 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     ...(sandbox.sandbox ? { bwrap: sandbox.sandbox.bwrapPath } : { reason: sandbox.reason }),
   });
   return startRunnerServer({
-    listen: settings.listen,
-    ...(settings.grpcAuth ? { grpcAuth: GrpcAuth.from(settings.grpcAuth) } : {}),
+    ...endpointOptions(settings, hooks),
     locator:
       "root" in workspaces
         ? new VolumeWorkspaceLocator(workspaces.root)
@@ -91,23 +93,31 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
       ...(settings.tenantLimits ? { tenantLimits: settings.tenantLimits } : {}),
     },
     warmUp: settings.warmUp,
+    watchWorkspaces: settings.watchWorkspaces,
+    symbolIndex: {
+      ...settings.symbolIndex,
+      // One folder served: its index is built from the start (a volume's, once a request names them).
+      workspaces: "root" in workspaces ? [] : [{ tenant: workspaces.tenant, workspace: workspaces.workspace }],
+    },
+    onServerState: hooks.onServerState,
+    onLifecycleEvent: hooks.onLifecycleEvent,
+  });
+}
+
+/** What the gRPC endpoint of either kind of runner takes from the settings. */
+function endpointOptions(settings: RunnerSettings, hooks: RunnerHooks) {
+  return {
+    listen: settings.listen,
+    ...(settings.grpcAuth ? { grpcAuth: GrpcAuth.from(settings.grpcAuth) } : {}),
     events: hooks.events,
     runnerId: settings.runnerId,
     advertiseAddress: settings.advertiseAddress,
     pool: settings.pool,
     tenants: settings.tenants?.length ? settings.tenants : undefined,
     heartbeatMs: settings.heartbeatMs,
-    watchWorkspaces: settings.watchWorkspaces,
     metricsListen: settings.metricsListen,
-    symbolIndex: {
-      ...settings.symbolIndex,
-      // One folder served: its index is built from the start (a volume's, once a request names them).
-      workspaces: "root" in workspaces ? [] : [{ tenant: workspaces.tenant, workspace: workspaces.workspace }],
-    },
     log: hooks.log,
-    onServerState: hooks.onServerState,
-    onLifecycleEvent: hooks.onLifecycleEvent,
-  });
+  };
 }
 
 /**
@@ -119,6 +129,7 @@ async function startWorkerSupervisor(
   root: string,
   languages: LanguageRegistry,
   bwrap: Sandbox | undefined,
+  landlockAbi: number,
   hooks: RunnerHooks,
 ): Promise<RunningRunner> {
   // The workers' homes and temporary folders: a fresh folder per runner process (removed when it
@@ -142,11 +153,10 @@ async function startWorkerSupervisor(
       ? "tenant workers run as root with Landlock only: a worker can read other processes' /proc/<pid>/environ; run the runner as a non-root user, set LSPMESH_WORKER_USER, or allow bubblewrap"
       : "tenant workers: one confined process per tenant",
     confinement: launcher.confinement,
-    landlockAbi: landlockAbi(),
+    landlockAbi,
   });
   const supervisor = await startSupervisor({
-    listen: settings.listen,
-    ...(settings.grpcAuth ? { grpcAuth: GrpcAuth.from(settings.grpcAuth) } : {}),
+    ...endpointOptions(settings, hooks),
     root,
     languages,
     launcher,
@@ -161,14 +171,6 @@ async function startWorkerSupervisor(
       symbolIndex: settings.symbolIndex,
       warmUp: settings.warmUp,
     },
-    events: hooks.events,
-    runnerId: settings.runnerId,
-    advertiseAddress: settings.advertiseAddress,
-    pool: settings.pool,
-    tenants: settings.tenants?.length ? settings.tenants : undefined,
-    heartbeatMs: settings.heartbeatMs,
-    metricsListen: settings.metricsListen,
-    log: hooks.log,
   }).catch((error: unknown) => {
     if (ownState) rmSync(stateDir, { recursive: true, force: true });
     throw error;
@@ -189,7 +191,7 @@ function refuseReadableSecrets(settings: RunnerSettings, readable: readonly stri
   );
   for (const file of files) {
     const path = resolve(file);
-    const inside = readable.find((dir) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`));
+    const inside = readable.find((dir) => isInside(dir, path));
     if (inside) {
       throw new SandboxUnavailableError(
         `the credential ${path} is inside ${inside}, which tenant workers may read: keep credentials outside the installation, the workspaces root and the state folder (e.g. a mounted secret under /var/run/secrets)`,

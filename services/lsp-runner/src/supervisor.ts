@@ -3,7 +3,7 @@
 // tenant's files are touched only by that tenant's worker process (workers/), confined before it
 // runs anything of the tenant's; a stall or a crash in one worker never reaches another tenant.
 import type { SymbolIndexStore } from "@lspmesh/events";
-import type { GrpcAuth, ServiceClient } from "@lspmesh/grpc";
+import type { ServiceClient } from "@lspmesh/grpc";
 import type { Runner } from "@lspmesh/proto";
 import { Gauge } from "prom-client";
 import type { RunnerEventBus } from "./events/eventBus.js";
@@ -12,13 +12,26 @@ import type { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
 import { runnerMetricsRegistry, serveRunnerMetrics } from "./ops/runnerMetrics.js";
 import { servedLanguages } from "./runnerCore.js";
 import { defaultRunnerId, startRunnerEndpoint } from "./runnerEndpoint.js";
+import type { RunnerServerOptions } from "./runnerServer.js";
 import { TenantWorkers } from "./workers/tenantWorkers.js";
 import type { WorkerLauncher } from "./workers/workerLauncher.js";
 import type { WorkerInit } from "./workers/workerProtocol.js";
 
-export interface SupervisorOptions {
-  listen: string;
-  grpcAuth?: GrpcAuth;
+/** The endpoint's settings are an in-process runner's (runnerServer.ts documents them). */
+export interface SupervisorOptions
+  extends Pick<
+    RunnerServerOptions,
+    | "listen"
+    | "grpcAuth"
+    | "events"
+    | "runnerId"
+    | "advertiseAddress"
+    | "pool"
+    | "tenants"
+    | "heartbeatMs"
+    | "metricsListen"
+    | "log"
+  > {
   /** The volume root holding `<tenant>/<workspace>`. */
   root: string;
   /** The languages configured (for Describe and the registry; each worker loads the same file). */
@@ -27,15 +40,6 @@ export interface SupervisorOptions {
   worker: Omit<WorkerInit, "tenant" | "runnerId" | "root">;
   /** Starts confined worker processes. */
   launcher: WorkerLauncher;
-  events?: RunnerEventBus;
-  runnerId?: string;
-  advertiseAddress?: string;
-  pool?: string;
-  /** Tenants admitted (a dedicated pool); others are NOT_FOUND. Default: any tenant with a folder. */
-  tenants?: readonly string[];
-  heartbeatMs?: number;
-  metricsListen?: string;
-  log?: (entry: Record<string, unknown>) => void;
 }
 
 export interface Supervisor {
@@ -88,19 +92,10 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   // those tenants start now, and each catches its workspaces up with the files changed meanwhile.
   void bus.symbolIndex
     .ownedBy(id, options.tenants)
-    .then((owned) => {
-      const firstWorkspace = new Map<string, string>();
-      for (const { tenant, workspace } of owned) if (!firstWorkspace.has(tenant)) firstWorkspace.set(tenant, workspace);
-      for (const [tenant, workspace] of firstWorkspace) void workers.forTenant(tenant, workspace).catch(() => {});
-    })
+    .then((owned) => workers.startFor(owned))
     .catch((error) => log({ level: "warn", msg: "stored symbol indexes not listed", error: String(error) }));
   // Warm-up entries: their tenants' workers start now and start those sessions.
-  const warming = new Map<string, string>();
-  for (const entry of options.worker.warmUp ?? [])
-    if (!warming.has(entry.tenant)) warming.set(entry.tenant, entry.workspace);
-  const warmedUp = Promise.allSettled(
-    [...warming].map(([tenant, workspace]) => workers.forTenant(tenant, workspace)),
-  ).then(() => {});
+  const warmedUp = workers.startFor(options.worker.warmUp ?? []);
   const metrics = options.metricsListen
     ? await serveRunnerMetrics(options.metricsListen, supervisorMetrics(bus, workers, options.launcher))
     : undefined;

@@ -5,24 +5,14 @@
 // runner's TCP ports; killing one tenant's worker does not disturb the other tenant's calls.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
-import { needs, waitFor } from "@lspmesh/test-kit";
+import { chownTree, needs, UNPRIVILEGED_USER, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { landlockAbi } from "../src/confinement/landlock.js";
 import { type RunningRunner, startRunner } from "../src/startRunner.js";
@@ -46,13 +36,6 @@ if (landlock === 0) {
   process.stderr.write("skipped: tenantWorkers needs Landlock (Linux ≥ 5.13 with landlock in lsm=)\n");
 }
 
-function chownTree(dir: string, user: { uid: number; gid: number }): void {
-  chownSync(dir, user.uid, user.gid);
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    chownSync(join(entry.parentPath, entry.name), user.uid, user.gid);
-  }
-}
-
 /**
  * Both layers where bubblewrap works (its pid namespace hides every other process), and Landlock
  * alone. As root, Landlock alone does not scope /proc/<pid>/environ: the workers then run as an
@@ -66,7 +49,6 @@ const MODES = [
     available: landlock > 0 && needs("bubblewrap", "tenantWorkers"),
   },
 ];
-const NOBODY = { uid: 65534, gid: 65534 };
 const asRoot = process.getuid?.() === 0;
 
 describe.each(MODES.filter((entry) => entry.available && landlock > 0))("tenant workers ($mode)", ({ sandbox }) => {
@@ -110,7 +92,7 @@ describe.each(MODES.filter((entry) => entry.available && landlock > 0))("tenant 
       env: { ...process.env, LSPMESH_TEST_ENV_CANARY: ENV_CANARY },
       stdio: "ignore",
     });
-    const workerUser = asRoot && sandbox === "none" ? NOBODY : undefined;
+    const workerUser = asRoot && sandbox === "none" ? UNPRIVILEGED_USER : undefined;
     if (workerUser) for (const tenant of ["acme", "globex"]) chownTree(join(volume, tenant), workerUser);
     runner = await startRunner({
       listen: "127.0.0.1:0",

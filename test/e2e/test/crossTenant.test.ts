@@ -11,8 +11,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
-  chownSync,
-  lchownSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -25,6 +23,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { landlockAbi } from "@lspmesh/lsp-runner";
 import {
+  chownTree,
   type GatewayProcess,
   type NatsServer,
   needs,
@@ -33,6 +32,7 @@ import {
   startGatewayProcess,
   startNatsServer,
   startRunnerProcess,
+  UNPRIVILEGED_USER,
   waitFor,
   writeTenancyFiles,
 } from "@lspmesh/test-kit";
@@ -131,15 +131,7 @@ interface Deployment {
 type Mode = "sandboxed-shared" | "workers-landlock" | "pinned-unsandboxed" | "control-unsandboxed-shared";
 
 /** As root, Landlock alone does not scope /proc/<pid>/environ: workers then run as nobody. */
-const WORKER_USER = { uid: 65534, gid: 65534 };
 const asRoot = process.getuid?.() === 0;
-
-function chownTree(dir: string): void {
-  chownSync(dir, WORKER_USER.uid, WORKER_USER.gid);
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    lchownSync(join(entry.parentPath, entry.name), WORKER_USER.uid, WORKER_USER.gid);
-  }
-}
 
 async function deploy(mode: Mode): Promise<Deployment> {
   const base = mkdtempSync(join(tmpdir(), `lspmesh-xtenant-${mode}-`));
@@ -205,7 +197,7 @@ async function deploy(mode: Mode): Promise<Deployment> {
           languages: LANGUAGES,
           env: {
             LSPMESH_SANDBOX: "none",
-            ...(asRoot ? { LSPMESH_WORKER_USER: `${WORKER_USER.uid}:${WORKER_USER.gid}` } : {}),
+            ...(asRoot ? { LSPMESH_WORKER_USER: `${UNPRIVILEGED_USER.uid}:${UNPRIVILEGED_USER.gid}` } : {}),
           },
         },
       ],

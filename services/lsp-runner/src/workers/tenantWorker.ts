@@ -4,9 +4,7 @@
 // is replaced on the next call; it never takes another tenant's calls with it.
 import type { ChildProcess } from "node:child_process";
 import { Writable } from "node:stream";
-import { status as grpcStatus } from "@grpc/grpc-js";
 import { GrpcStatusError } from "@lspmesh/grpc";
-import { ERROR_CODE_TRAILER } from "@lspmesh/proto";
 import {
   CancellationTokenSource,
   createMessageConnection,
@@ -14,6 +12,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from "vscode-jsonrpc/node.js";
+import { RunnerError } from "../errors.js";
 import type { Closeable, RunnerEventBus } from "../events/eventBus.js";
 import {
   type CallParams,
@@ -39,12 +38,11 @@ export interface TenantWorkerOptions {
   startTimeoutMs?: number;
 }
 
-/** Thrown for calls a worker cannot take: it stopped, or never started. */
-export function workerUnavailable(tenant: string): GrpcStatusError {
-  return new GrpcStatusError(
-    grpcStatus.UNAVAILABLE,
+/** Thrown for calls a worker cannot take: it stopped. */
+export function workerUnavailable(tenant: string): RunnerError {
+  return new RunnerError(
+    "UNAVAILABLE",
     `this runner's worker for tenant '${tenant}' stopped; it is restarted on the next call, try again`,
-    { [ERROR_CODE_TRAILER]: "UNAVAILABLE" },
   );
 }
 
@@ -54,6 +52,8 @@ export class TenantWorker {
   sessions = 0;
   private readonly subscriptions = new Map<number, Closeable>();
   private exitedFlag = false;
+  /** Rejects the calls under way when the process ends (one entry per call, removed when it ends). */
+  private readonly failOnExit = new Set<(error: RunnerError) => void>();
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -102,10 +102,9 @@ export class TenantWorker {
       return { worker, ready };
     } catch (error) {
       await worker.close(0);
-      throw new GrpcStatusError(
-        grpcStatus.UNAVAILABLE,
+      throw new RunnerError(
+        "UNAVAILABLE",
         `this runner could not start a worker for tenant '${worker.tenant}' (${error instanceof Error ? error.message : String(error)}); see the runner's log`,
-        { [ERROR_CODE_TRAILER]: "UNAVAILABLE" },
       );
     } finally {
       clearTimeout(timer);
@@ -126,12 +125,17 @@ export class TenantWorker {
       if (!this.exitedFlag) cancel.cancel();
     };
     signal.addEventListener("abort", onAbort, { once: true });
+    let fail: (error: RunnerError) => void = () => {};
+    // Not a race against `exited` itself: every call would leave a reaction on that promise for as
+    // long as the worker lives.
+    const ended = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    this.failOnExit.add(fail);
     try {
       const result = await Promise.race([
         this.connection.sendRequest<CallResult>(TO_WORKER.call, params, cancel.token),
-        this.exited.then(() => {
-          throw workerUnavailable(this.tenant);
-        }),
+        ended,
       ]);
       if ("answer" in result) return Buffer.from(result.answer, "base64");
       if ("status" in result)
@@ -139,10 +143,13 @@ export class TenantWorker {
       throw new Error(result.failure);
     } catch (error) {
       // The pipe closed under the call: the worker died.
-      if (this.exitedFlag && !(error instanceof GrpcStatusError)) throw workerUnavailable(this.tenant);
+      if (this.exitedFlag && !(error instanceof GrpcStatusError || error instanceof RunnerError)) {
+        throw workerUnavailable(this.tenant);
+      }
       throw error;
     } finally {
       signal.removeEventListener("abort", onAbort);
+      this.failOnExit.delete(fail);
       cancel.dispose();
     }
   }
@@ -179,6 +186,7 @@ export class TenantWorker {
     const tenant = this.tenant;
     void this.exited.then(() => {
       this.exitedFlag = true;
+      for (const fail of this.failOnExit) fail(workerUnavailable(tenant));
       this.dropSubscriptions();
     });
     this.child.once("exit", (code, signal) => {

@@ -96,6 +96,16 @@ export class TenantWorkers {
     return starting;
   }
 
+  /**
+   * Starts the worker of every tenant named (once per tenant, with its first workspace); settles
+   * when each started or failed (failures are logged by forTenant).
+   */
+  async startFor(refs: Iterable<{ tenant: string; workspace: string }>): Promise<void> {
+    const firstWorkspace = new Map<string, string>();
+    for (const { tenant, workspace } of refs) if (!firstWorkspace.has(tenant)) firstWorkspace.set(tenant, workspace);
+    await Promise.allSettled([...firstWorkspace].map(([tenant, workspace]) => this.forTenant(tenant, workspace)));
+  }
+
   /** The Runner service: Describe answered here, every other call by the tenant's worker. */
   implementation(): ServiceImplementation<RunnerMethods> {
     const routed: Record<string, unknown> = {};
@@ -110,7 +120,7 @@ export class TenantWorkers {
               method: name,
               request: Buffer.from(toBinary(method.input, request as never)).toString("base64"),
               ...(Number.isFinite(context.deadlineMs) ? { deadlineMs: context.deadlineMs } : {}),
-              ...(requestIdOf(context) ? { requestId: requestIdOf(context) } : {}),
+              requestId: requestIdOf(context),
             },
             context.signal,
           );

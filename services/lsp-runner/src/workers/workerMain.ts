@@ -60,10 +60,10 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
       sessionPolicy: {
         idleTimeoutMs: init.idleTimeoutMs,
         memoryBudgetBytes: init.memoryBudgetBytes,
-        ...(init.restart ? { restart: { ...init.restart } as never } : {}),
         ...(init.tenantLimits ? { tenantLimits: init.tenantLimits } : {}),
-        sandbox: init.bwrapPath ? { bwrapPath: init.bwrapPath } : undefined,
-        // One tenant per worker: its servers share the worker's confinement with nobody else.
+        // No sandbox per server: each server inherits the worker's confinement (Landlock forbids the
+        // mounts bubblewrap would make), which it shares with no other tenant.
+        sandbox: undefined,
         tenantsTrustEachOther: true,
       },
       log,

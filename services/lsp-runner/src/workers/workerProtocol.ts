@@ -10,7 +10,6 @@ import type {
   SymbolIndexFileEntry,
   SymbolIndexMeta,
 } from "@lspmesh/events";
-import type { RestartBudgetOptions } from "../lsp/pool/restartBudget.js";
 import type { TenantLimits } from "../lsp/pool/sessionPolicy.js";
 import type { ServedLanguage } from "../runnerCore.js";
 import type { WarmUpEntry } from "../sessionWarmUp.js";
@@ -63,9 +62,6 @@ export interface WorkerInit {
   idleTimeoutMs?: number;
   memoryBudgetBytes?: number;
   tenantLimits?: Partial<TenantLimits>;
-  restart?: Partial<RestartBudgetOptions>;
-  /** bubblewrap around each language server (where it works inside the worker); else none. */
-  bwrapPath?: string;
   watchWorkspaces?: boolean;
   watchDebounceMs?: number;
   symbolIndex?: { enabled?: boolean; maxFiles?: number; maxSymbolsPerFile?: number; maxFileBytes?: number };
