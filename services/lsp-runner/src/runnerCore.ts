@@ -125,6 +125,7 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
     sessions,
     changes: events,
     answers: new AnswerCache(options.answerCacheEntries),
+    log,
     onWorkspaceUsed: (ref) => void indexer?.ensure(ref),
   });
   if (options.symbolIndex?.enabled ?? true) {
@@ -151,9 +152,15 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
   }
   const served = servedLanguages(languages);
   const implementation = withAgentActivity(runnerService(engine, { runnerId, languages: served }), activity);
-  const indexesAnnounced = Promise.all((options.symbolIndex?.workspaces ?? []).map((ref) => indexer?.ensure(ref))).then(
-    () => {},
-  );
+  // Edits a crash interrupted are undone before anything reads the workspace (the indexer included).
+  const indexesAnnounced = Promise.all(
+    (options.symbolIndex?.workspaces ?? []).map(async (ref) => {
+      await engine
+        .recoverEdits(ref)
+        .catch((error) => log({ level: "warn", msg: "interrupted edits not undone", ...ref, error: String(error) }));
+      await indexer?.ensure(ref);
+    }),
+  ).then(() => {});
   void indexer
     ?.catchUpOwned()
     .then((count) => count > 0 && log({ level: "info", msg: "symbol indexes taken up again", count }))

@@ -1,22 +1,10 @@
 // Applies an lspmesh WorkspaceEdit to the files on disk, safely: every path stays inside the
 // workspace, every file still has the content (hash) and version the edit was computed against,
-// and the whole file set changes or nothing does. Afterwards the language servers are told.
+// and the whole file set changes or nothing does, across a crash too (EditJournal). Afterwards the
+// language servers are told.
 
-import { randomBytes } from "node:crypto";
-import {
-  chmod,
-  link,
-  lstat,
-  mkdir,
-  readlink,
-  realpath,
-  rename,
-  rmdir,
-  stat,
-  unlink,
-  writeFile,
-} from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { chmod, link, lstat, mkdir, readlink, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   DidChangeWatchedFilesNotification,
@@ -27,9 +15,10 @@ import {
 import { RunnerError } from "../errors.js";
 import { decodeDocument, sha256 } from "../lsp/documents/textDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
-import { readRegularFile } from "../workspace/metadata.js";
+import { readRegularFile, statOf } from "../workspace/metadata.js";
 import type { WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { WorkspaceEdit, WorkspaceRef } from "./answers.js";
+import { backUp, EditJournal, type JournalEntry } from "./editJournal.js";
 import type { EngineContext } from "./engineContext.js";
 import { applyTextEdits } from "./textEdits.js";
 
@@ -157,47 +146,45 @@ export class EditApplier {
       });
     }
 
-    // Commit, remembering how to undo each step.
-    const undo: Array<() => Promise<unknown>> = [];
-    const backups: string[] = [];
+    // Commit through a journal: a failure here, or a crash anywhere, leaves every file as it was.
+    const written = [...writes.values()];
+    const relativeTo = (absolute: string) => relative(paths.root, absolute).split(sep).join("/");
+    const entries: JournalEntry[] = [
+      ...written.map(
+        (w): JournalEntry => ({ kind: w.before === undefined ? "create" : "write", path: relativeTo(w.absolute) }),
+      ),
+      ...moves.map(
+        (m): JournalEntry =>
+          m.kind === "delete"
+            ? { kind: "delete", path: relativeTo(m.absolute) }
+            : { kind: "rename", path: relativeTo(m.absolute), newPath: relativeTo(m.newAbsolute) },
+      ),
+    ];
+    const folders = [...folderPlan].sort().filter((folder) => !statOf(folder));
+    let journal: EditJournal | undefined;
     try {
-      for (const folder of [...folderPlan].sort()) {
-        if (await stat(folder).catch(() => undefined)) continue;
-        await mkdir(folder);
-        undo.push(() => rmdir(folder));
+      journal = await EditJournal.begin(paths.root, folders.map(relativeTo), entries);
+      for (const folder of folders) await mkdir(folder);
+      // Every new content is staged first: a full disk fails here, before any original is touched.
+      for (const [index, write] of written.entries()) {
+        const staged = journal.staged(index);
+        await writeFile(staged, (write.bom ? BOM : "") + write.text, { flag: "wx", mode: write.mode ?? 0o644 });
+        if (write.mode !== undefined) await chmod(staged, write.mode);
+        if (write.before !== undefined) await backUp(write.absolute, journal.backup(index));
       }
-      // Every new content is written to a temporary file first: a full disk fails here, before
-      // any original is touched.
-      const staged: Array<{ write: PlannedWrite; temp: string }> = [];
-      for (const write of writes.values()) {
-        const temp = temporaryName(write.absolute);
-        undo.push(() => unlink(temp).catch(() => {}));
-        await writeFile(temp, (write.bom ? BOM : "") + write.text, { flag: "wx", mode: write.mode ?? 0o644 });
-        if (write.mode !== undefined) await chmod(temp, write.mode);
-        staged.push({ write, temp });
+      await journal.mark("prepared");
+      for (const [index, write] of written.entries()) {
+        if (write.before === undefined) await moveWithoutOverwriting(journal.staged(index), write.absolute, write.path);
+        else await rename(journal.staged(index), write.absolute);
       }
-      for (const { write, temp } of staged) {
-        if (write.before === undefined && (await lstat(write.absolute).catch(() => undefined))) {
-          throw invalidEdit(`'${write.path}' appeared while the edit was applied`);
-        }
-        await rename(temp, write.absolute);
-        const { before, absolute } = write;
-        undo.push(before === undefined ? () => unlink(absolute) : () => restore(absolute, before));
+      for (const [offset, move] of moves.entries()) {
+        // A deleted file is moved aside and removed only once the whole edit is in place.
+        if (move.kind === "delete") await rename(move.absolute, journal.backup(written.length + offset));
+        else await moveWithoutOverwriting(move.absolute, move.newAbsolute, move.newPath);
       }
-      for (const move of moves) {
-        if (move.kind === "delete") {
-          // Moved aside, removed only once everything else succeeded.
-          const backup = temporaryName(move.absolute);
-          await rename(move.absolute, backup);
-          backups.push(backup);
-          undo.push(() => rename(backup, move.absolute));
-        } else {
-          await moveWithoutOverwriting(move.absolute, move.newAbsolute);
-          undo.push(() => rename(move.newAbsolute, move.absolute));
-        }
-      }
+      await journal.mark("committed");
     } catch (error) {
-      for (const step of undo.reverse()) await step().catch(() => {});
+      await journal?.rollBack().catch(() => {}); // What a rollback cannot undo, the next start does.
       if (error instanceof RunnerError) throw error;
       const code = (error as NodeJS.ErrnoException).code ?? "error";
       throw new RunnerError(
@@ -205,7 +192,7 @@ export class EditApplier {
         `the workspace could not be written (${code}); no file was changed: check the volume's space and permissions`,
       );
     }
-    await Promise.all(backups.map((backup) => unlink(backup).catch(() => {})));
+    await journal.finish().catch(() => {});
 
     const applied: AppliedChanges = {
       created: [...writes.values()].filter((w) => w.before === undefined).map((w) => w.path),
@@ -309,26 +296,16 @@ function checkUnchanged(
   }
 }
 
-function temporaryName(absolute: string): string {
-  return join(dirname(absolute), `.${basename(absolute)}.lspmesh-${randomBytes(6).toString("hex")}.tmp`);
-}
-
-async function restore(absolute: string, bytes: Buffer): Promise<void> {
-  const temp = temporaryName(absolute);
-  await writeFile(temp, bytes, { flag: "wx" });
-  await rename(temp, absolute);
-}
-
 /** rename(2) replaces an existing target; a hard link does not, so a file that appeared meanwhile survives. */
-async function moveWithoutOverwriting(from: string, to: string): Promise<void> {
+async function moveWithoutOverwriting(from: string, to: string, toPath: string): Promise<void> {
+  const appeared = () => invalidEdit(`'${toPath}' appeared while the edit was applied`);
   try {
     await link(from, to);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") throw invalidEdit(`the rename target appeared while the edit was applied`);
+    if (code === "EEXIST") throw appeared();
     // Volumes without hard links: check, then rename.
-    if (await lstat(to).catch(() => undefined))
-      throw invalidEdit(`the rename target appeared while the edit was applied`);
+    if (await lstat(to).catch(() => undefined)) throw appeared();
     await rename(from, to);
     return;
   }

@@ -20,6 +20,7 @@ import type { WorkspaceLocator } from "../workspace/workspaceLocator.js";
 import { type ResolvedFile, WorkspacePaths } from "../workspace/workspacePaths.js";
 import { AnswerCache, type ServerAnswer } from "./answerCache.js";
 import type { AnswerStatus, Location, PositionTarget, WorkspaceRef } from "./answers.js";
+import { recoverInterruptedEdits } from "./editJournal.js";
 import { externalName } from "./externalFiles.js";
 import { FileLines, snippetOf } from "./fileLines.js";
 import { firstOpenableFile, MAX_PROJECTS, projectAnchors } from "./projectAnchors.js";
@@ -52,10 +53,13 @@ export interface EngineOptions {
   onWorkspaceUsed?: (ref: WorkspaceRef) => void;
   /** Shares and remembers read-only answers (default: a cache of this engine's own). */
   answers?: AnswerCache;
+  log?: (entry: Record<string, unknown>) => void;
 }
 
 export class EngineContext {
   readonly answers: AnswerCache;
+  /** Per workspace root: edits a crash interrupted, rolled back or finished before first use. */
+  private readonly recoveries = new Map<string, Promise<void>>();
 
   constructor(readonly options: EngineOptions) {
     this.answers = options.answers ?? new AnswerCache();
@@ -111,7 +115,40 @@ export class EngineContext {
     const dir = await this.options.locator.locate(ref.tenant, ref.workspace);
     this.options.onWorkspaceUsed?.(ref);
     await this.options.changes?.settle(ref);
-    return WorkspacePaths.open(dir);
+    const paths = await WorkspacePaths.open(dir);
+    await this.recoverEdits(paths.root);
+    return paths;
+  }
+
+  /** Rolls back (or finishes) edits a crash interrupted in the workspace, once per root. */
+  async recoverEditsOf(ref: WorkspaceRef): Promise<void> {
+    const paths = await WorkspacePaths.open(await this.options.locator.locate(ref.tenant, ref.workspace));
+    await this.recoverEdits(paths.root);
+  }
+
+  private async recoverEdits(root: string): Promise<void> {
+    let recovery = this.recoveries.get(root);
+    if (!recovery) {
+      recovery = recoverInterruptedEdits(root).then(
+        ({ recovered, refused }) => {
+          if (recovered > 0) this.options.log?.({ level: "warn", msg: "interrupted edits undone", root, recovered });
+          if (refused.length > 0)
+            this.options.log?.({
+              level: "warn",
+              msg: "edit journals naming paths outside the workspace left alone",
+              root,
+              refused,
+            });
+        },
+        (error) => {
+          // Tried again at the next use: a workspace half edited must not be answered from.
+          this.recoveries.delete(root);
+          throw error;
+        },
+      );
+      this.recoveries.set(root, recovery);
+    }
+    await recovery;
   }
 
   async openDocument(ref: WorkspaceRef, path: string, known?: WorkspacePaths): Promise<DocumentContext> {

@@ -1,6 +1,7 @@
 // The runner's query engine: answers lspmesh queries with real language servers. Knows LSP and
 // the filesystem; knows nothing of gRPC or MCP. One object per area of queries.
 import type { AnswerCache } from "./answerCache.js";
+import type { WorkspaceRef } from "./answers.js";
 import { AssistanceQueries } from "./assistance.js";
 import { DiagnosticsQueries } from "./diagnosticsQueries.js";
 import { EditApplier } from "./editApplier.js";
@@ -23,8 +24,12 @@ export class QueryEngine {
   /** Read-only answers shared and remembered (its counts are a runner metric). */
   readonly answers: AnswerCache;
 
+  /** Undoes edits a crash interrupted in a workspace (done anyway before its first query). */
+  readonly recoverEdits: (ref: WorkspaceRef) => Promise<void>;
+
   constructor(options: EngineOptions) {
     const context = new EngineContext(options);
+    this.recoverEdits = (ref) => context.recoverEditsOf(ref);
     this.answers = context.answers;
     this.navigation = new NavigationQueries(context);
     this.diagnostics = new DiagnosticsQueries(context);
