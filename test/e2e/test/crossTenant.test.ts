@@ -25,10 +25,12 @@ import { landlockAbi } from "@lspmesh/lsp-runner";
 import {
   chownTree,
   type GatewayProcess,
+  isFaultsTier,
   type NatsServer,
   needs,
   type RunnerProcess,
   type RunnerProcessOptions,
+  startFolderSwapper,
   startGatewayProcess,
   startNatsServer,
   startRunnerProcess,
@@ -104,6 +106,11 @@ function writeWorkspaces(acmeRoot: string, globexRoot: string): { acme: string; 
     join(acme, "src/shapes.ts"),
     `import type { Shape } from "${secretModule}";\nexport class Square implements Shape {\n  area(): number {\n    return 4;\n  }\n}\nexport const s: Shape = new Square();\n`,
   );
+  // The race: acme's `race` folder and `race-link`, a symlink to globex's src, swapped in a loop.
+  writeFileSync(join(globex, "src/victim.ts"), `export const victim = "${CANARY}";\n`);
+  mkdirSync(join(acme, "race"));
+  writeFileSync(join(acme, "race/victim.ts"), "export const victim = 1;\n");
+  symlinkSync(join(globex, "src"), join(acme, "race-link"));
   symlinkSync(join(globex, "src/secret.ts"), join(acme, "src/linked.ts"));
   symlinkSync("../../../globex/shop/src/secret.ts", join(acme, "src/relLinked.ts"));
   symlinkSync(join(globex, "src"), join(acme, "linkdir"));
@@ -122,8 +129,10 @@ function writeWorkspaces(acmeRoot: string, globexRoot: string): { acme: string; 
 
 interface Deployment {
   gateway: GatewayProcess;
+  runners: RunnerProcess[];
   /** Acme's API key (read and write). */
   token: string;
+  acmeDir: string;
   globexDir: string;
   close(): Promise<void>;
 }
@@ -240,7 +249,14 @@ async function deploy(mode: Mode): Promise<Deployment> {
     for (const outcome of started) if (outcome.status === "rejected") throw outcome.reason;
     const at = gateway!;
     await waitFor("live runners", async () => (await at.liveRunners()) === specs.length);
-    return { gateway: at, token: tenancy.tokens.acme, globexDir: globex, close };
+    return {
+      gateway: at,
+      runners,
+      token: tenancy.tokens.acme,
+      acmeDir: join(acmeRoot, "acme", "web"),
+      globexDir: globex,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
@@ -445,4 +461,79 @@ describe.each(MODES)("%s", (mode) => {
     expect(leaks).toEqual([]);
     expect(treeHashes(deployment.globexDir)).toEqual(before);
   }, 300_000);
+
+  test("a symlink to the other tenant created after indexing: search_symbols never returns its declarations", async () => {
+    const search = async (query: string) =>
+      (await client.callTool({ name: "search_symbols", arguments: { query } }, { timeout: 60_000 })) as ToolResult;
+    await waitFor("acme's index", async () => JSON.stringify(await search("viaAbsolute")).includes("absImport.ts"), {
+      timeoutMs: 90_000,
+    });
+    symlinkSync(join(deployment.globexDir, "src/secret.ts"), join(deployment.acmeDir, "src/lateLink.ts"));
+    symlinkSync(join(deployment.globexDir, "src"), join(deployment.acmeDir, "lateDir"));
+    writeFileSync(join(deployment.acmeDir, "src/lateMarker.ts"), "export const acmeLateMarker = 1;\n");
+    // The index has taken the change in (the real file created at the same moment is found).
+    await waitFor(
+      "the new file in the index",
+      async () => JSON.stringify(await search("acmeLateMarker")).includes("lateMarker.ts"),
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    for (const query of ["secret", "globexOnly", "victim", "Shape"]) {
+      const answer = JSON.stringify(await search(query));
+      expect(answer, query).not.toContain(CANARY);
+      expect(answer, query).not.toMatch(/lateLink|lateDir/);
+    }
+  }, 180_000);
+
+  // ≥ 200 attempts in the faults tier (npm run test:faults); a short run in npm test.
+  const RACE_ATTEMPTS = isFaultsTier() ? 200 : 20;
+  test(`a folder swapped with a symlink to the other tenant during ${RACE_ATTEMPTS} apply_workspace_edit and rename_file calls: its tree is untouched`, async () => {
+    const before = treeHashes(deployment.globexDir);
+    const insert = { line: 1, column: 1, end_line: 1, end_column: 1, new_text: "// acme was here\n" };
+    const outcomes = new Map<string, number>();
+    {
+      await using swapper = await startFolderSwapper(
+        join(deployment.acmeDir, "race"),
+        join(deployment.acmeDir, "race-link"),
+      );
+      for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
+        for (const [tool, args] of [
+          [
+            "apply_workspace_edit",
+            { workspace: "web", edit: { files: [{ file: "race/victim.ts", edits: [insert] }] } },
+          ],
+          ["rename_file", { workspace: "web", file: "race/victim.ts", new_file: "race/moved.ts", apply: true }],
+          ["rename_file", { workspace: "web", file: "race/moved.ts", new_file: "race/victim.ts", apply: true }],
+        ] as const) {
+          const result = (await client.callTool({ name: tool, arguments: args }, { timeout: 60_000 })) as ToolResult;
+          const text = result.content[0]?.text ?? "";
+          const code = text.split(":")[0] ?? "";
+          const outcome = !result.isError
+            ? "applied"
+            : /^(OUTSIDE_WORKSPACE|NOT_FOUND|INVALID_ARGUMENT|STALE_EDIT)$/.test(code)
+              ? code
+              : text.slice(0, 300);
+          outcomes.set(`${tool} ${outcome}`, (outcomes.get(`${tool} ${outcome}`) ?? 0) + 1);
+          expect(JSON.stringify(result)).not.toContain(CANARY);
+        }
+      }
+      expect(await swapper.stop()).toBeGreaterThan(100);
+    }
+    const seen = JSON.stringify(Object.fromEntries(outcomes));
+    expect(treeHashes(deployment.globexDir), seen).toEqual(before);
+    // Both sides of the race were hit, and refusals name the path (never a runner failure).
+    expect(
+      [...outcomes.keys()].some((key) => key.endsWith(" applied")),
+      seen,
+    ).toBe(true);
+    expect(
+      [...outcomes.keys()].filter(
+        (key) => !/^\S+ (applied|OUTSIDE_WORKSPACE|NOT_FOUND|INVALID_ARGUMENT|STALE_EDIT)$/.test(key),
+      ),
+      seen,
+    ).toEqual([]);
+    const acmeFiles = readdirSync(deployment.acmeDir, { recursive: true }) as string[];
+    expect(acmeFiles.filter((path) => path.includes(".lspmesh-"))).toEqual([]);
+  }, 600_000);
 });

@@ -3,6 +3,7 @@
 
 export * from "./cluster.js";
 export * from "./fixtures.js";
+export * from "./folderSwapper.js";
 export * from "./fuzz.js";
 export * from "./natsServer.js";
 export * from "./serveProcess.js";

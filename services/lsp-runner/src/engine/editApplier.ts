@@ -3,8 +3,8 @@
 // and the whole file set changes or nothing does, across a crash too (EditJournal). Afterwards the
 // language servers are told.
 
-import { chmod, link, lstat, mkdir, readlink, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { chmod, link, lstat, mkdir, readlink, realpath, rename, unlink, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   DidChangeWatchedFilesNotification,
@@ -15,10 +15,11 @@ import {
 import { RunnerError } from "../errors.js";
 import { decodeDocument, sha256 } from "../lsp/documents/textDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
-import { readRegularFile, statOf } from "../workspace/metadata.js";
-import type { WorkspacePaths } from "../workspace/workspacePaths.js";
+import { statOf } from "../workspace/metadata.js";
+import { PinnedFolders } from "../workspace/pinnedFolder.js";
+import { pathError, type WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { WorkspaceEdit, WorkspaceRef } from "./answers.js";
-import { backUp, EditJournal, type JournalEntry } from "./editJournal.js";
+import { backUp, EditJournal, folderOf, type JournalEntry } from "./editJournal.js";
 import type { EngineContext } from "./engineContext.js";
 import { applyTextEdits } from "./textEdits.js";
 
@@ -71,6 +72,28 @@ export class EditApplier {
   }
 
   private async applyLocked(ref: WorkspaceRef, paths: WorkspacePaths, edit: WorkspaceEdit): Promise<AppliedChanges> {
+    // Every file the edit reads or writes is reached through its pinned folder: a folder swapped
+    // for a symlink out of the workspace meanwhile is refused, not written through.
+    const folders = new PinnedFolders(paths.root);
+    try {
+      return await this.applyPinned(ref, paths, folders, edit);
+    } finally {
+      await folders.close();
+    }
+  }
+
+  private async applyPinned(
+    ref: WorkspaceRef,
+    paths: WorkspacePaths,
+    folders: PinnedFolders,
+    edit: WorkspaceEdit,
+  ): Promise<AppliedChanges> {
+    const relativeTo = (absolute: string) => relative(paths.root, absolute).split(sep).join("/");
+    /** The path naming a workspace file through its pinned folder. */
+    const pinned = async (absolute: string) => {
+      const path = relativeTo(absolute);
+      return (await folders.folder(folderOf(path))).path(posix.basename(path));
+    };
     const sessions = await this.engine.options.sessions.sessionsOf(ref.tenant, ref.workspace);
     const writes = new Map<string, PlannedWrite>();
     const folderPlan = new Set<string>();
@@ -100,7 +123,9 @@ export class EditApplier {
       const file = write ? undefined : await paths.resolveFile(fileEdit.file);
       if (file) write = writes.get(file.path);
       if (!write && file) {
-        const before = await readRegularFile(file.absolute);
+        const relativePath = relativeTo(file.absolute);
+        const folder = await folders.folder(folderOf(relativePath));
+        const { bytes: before, mode } = await folder.readFile(posix.basename(relativePath), file.path);
         const text = decodeDocument(before);
         if (text === undefined) throw invalidEdit(`${file.path} is a binary file; text edits cannot apply to it`);
         checkUnchanged(file.path, text, fileEdit, openDocumentIn(sessions, file.absolute));
@@ -110,7 +135,7 @@ export class EditApplier {
           before,
           text,
           bom: before.subarray(0, 3).equals(Buffer.from(BOM, "utf8")),
-          mode: (await stat(file.absolute)).mode,
+          mode,
         };
         writes.set(file.path, write);
       }
@@ -148,7 +173,6 @@ export class EditApplier {
 
     // Commit through a journal: a failure here, or a crash anywhere, leaves every file as it was.
     const written = [...writes.values()];
-    const relativeTo = (absolute: string) => relative(paths.root, absolute).split(sep).join("/");
     const entries: JournalEntry[] = [
       ...written.map(
         (w): JournalEntry => ({ kind: w.before === undefined ? "create" : "write", path: relativeTo(w.absolute) }),
@@ -160,33 +184,42 @@ export class EditApplier {
             : { kind: "rename", path: relativeTo(m.absolute), newPath: relativeTo(m.newAbsolute) },
       ),
     ];
-    const folders = [...folderPlan].sort().filter((folder) => !statOf(folder));
+    const created = [...folderPlan].sort().filter((folder) => !statOf(folder));
     let journal: EditJournal | undefined;
     try {
-      journal = await EditJournal.begin(paths.root, folders.map(relativeTo), entries);
-      for (const folder of folders) await mkdir(folder);
+      journal = await EditJournal.begin(folders, created.map(relativeTo), entries);
+      for (const folder of created) await mkdir(await pinned(folder));
       // Every new content is staged first: a full disk fails here, before any original is touched.
       for (const [index, write] of written.entries()) {
-        const staged = journal.staged(index);
+        const staged = await journal.staged(index);
         await writeFile(staged, (write.bom ? BOM : "") + write.text, { flag: "wx", mode: write.mode ?? 0o644 });
         if (write.mode !== undefined) await chmod(staged, write.mode);
-        if (write.before !== undefined) await backUp(write.absolute, journal.backup(index));
+        if (write.before !== undefined) await backUp(await pinned(write.absolute), await journal.backup(index));
       }
       await journal.mark("prepared");
       for (const [index, write] of written.entries()) {
-        if (write.before === undefined) await moveWithoutOverwriting(journal.staged(index), write.absolute, write.path);
-        else await rename(journal.staged(index), write.absolute);
+        const staged = await journal.staged(index);
+        if (write.before === undefined) await moveWithoutOverwriting(staged, await pinned(write.absolute), write.path);
+        else await rename(staged, await pinned(write.absolute));
       }
       for (const [offset, move] of moves.entries()) {
         // A deleted file is moved aside and removed only once the whole edit is in place.
-        if (move.kind === "delete") await rename(move.absolute, journal.backup(written.length + offset));
-        else await moveWithoutOverwriting(move.absolute, move.newAbsolute, move.newPath);
+        const from = await pinned(move.absolute);
+        if (move.kind === "delete") await rename(from, await journal.backup(written.length + offset));
+        else await moveWithoutOverwriting(from, await pinned(move.newAbsolute), move.newPath);
       }
       await journal.mark("committed");
     } catch (error) {
       await journal?.rollBack().catch(() => {}); // What a rollback cannot undo, the next start does.
       if (error instanceof RunnerError) throw error;
       const code = (error as NodeJS.ErrnoException).code ?? "error";
+      if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP" || code === "EEXIST") {
+        // A file or folder of the edit moved or appeared after it was planned (by someone else, a swap).
+        throw new RunnerError(
+          "STALE_EDIT",
+          `a file or folder of the edit moved while it was applied (${code}); nothing was changed: compute the edit again`,
+        );
+      }
       throw new RunnerError(
         "UNAVAILABLE",
         `the workspace could not be written (${code}); no file was changed: check the volume's space and permissions`,
@@ -324,8 +357,11 @@ async function refuseLinkLeavingWorkspace(
   newPath: string,
   newAbsolute: string,
 ): Promise<void> {
-  if (!(await lstat(absolute)).isSymbolicLink()) return;
-  const target = await readlink(absolute);
+  const moved = (error: unknown) => {
+    throw pathError(error, path);
+  };
+  if (!(await lstat(absolute).catch(moved)).isSymbolicLink()) return;
+  const target = await readlink(absolute).catch(moved);
   if (isAbsolute(target)) return; // Points where it did: already checked to lie inside.
   const pointsAt = resolve(dirname(newAbsolute), target);
   const realRoot = await realpath(root);

@@ -11,16 +11,18 @@
 // same way. Staged and backup files lie beside the file they stand for (a rename within one
 // folder is atomic), named after the edit and the file's index, never outside the workspace.
 //
+// Every operation goes through the edit's pinned folders (PinnedFolders): a folder swapped for a
+// symlink out of the workspace while the edit runs is refused, never written through.
+//
 // SIGKILL-safe by construction (the kernel's page cache survives a killed process); the journal
 // itself is fsynced, file contents are not (after a power loss, the filesystem's own ordering of
 // rename-over-write applies).
 
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { copyFile, link, lstat, open, readdir, realpath, rename, rmdir, unlink } from "node:fs/promises";
-import { dirname, join, posix } from "node:path";
-import { readRegularFile } from "../workspace/metadata.js";
-import { isInside } from "../workspace/workspacePaths.js";
+import { copyFile, link, lstat, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
+import { basename, dirname, join, posix } from "node:path";
+import { type PinnedFolder, PinnedFolders } from "../workspace/pinnedFolder.js";
 
 export type JournalState = "staging" | "prepared" | "committed";
 
@@ -52,64 +54,59 @@ export class EditJournal {
   private state: JournalState = "staging";
 
   private constructor(
-    private readonly root: string,
+    private readonly folders: PinnedFolders,
     private readonly content: JournalContent,
   ) {}
 
-  /** Starts an edit's journal (state staging), written before anything is staged. */
-  static async begin(root: string, folders: string[], entries: JournalEntry[]): Promise<EditJournal> {
+  /**
+   * Starts an edit's journal (state staging) in the root `folders` pins, before anything is
+   * staged. The journal owns nothing: the caller closes `folders` after finish() or rollBack().
+   */
+  static async begin(folders: PinnedFolders, created: string[], entries: JournalEntry[]): Promise<EditJournal> {
     const id = randomBytes(8).toString("hex");
-    const journal = new EditJournal(root, { version: 1, id, state: "staging", folders, entries });
+    const journal = new EditJournal(folders, { version: 1, id, state: "staging", folders: created, entries });
+    const file = await journal.file();
     try {
-      await writeDurably(journal.file, journal.serialise(), "wx");
+      await writeDurably(file, journal.serialise(), "wx");
     } catch (error) {
-      await removeIfPresent(journal.file).catch(() => {}); // A full disk: a part written, nothing staged.
+      await removeIfPresent(file).catch(() => {}); // A full disk: a part written, nothing staged.
       throw error;
     }
     return journal;
   }
 
-  get file(): string {
-    return join(this.root, `.lspmesh-edit-${this.content.id}.journal`);
+  /** Path of the staged new content of entry `index`. */
+  staged(index: number): Promise<string> {
+    return siblingOf(this.folders, this.content, index, "new");
   }
 
-  /** Absolute path of the staged new content of entry `index`. */
-  staged(index: number): string {
-    return this.sibling(index, "new");
-  }
-
-  /** Absolute path of the backup (original content, or a deleted file moved aside) of entry `index`. */
-  backup(index: number): string {
-    return this.sibling(index, "old");
+  /** Path of the backup (original content, or a deleted file moved aside) of entry `index`. */
+  backup(index: number): Promise<string> {
+    return siblingOf(this.folders, this.content, index, "old");
   }
 
   /** Records how far the edit got; the state a crash leaves decides roll back or forward. */
   async mark(state: JournalState): Promise<void> {
     this.state = state;
-    const next = `${this.file}.next`;
-    await writeDurably(next, this.serialise(), "w");
-    await rename(next, this.file);
+    const file = await this.file();
+    await writeDurably(`${file}.next`, this.serialise(), "w");
+    await rename(`${file}.next`, file);
   }
 
   /** Undoes whatever part of the edit is in place (any state but committed), then removes the journal. */
   async rollBack(): Promise<void> {
-    await undo(this.root, this.content, this.state);
-    await this.remove();
+    await undo(this.folders, this.content, this.state);
+    await removeJournal(await this.file());
   }
 
   /** Removes backups and the journal of a committed edit. */
   async finish(): Promise<void> {
-    await Promise.all(this.content.entries.map((_, index) => removeIfPresent(this.backup(index))));
-    await this.remove();
+    await removeBackups(this.folders, this.content);
+    await removeJournal(await this.file());
   }
 
-  private async remove(): Promise<void> {
-    await removeIfPresent(`${this.file}.next`);
-    await removeIfPresent(this.file);
-  }
-
-  private sibling(index: number, suffix: "new" | "old"): string {
-    return siblingOf(this.root, this.content, index, suffix);
+  private async file(): Promise<string> {
+    return (await this.folders.folder("")).path(`.lspmesh-edit-${this.content.id}.journal`);
   }
 
   private serialise(): string {
@@ -119,36 +116,38 @@ export class EditJournal {
 
 /**
  * Rolls back or finishes every edit a crash interrupted in the workspace at `root` (real path).
- * Returns how many journals were found. Journals are workspace bytes like any other: every path in
- * one must lie inside the workspace, or the journal is set aside untouched (logged by the caller).
+ * Journals are workspace bytes like any other: one that names a path outside the workspace (by
+ * '..', or through a symlink) is left untouched and named in `refused` (the caller logs it).
  */
 export async function recoverInterruptedEdits(root: string): Promise<{ recovered: number; refused: string[] }> {
   const names = (await readdir(root).catch(() => [] as string[])).filter((name) => JOURNAL_NAME.test(name));
   let recovered = 0;
   const refused: string[] = [];
-  // A `.next` left behind was never renamed over its journal: the journal holds the last state.
-  for (const name of names.filter((n) => n.endsWith(".next"))) await removeIfPresent(join(root, name));
-  for (const name of names.filter((n) => !n.endsWith(".next"))) {
-    const file = join(root, name);
-    const id = JOURNAL_NAME.exec(name)?.[1] ?? "";
-    const content = await readJournal(file, id);
-    if (content === "unreadable") {
-      // Killed while the first state was being written: nothing was staged yet.
+  const folders = new PinnedFolders(root);
+  try {
+    const top = await folders.folder("");
+    // A `.next` left behind was never renamed over its journal: the journal holds the last state.
+    for (const name of names.filter((n) => n.endsWith(".next"))) await removeIfPresent(top.path(name));
+    for (const name of names.filter((n) => !n.endsWith(".next"))) {
+      const file = top.path(name);
+      const content = await readJournal(top, name, JOURNAL_NAME.exec(name)?.[1] ?? "");
+      if (content === "unreadable") {
+        // Killed while the first state was being written: nothing was staged yet.
+        await removeIfPresent(file);
+        recovered++;
+        continue;
+      }
+      if (!content || !(await pathsInside(folders, content))) {
+        refused.push(name);
+        continue;
+      }
+      if (content.state === "committed") await removeBackups(folders, content);
+      else await undo(folders, content, content.state);
       await removeIfPresent(file);
       recovered++;
-      continue;
     }
-    if (!content || !(await pathsInside(root, content))) {
-      refused.push(name);
-      continue;
-    }
-    if (content.state === "committed") {
-      await Promise.all(content.entries.map((_, index) => removeIfPresent(siblingOf(root, content, index, "old"))));
-    } else {
-      await undo(root, content, content.state);
-    }
-    await removeIfPresent(file);
-    recovered++;
+  } finally {
+    await folders.close();
   }
   return { recovered, refused };
 }
@@ -158,24 +157,32 @@ export async function recoverInterruptedEdits(root: string): Promise<{ recovered
  * folders the edit created. Each step looks at what is on disk, so running it again is harmless.
  * While staging, no original was touched: only staged and backup files are removed.
  */
-async function undo(root: string, content: JournalContent, state: JournalState): Promise<void> {
-  const at = (path: string) => join(root, path);
+async function undo(folders: PinnedFolders, content: JournalContent, state: JournalState): Promise<void> {
+  // A folder that cannot be pinned (gone, or a symlink out of the workspace by now) was never
+  // pinned by the edit either, when it is the edit's own pins: nothing of the edit happened there.
+  // After a crash, recovery checked every folder first (pathsInside).
+  const at = async (path: string) =>
+    (await folders.folder(folderOf(path)).catch(() => undefined))?.path(basename(path));
+  const sibling = (index: number, suffix: "new" | "old") =>
+    siblingOf(folders, content, index, suffix).catch(() => undefined);
   const entries = content.entries.map((entry, index) => ({ entry, index })).reverse();
   const applied = state !== "staging";
   for (const { entry } of entries) {
     if (entry.kind !== "rename" || !applied) continue;
-    const from = at(entry.path);
-    const to = at(entry.newPath);
+    const from = await at(entry.path);
+    const to = await at(entry.newPath);
+    if (!from || !to) continue;
     const source = await lstat(from).catch(() => undefined);
     const target = await lstat(to).catch(() => undefined);
     if (!target) continue;
     if (!source) await rename(to, from);
-    else if (source.ino === target.ino && source.dev === target.dev) await unlink(to);
+    else if (sameFile(source, target)) await unlink(to);
   }
   for (const { entry, index } of entries) {
-    const staged = siblingOf(root, content, index, "new");
-    const backup = siblingOf(root, content, index, "old");
-    const path = at(entry.path);
+    const staged = await sibling(index, "new");
+    const backup = await sibling(index, "old");
+    const path = await at(entry.path);
+    if (!staged || !backup || !path) continue;
     if (entry.kind === "delete" || (entry.kind === "write" && applied)) {
       // A staged file still there was never renamed in: the original is in place.
       const replaced = entry.kind === "delete" || !(await exists(staged));
@@ -185,27 +192,58 @@ async function undo(root: string, content: JournalContent, state: JournalState):
       // still there is ours in place only when the crash fell between link and unlink.
       const target = await lstat(path).catch(() => undefined);
       const source = await lstat(staged).catch(() => undefined);
-      if (target && (!source || (source.ino === target.ino && source.dev === target.dev))) await unlink(path);
+      if (target && (!source || sameFile(source, target))) await unlink(path);
     }
     await removeIfPresent(staged);
     await removeIfPresent(backup);
   }
   for (const folder of [...content.folders].reverse()) {
-    await rmdir(at(folder)).catch(() => {}); // Not empty: something else lives there now.
+    await folders.forget(folder);
+    const parent = await folders.folder(folderOf(folder)).catch(() => undefined);
+    // Not empty: something lives there now.
+    if (parent) await rmdir(parent.path(basename(folder))).catch(() => {});
   }
 }
 
-function siblingOf(root: string, content: JournalContent, index: number, suffix: "new" | "old"): string {
-  const entry = content.entries[index];
-  if (!entry) throw new Error(`journal ${content.id} has no entry ${index}`);
-  return join(root, dirname(entry.path), `.lspmesh-${content.id}-${index}.${suffix}`);
+async function removeBackups(folders: PinnedFolders, content: JournalContent): Promise<void> {
+  for (const index of content.entries.keys()) await removeIfPresent(await siblingOf(folders, content, index, "old"));
 }
 
-async function readJournal(file: string, id: string): Promise<JournalContent | "unreadable" | undefined> {
+async function removeJournal(file: string): Promise<void> {
+  await removeIfPresent(`${file}.next`);
+  await removeIfPresent(file);
+}
+
+/** The folder of a workspace-relative path ("" for the root). */
+export function folderOf(path: string): string {
+  const folder = posix.dirname(path);
+  return folder === "." ? "" : folder;
+}
+
+function sameFile(a: { ino: number; dev: number }, b: { ino: number; dev: number }): boolean {
+  return a.ino === b.ino && a.dev === b.dev;
+}
+
+async function siblingOf(
+  folders: PinnedFolders,
+  content: JournalContent,
+  index: number,
+  suffix: "new" | "old",
+): Promise<string> {
+  const entry = content.entries[index];
+  if (!entry) throw new Error(`journal ${content.id} has no entry ${index}`);
+  return (await folders.folder(folderOf(entry.path))).path(`.lspmesh-${content.id}-${index}.${suffix}`);
+}
+
+async function readJournal(
+  top: PinnedFolder,
+  name: string,
+  id: string,
+): Promise<JournalContent | "unreadable" | undefined> {
   let bytes: Buffer;
   try {
-    if (((await lstat(file)).size ?? 0) > MAX_JOURNAL_BYTES) return undefined;
-    bytes = await readRegularFile(file);
+    if ((await lstat(top.path(name))).size > MAX_JOURNAL_BYTES) return undefined;
+    ({ bytes } = await top.readFile(name));
   } catch {
     return undefined;
   }
@@ -243,38 +281,33 @@ function isJournalContent(value: unknown, id: string): value is JournalContent {
 }
 
 /**
- * Every path of a journal stays inside the workspace: normalised, relative, no '..', and its
- * nearest existing folder's real path (symlinks resolved) inside the workspace's real path.
+ * Every path of a journal stays inside the workspace: normalised, relative, no '..', and the
+ * folder of each that exists pins inside the workspace (symlinks resolved).
  */
-async function pathsInside(root: string, content: JournalContent): Promise<boolean> {
+async function pathsInside(folders: PinnedFolders, content: JournalContent): Promise<boolean> {
   const paths = [
     ...content.folders,
     ...content.entries.flatMap((entry) => (entry.kind === "rename" ? [entry.path, entry.newPath] : [entry.path])),
   ];
   for (const path of paths) {
     const normalised = posix.normalize(path);
-    const lexical =
-      normalised === path &&
-      !path.startsWith("/") &&
-      normalised !== "." &&
-      normalised !== ".." &&
-      !normalised.startsWith("../") &&
-      isInside(root, join(root, path));
-    if (!lexical) return false;
-    let folder = dirname(join(root, path));
-    let real: string | undefined;
-    while (real === undefined) {
-      real = await realpath(folder).catch(() => undefined);
-      if (real === undefined) folder = dirname(folder);
+    if (normalised !== path || path.startsWith("/") || path === "." || path === ".." || path.startsWith("../")) {
+      return false;
     }
-    if (!isInside(root, real)) return false;
+    try {
+      await folders.folder(folderOf(path));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A folder the edit created and a crash left uncreated does not exist: nothing to undo there.
+      if (code !== "ENOENT") return false;
+    }
   }
   return true;
 }
 
 /** Writes and fsyncs a small file; `flag` "wx" refuses an existing one. */
 async function writeDurably(path: string, text: string, flag: "w" | "wx"): Promise<void> {
-  const handle = await open(path, flag === "wx" ? "wx" : "w", 0o600);
+  const handle = await open(path, flag, 0o600);
   try {
     await handle.writeFile(text);
     await handle.sync();

@@ -10,6 +10,7 @@ import { decodeDocument, sha256, splitLines } from "../lsp/documents/textDocumen
 import type { LanguageSession } from "../lsp/session/languageSession.js";
 import { changedAtMsOf, readKnownFile, stampOf, statOf, trustedStamp } from "../workspace/metadata.js";
 import type { WorkspacePaths } from "../workspace/workspacePaths.js";
+import { isInside } from "../workspace/workspacePaths.js";
 
 /** Files larger than this are not read for position conversion (default 8 MiB). */
 const MAX_READ_BYTES = 8 * 1024 * 1024;
@@ -115,7 +116,15 @@ export class FileLines {
     const known = remembered.get(absolute, stamp);
     if (known) return known;
     const readAtMs = Date.now();
-    const text = decodeDocument(await readKnownFile(absolute, info.size));
+    // A workspace file's snippet comes from inside the workspace, even when a folder on its path is
+    // swapped for a symlink meanwhile (files outside it, such as a library's, are not checked).
+    const root = this.session.root;
+    const at = root !== undefined && isInside(root, absolute) ? { beneath: root } : undefined;
+    const bytes = await Promise.resolve()
+      .then(() => readKnownFile(absolute, info.size, at))
+      .catch(() => undefined);
+    if (!bytes) return unreadable;
+    const text = decodeDocument(bytes);
     if (text === undefined) return unreadable;
     const snapshot = { lines: splitLines(text), sha256: sha256(text), version: 0 };
     // Read within the racy window of its last change: not remembered (it may change unseen).

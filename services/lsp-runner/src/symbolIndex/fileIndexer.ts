@@ -1,13 +1,12 @@
 // Indexes one file: picks its source (the TypeScript syntax for TypeScript/JavaScript, the language
 // server's documentSymbol for other languages while their server runs for the workspace, text
 // matches otherwise), reads it without following symlinks, and skips what is too large or binary.
-import { lstat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import type { SymbolIndexFileEntry, SymbolIndexSource } from "@lspmesh/events";
 import type { DocumentSymbol } from "../engine/answers.js";
 import { decodeDocument, splitLines } from "../lsp/documents/textDocument.js";
 import type { LanguageRegistry } from "../lsp/languages/languageRegistry.js";
-import { readRegularFile } from "../workspace/metadata.js";
+import { readRegularFileBeneath } from "../workspace/metadata.js";
 import { serverSymbols } from "./serverSymbols.js";
 import { textSymbols } from "./textSymbols.js";
 import { TYPESCRIPT_SYNTAX_EXTENSIONS, type TypescriptSyntaxSource } from "./typescriptSymbols.js";
@@ -59,14 +58,15 @@ export class FileIndexer {
   async index(file: string, epoch: number): Promise<FileOutcome> {
     const chosen = this.sourceOf(file);
     if (!chosen) return { kind: "absent" };
-    const absolute = join(this.options.root, file);
-    const info = await lstat(absolute).catch(() => undefined);
-    if (!info?.isFile()) return { kind: "absent" };
-    if (info.size > this.options.maxFileBytes) {
-      return { kind: "skipped", reason: "tooLarge", detail: `${info.size} bytes` };
-    }
-    const bytes = await readRegularFile(absolute).catch(() => undefined);
-    if (!bytes) return { kind: "absent" };
+    // Never through a symlink, nor a folder swapped for one: what is read lies inside the workspace.
+    const read = await readRegularFileBeneath(
+      this.options.root,
+      join(this.options.root, file),
+      this.options.maxFileBytes,
+    ).catch(() => undefined);
+    if (!read) return { kind: "absent" };
+    const { bytes, ...info } = read;
+    if (!bytes) return { kind: "skipped", reason: "tooLarge", detail: `${info.size} bytes` };
     const text = decodeDocument(bytes);
     if (text === undefined) return { kind: "skipped", reason: "binary", detail: "binary content" };
     const lines = splitLines(text);

@@ -36,6 +36,7 @@ export class DirectoryWatcher {
   private readonly pending = new Map<string, boolean>();
   private timer: NodeJS.Timeout | undefined;
   private firstPendingAt = 0;
+  private lastEventAt = 0;
   private delivering: Promise<void> = Promise.resolve();
   private closed = false;
   private warnedLimit = false;
@@ -110,16 +111,32 @@ export class DirectoryWatcher {
     }
   }
 
+  /**
+   * Called for every inotify event, which a workspace can produce by the hundred thousand per
+   * second (a folder renamed in a loop): it only records the path and the time. One timer per
+   * batch, re-armed when it fires while events still come, never one timer per event.
+   */
   private onEvent(dir: string, event: string, name: string | Buffer | null): void {
     if (this.closed || name === null) return;
-    const path = join(dir, name.toString());
-    this.pending.set(path, (this.pending.get(path) ?? false) || event === "rename");
-    const now = Date.now();
-    if (this.timer === undefined) this.firstPendingAt = now;
-    clearTimeout(this.timer);
-    const debounce = this.options.debounceMs ?? 100;
-    const wait = Math.min(debounce, Math.max(0, this.firstPendingAt + (this.options.maxDelayMs ?? 1_000) - now));
-    this.timer = setTimeout(() => void this.flush(), wait);
+    const path = `${dir}/${name.toString()}`;
+    if (event === "rename") this.pending.set(path, true);
+    else if (!this.pending.has(path)) this.pending.set(path, false);
+    this.lastEventAt = Date.now();
+    if (this.timer === undefined) {
+      this.firstPendingAt = this.lastEventAt;
+      this.arm(this.options.debounceMs ?? 100);
+    }
+  }
+
+  /** Delivers once events paused for debounceMs, or maxDelayMs after the first of the batch. */
+  private arm(waitMs: number): void {
+    this.timer = setTimeout(() => {
+      const now = Date.now();
+      const quietAt = this.lastEventAt + (this.options.debounceMs ?? 100);
+      const latest = this.firstPendingAt + (this.options.maxDelayMs ?? 1_000);
+      if (now < quietAt && now < latest) this.arm(Math.min(quietAt, latest) - now);
+      else void this.flush();
+    }, waitMs);
     this.timer.unref();
   }
 

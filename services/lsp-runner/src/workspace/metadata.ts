@@ -11,10 +11,12 @@ import {
   fstatSync,
   openSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   statSync,
 } from "node:fs";
 import { open } from "node:fs/promises";
+import { isAbsolute, relative, sep } from "node:path";
 
 /** Files up to this size are read synchronously (bytes, default 512 KiB: well under a millisecond). */
 const SYNC_READ_BYTES = 512 * 1024;
@@ -38,9 +40,38 @@ export function isDirectory(path: string): boolean {
   }
 }
 
+/**
+ * Where a file opened for reading must turn out to lie, by the real path of the open descriptor
+ * (/proc/self/fd): exactly at a real path resolved earlier, or anywhere below a real folder. A
+ * folder on the way swapped for a symlink after the path was checked then fails the read with
+ * code EXDEV instead of reading someone else's file.
+ */
+export type OpenedAt = { exactly: string } | { beneath: string };
+
 /** The bytes of a file whose size is known from a stat just taken (a regular file: readRegularFile). */
-export function readKnownFile(path: string, size: number | bigint): Buffer | Promise<Buffer> {
-  return Number(size) <= SYNC_READ_BYTES ? readRegularFileSync(path) : readRegularFile(path);
+export function readKnownFile(path: string, size: number | bigint, at?: OpenedAt): Buffer | Promise<Buffer> {
+  return Number(size) <= SYNC_READ_BYTES ? readRegularFileSync(path, at) : readRegularFile(path, at);
+}
+
+/** The real path of an open descriptor (its path when /proc is not mounted: not Linux). */
+function realPathOf(fd: number, path: string): string {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return realPath(path);
+  }
+}
+
+function checkOpenedAt(fd: number, path: string, at: OpenedAt | undefined): void {
+  if (!at) return;
+  const real = realPathOf(fd, path);
+  const where = "exactly" in at ? at.exactly : at.beneath;
+  const rel = relative(where, real);
+  const fine =
+    "exactly" in at
+      ? real === at.exactly
+      : rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
+  if (!fine) throw Object.assign(new Error(`${path} is no longer where it was checked`), { code: "EXDEV" });
 }
 
 /** O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting for one. */
@@ -56,21 +87,49 @@ function notRegular(path: string): NodeJS.ErrnoException {
  * writes to it. So the file is opened without blocking and checked after opening (fstat): anything
  * but a regular file is refused with code ENOTREG, and never read.
  */
-export async function readRegularFile(path: string): Promise<Buffer> {
+export async function readRegularFile(path: string, at?: OpenedAt): Promise<Buffer> {
   const handle = await open(path, OPEN_FLAGS);
   try {
     if (!(await handle.stat()).isFile()) throw notRegular(path);
+    checkOpenedAt(handle.fd, path, at);
     return await handle.readFile();
   } finally {
     await handle.close();
   }
 }
 
+/** What readRegularFileBeneath found: the bytes, unless the file is larger than asked for. */
+export interface BeneathRead {
+  bytes: Buffer | undefined;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * readRegularFile for a path inside `root` (a real path) whose folders a tenant may swap for
+ * symlinks at any moment: the file itself is never a symlink (O_NOFOLLOW), and the file opened
+ * must lie inside `root` by its descriptor's real path (/proc/self/fd), or it is refused with code
+ * EXDEV and never read. Files larger than `maxBytes` are not read (`bytes` undefined).
+ */
+export async function readRegularFileBeneath(root: string, path: string, maxBytes: number): Promise<BeneathRead> {
+  const handle = await open(path, OPEN_FLAGS | constants.O_NOFOLLOW);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw notRegular(path);
+    checkOpenedAt(handle.fd, path, { beneath: root });
+    const bytes = info.size > maxBytes ? undefined : await handle.readFile();
+    return { bytes, size: info.size, mtimeMs: info.mtimeMs };
+  } finally {
+    await handle.close();
+  }
+}
+
 /** readRegularFile, synchronously (small files on the query path). */
-export function readRegularFileSync(path: string): Buffer {
+export function readRegularFileSync(path: string, at?: OpenedAt): Buffer {
   const fd = openSync(path, OPEN_FLAGS);
   try {
     if (!fstatSync(fd).isFile()) throw notRegular(path);
+    checkOpenedAt(fd, path, at);
     return readFileSync(fd);
   } finally {
     closeSync(fd);

@@ -40,6 +40,24 @@ function outside(path: string): RunnerError {
   );
 }
 
+/**
+ * The error a file-system call on a caller's path failed with, as the caller should see it: gone
+ * (NOT_FOUND), a symlink loop (INVALID_ARGUMENT), or refused because it leads out of the workspace
+ * — a confined worker is refused what lies outside its tenant's folder (EACCES, EPERM), and a
+ * checked read finds its folder swapped (EXDEV) — OUTSIDE_WORKSPACE. Anything else unchanged.
+ */
+export function pathError(error: unknown, shown: string): unknown {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === "ENOENT" || code === "ENOTDIR") {
+    return new RunnerError("NOT_FOUND", `no such file in the workspace: '${shown}'; check the path`);
+  }
+  if (code === "ELOOP") {
+    return new RunnerError("INVALID_ARGUMENT", `'${shown}' is a loop of symbolic links; name a file, or fix the links`);
+  }
+  if (code === "EACCES" || code === "EPERM" || code === "EXDEV") return outside(shown);
+  return error;
+}
+
 export function isInside(root: string, absolute: string): boolean {
   const rel = relative(root, absolute);
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
@@ -62,19 +80,7 @@ export class WorkspacePaths {
     try {
       real = realPath(candidate);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR") {
-        throw new RunnerError("NOT_FOUND", `no such file in the workspace: '${normalised}'; check the path`);
-      }
-      if (code === "ELOOP") {
-        throw new RunnerError(
-          "INVALID_ARGUMENT",
-          `'${normalised}' is a loop of symbolic links; name a file, or fix the links`,
-        );
-      }
-      // A confined worker is refused what lies outside its tenant's folder (a link pointing there).
-      if (code === "EACCES" || code === "EPERM") throw outside(path);
-      throw error;
+      throw pathError(error, normalised);
     }
     if (!isInside(this.root, real)) throw outside(path);
     const info = statOf(real);
@@ -120,8 +126,8 @@ export class WorkspacePaths {
       if (error.code === "ELOOP") {
         throw new RunnerError("INVALID_ARGUMENT", `'${normalised}' lies under a loop of symbolic links; fix the links`);
       }
-      if (error.code === "EACCES" || error.code === "EPERM") throw outside(path);
-      throw error;
+      // Gone meanwhile (a folder on the way moved): a missing folder, as any other.
+      throw pathError(error, normalised);
     });
     if (!isInside(this.root, realParent)) throw outside(path);
     const absolute = join(realParent, ...missing);

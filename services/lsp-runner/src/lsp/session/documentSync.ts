@@ -13,6 +13,7 @@ import {
 import { RunnerError } from "../../errors.js";
 import { readKnownFile, trustedStamp } from "../../workspace/metadata.js";
 import type { ResolvedFile } from "../../workspace/workspacePaths.js";
+import { pathError } from "../../workspace/workspacePaths.js";
 import type { OpenDocument } from "../documents/openDocument.js";
 import type { OpenDocuments } from "../documents/openDocuments.js";
 import { decodeDocument } from "../documents/textDocument.js";
@@ -67,7 +68,13 @@ export class DocumentSync {
     }
     return this.serialized(async () => {
       const readAtMs = Date.now();
-      const text = decodeDocument(await readKnownFile(file.absolute, file.size));
+      // The file opened must be the one resolved: a folder on its path swapped since is refused.
+      const bytes = await Promise.resolve()
+        .then(() => readKnownFile(file.absolute, file.size, { exactly: file.absolute }))
+        .catch((error: unknown) => {
+          throw pathError(error, file.path);
+        });
+      const text = decodeDocument(bytes);
       if (text === undefined) {
         throw new RunnerError("INVALID_ARGUMENT", `${file.path} is a binary file; name a source file`);
       }

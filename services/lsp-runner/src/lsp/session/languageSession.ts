@@ -287,6 +287,11 @@ export class LanguageSession {
     return this.documents.size;
   }
 
+  /** Real path of the workspace root this server serves. */
+  get root(): string {
+    return this.options.root;
+  }
+
   private get rootUri(): string {
     return pathToFileURL(this.options.root).href;
   }
