@@ -123,6 +123,11 @@ export interface SymbolIndexMeta {
   /** ms since the Unix epoch: last change of this meta, and when the last build finished. */
   updatedAt: number;
   builtAt?: number;
+  /**
+   * Folders not watched (the tenant's inotify watch budget spent, or the kernel's): changes below
+   * them are found by polling every `everyMs`, so the index may lag that much there.
+   */
+  polled?: { folders: number; everyMs: number };
 }
 
 /** One change of a tenant's indexes, as a reader follows them. */

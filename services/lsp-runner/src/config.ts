@@ -73,7 +73,7 @@ export interface RunnerConfig {
   /** The user workers run as when the runner runs as root ("uid:gid"); unset: the runner's own. */
   workerUser?: { uid: number; gid: number };
   /** Fair shares: language servers, processes and memory (bytes) one tenant may hold on this runner. */
-  tenantLimits?: { sessions?: number; processes?: number; memoryBytes?: number };
+  tenantLimits?: { sessions?: number; processes?: number; memoryBytes?: number; watches?: number };
   logLevel: LogLevel;
   /** Read-only answers remembered per language session (default 2 000); 0 = none remembered or shared. */
   answerCacheEntries?: number;
@@ -115,7 +115,8 @@ Environment only:
   LSPMESH_WORKERS (auto: one Landlock-confined worker process per tenant; off: tenants in LSPMESH_TENANTS share the runner)
   LSPMESH_STATE_DIR (a fresh <tmpdir>/lspmesh-workers-* per runner, removed at exit: the workers' homes and temporary folders)
   LSPMESH_WORKER_USER (uid:gid workers run as when the runner runs as root; unset: the runner's own)
-  LSPMESH_TENANT_MAX_SESSIONS (12)  LSPMESH_TENANT_MAX_PROCESSES (96)  LSPMESH_TENANT_MEMORY_MB (none); 0 = no limit
+  LSPMESH_TENANT_MAX_SESSIONS (12)  LSPMESH_TENANT_MAX_PROCESSES (96)  LSPMESH_TENANT_MEMORY_MB (none)
+  LSPMESH_TENANT_MAX_WATCHES (an eighth of fs.inotify.max_user_watches, 1024–20000; past it folders are polled); 0 = no limit
   LSPMESH_IDLE_TIMEOUT_S (1800; 0 = never)  LSPMESH_WARMUP (tenant/workspace/language,…)  LSPMESH_LOG_LEVEL (info)
   LSPMESH_SYMBOL_INDEX (1; 0 = off)  LSPMESH_INDEX_MAX_FILES (50000)  LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE (5000)
   LSPMESH_INDEX_MAX_BYTES (268435456 per tenant; -1 = no limit)
@@ -199,6 +200,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
       1_000_000,
     ),
     memoryBytes: tenantMemoryMb === undefined ? undefined : tenantMemoryMb * 1024 * 1024,
+    watches: integerSetting(env.LSPMESH_TENANT_MAX_WATCHES, "LSPMESH_TENANT_MAX_WATCHES", undefined, 0, 100_000_000),
   };
   const logLevel = (setting(undefined, env, "LSPMESH_LOG_LEVEL") ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {

@@ -14,10 +14,11 @@ import { runnerService } from "./grpc/runnerService.js";
 import { withAgentActivity } from "./grpc/trackedCalls.js";
 import type { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
 import { type LifecycleEvent, SessionManager, type SessionManagerOptions } from "./lsp/pool/sessionManager.js";
-import type { SessionPolicyOverrides } from "./lsp/pool/sessionPolicy.js";
+import { type SessionPolicyOverrides, sessionPolicy } from "./lsp/pool/sessionPolicy.js";
 import type { ServerStateName } from "./lsp/session/sessionState.js";
 import { AgentActivity } from "./symbolIndex/agentActivity.js";
 import { SymbolIndexer, type SymbolIndexLimits } from "./symbolIndex/symbolIndexer.js";
+import { WatchBudget } from "./workspace/watchBudget.js";
 import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
 
 /** A server's state as a console shows it. */
@@ -87,9 +88,12 @@ export function servedLanguages(languages: LanguageRegistry): ServedLanguage[] {
 
 export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
   const { bus, log, locator, languages, runnerId } = options;
+  // One budget of inotify watches per tenant, over all its workspaces and both watchers.
+  const watchBudget = new WatchBudget(sessionPolicy(options.sessionPolicy).tenantLimits.watches);
   const events = new RunnerEvents({
     bus,
     runnerId,
+    watchBudget,
     watchLocally: options.watchWorkspaces ?? true,
     watchDebounceMs: options.watchDebounceMs,
     log,
@@ -144,6 +148,7 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
         (await engine.navigation.documentSymbols({ ref, file, signal, transient: true })).symbols,
       watchLocally: options.watchWorkspaces ?? true,
       debounceMs: options.watchDebounceMs,
+      watchBudget,
       maxFiles: options.symbolIndex?.maxFiles,
       maxSymbolsPerFile: options.symbolIndex?.maxSymbolsPerFile,
       maxFileBytes: options.symbolIndex?.maxFileBytes ?? options.maxFileBytes,

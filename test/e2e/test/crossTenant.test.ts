@@ -8,16 +8,21 @@
 // shared workspaces root), and tenant-pinned runners without a sandbox, each seeing only its own
 // tenant's folder (as separate pods mounting only their tenant's volume would; emulated by running
 // each runner under bubblewrap with the other tenant's folder hidden).
+import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
+  closeSync,
+  constants,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,6 +113,7 @@ function writeWorkspaces(acmeRoot: string, globexRoot: string): { acme: string; 
   );
   // The race: acme's `race` folder and `race-link`, a symlink to globex's src, swapped in a loop.
   writeFileSync(join(globex, "src/victim.ts"), `export const victim = "${CANARY}";\n`);
+  writeFileSync(join(globex, "src/scratch.ts"), "export const scratch = 1;\n");
   mkdirSync(join(acme, "race"));
   writeFileSync(join(acme, "race/victim.ts"), "export const victim = 1;\n");
   symlinkSync(join(globex, "src"), join(acme, "race-link"));
@@ -132,6 +138,8 @@ interface Deployment {
   runners: RunnerProcess[];
   /** Acme's API key (read and write). */
   token: string;
+  /** Globex's API key (read and write). */
+  globexToken: string;
   acmeDir: string;
   globexDir: string;
   close(): Promise<void>;
@@ -156,9 +164,12 @@ async function deploy(mode: Mode): Promise<Deployment> {
   const tenancy = writeTenancyFiles(base, {
     tenants: {
       acme: { workspaces: ["web"], limits: { callsPerSecond: 1000, concurrentCalls: 32 } },
-      globex: { workspaces: ["shop"] },
+      globex: { workspaces: ["shop"], limits: { callsPerSecond: 1000, concurrentCalls: 32 } },
     },
-    keys: { acme: { tenant: "acme", scopes: ["lsp:read", "lsp:write"] } },
+    keys: {
+      acme: { tenant: "acme", scopes: ["lsp:read", "lsp:write"] },
+      globex: { tenant: "globex", scopes: ["lsp:read", "lsp:write"] },
+    },
   });
   const nats: NatsServer = await startNatsServer({
     secured: {
@@ -253,6 +264,7 @@ async function deploy(mode: Mode): Promise<Deployment> {
       gateway: at,
       runners,
       token: tenancy.tokens.acme,
+      globexToken: tenancy.tokens.globex!,
       acmeDir: join(acmeRoot, "acme", "web"),
       globexDir: globex,
       close,
@@ -462,78 +474,168 @@ describe.each(MODES)("%s", (mode) => {
     expect(treeHashes(deployment.globexDir)).toEqual(before);
   }, 300_000);
 
-  test("a symlink to the other tenant created after indexing: search_symbols never returns its declarations", async () => {
-    const search = async (query: string) =>
-      (await client.callTool({ name: "search_symbols", arguments: { query } }, { timeout: 60_000 })) as ToolResult;
-    await waitFor("acme's index", async () => JSON.stringify(await search("viaAbsolute")).includes("absImport.ts"), {
-      timeoutMs: 90_000,
-    });
-    symlinkSync(join(deployment.globexDir, "src/secret.ts"), join(deployment.acmeDir, "src/lateLink.ts"));
-    symlinkSync(join(deployment.globexDir, "src"), join(deployment.acmeDir, "lateDir"));
-    writeFileSync(join(deployment.acmeDir, "src/lateMarker.ts"), "export const acmeLateMarker = 1;\n");
-    // The index has taken the change in (the real file created at the same moment is found).
-    await waitFor(
-      "the new file in the index",
-      async () => JSON.stringify(await search("acmeLateMarker")).includes("lateMarker.ts"),
-      {
-        timeoutMs: 30_000,
-      },
-    );
-    for (const query of ["secret", "globexOnly", "victim", "Shape"]) {
-      const answer = JSON.stringify(await search(query));
-      expect(answer, query).not.toContain(CANARY);
-      expect(answer, query).not.toMatch(/lateLink|lateDir/);
-    }
-  }, 180_000);
+  // Pinned runners share nothing to attack through: checked there in the faults tier only.
+  const sharedOrFaults = mode !== "pinned-unsandboxed" || isFaultsTier();
+  test.runIf(sharedOrFaults)(
+    "a symlink to the other tenant created after indexing: search_symbols never returns its declarations",
+    async () => {
+      const search = async (query: string) =>
+        (await client.callTool({ name: "search_symbols", arguments: { query } }, { timeout: 60_000 })) as ToolResult;
+      await waitFor("acme's index", async () => JSON.stringify(await search("viaAbsolute")).includes("absImport.ts"), {
+        timeoutMs: 90_000,
+      });
+      symlinkSync(join(deployment.globexDir, "src/secret.ts"), join(deployment.acmeDir, "src/lateLink.ts"));
+      symlinkSync(join(deployment.globexDir, "src"), join(deployment.acmeDir, "lateDir"));
+      writeFileSync(join(deployment.acmeDir, "src/lateMarker.ts"), "export const acmeLateMarker = 1;\n");
+      // The index has taken the change in (the real file created at the same moment is found).
+      await waitFor(
+        "the new file in the index",
+        async () => JSON.stringify(await search("acmeLateMarker")).includes("lateMarker.ts"),
+        {
+          timeoutMs: 30_000,
+        },
+      );
+      for (const query of ["secret", "globexOnly", "victim", "Shape"]) {
+        const answer = JSON.stringify(await search(query));
+        expect(answer, query).not.toContain(CANARY);
+        expect(answer, query).not.toMatch(/lateLink|lateDir/);
+      }
+    },
+    180_000,
+  );
 
   // ≥ 200 attempts in the faults tier (npm run test:faults); a short run in npm test.
   const RACE_ATTEMPTS = isFaultsTier() ? 200 : 20;
-  test(`a folder swapped with a symlink to the other tenant during ${RACE_ATTEMPTS} apply_workspace_edit and rename_file calls: its tree is untouched`, async () => {
-    const before = treeHashes(deployment.globexDir);
-    const insert = { line: 1, column: 1, end_line: 1, end_column: 1, new_text: "// acme was here\n" };
-    const outcomes = new Map<string, number>();
-    {
-      await using swapper = await startFolderSwapper(
-        join(deployment.acmeDir, "race"),
-        join(deployment.acmeDir, "race-link"),
-      );
-      for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
-        for (const [tool, args] of [
-          [
-            "apply_workspace_edit",
-            { workspace: "web", edit: { files: [{ file: "race/victim.ts", edits: [insert] }] } },
-          ],
-          ["rename_file", { workspace: "web", file: "race/victim.ts", new_file: "race/moved.ts", apply: true }],
-          ["rename_file", { workspace: "web", file: "race/moved.ts", new_file: "race/victim.ts", apply: true }],
-        ] as const) {
-          const result = (await client.callTool({ name: tool, arguments: args }, { timeout: 60_000 })) as ToolResult;
-          const text = result.content[0]?.text ?? "";
-          const code = text.split(":")[0] ?? "";
-          const outcome = !result.isError
-            ? "applied"
-            : /^(OUTSIDE_WORKSPACE|NOT_FOUND|INVALID_ARGUMENT|STALE_EDIT)$/.test(code)
-              ? code
-              : text.slice(0, 300);
-          outcomes.set(`${tool} ${outcome}`, (outcomes.get(`${tool} ${outcome}`) ?? 0) + 1);
-          expect(JSON.stringify(result)).not.toContain(CANARY);
+  test.runIf(sharedOrFaults)(
+    `a folder swapped with a symlink to the other tenant during ${RACE_ATTEMPTS} apply_workspace_edit and rename_file calls: its tree is untouched`,
+    async () => {
+      const before = treeHashes(deployment.globexDir);
+      const insert = { line: 1, column: 1, end_line: 1, end_column: 1, new_text: "// acme was here\n" };
+      const outcomes = new Map<string, number>();
+      {
+        await using swapper = await startFolderSwapper(
+          join(deployment.acmeDir, "race"),
+          join(deployment.acmeDir, "race-link"),
+        );
+        for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
+          for (const [tool, args] of [
+            [
+              "apply_workspace_edit",
+              { workspace: "web", edit: { files: [{ file: "race/victim.ts", edits: [insert] }] } },
+            ],
+            ["rename_file", { workspace: "web", file: "race/victim.ts", new_file: "race/moved.ts", apply: true }],
+            ["rename_file", { workspace: "web", file: "race/moved.ts", new_file: "race/victim.ts", apply: true }],
+          ] as const) {
+            const result = (await client.callTool({ name: tool, arguments: args }, { timeout: 60_000 })) as ToolResult;
+            const text = result.content[0]?.text ?? "";
+            const code = text.split(":")[0] ?? "";
+            const outcome = !result.isError
+              ? "applied"
+              : /^(OUTSIDE_WORKSPACE|NOT_FOUND|INVALID_ARGUMENT|STALE_EDIT)$/.test(code)
+                ? code
+                : text.slice(0, 300);
+            outcomes.set(`${tool} ${outcome}`, (outcomes.get(`${tool} ${outcome}`) ?? 0) + 1);
+            expect(JSON.stringify(result)).not.toContain(CANARY);
+          }
         }
+        expect(await swapper.stop()).toBeGreaterThan(100);
       }
-      expect(await swapper.stop()).toBeGreaterThan(100);
-    }
-    const seen = JSON.stringify(Object.fromEntries(outcomes));
-    expect(treeHashes(deployment.globexDir), seen).toEqual(before);
-    // Both sides of the race were hit, and refusals name the path (never a runner failure).
-    expect(
-      [...outcomes.keys()].some((key) => key.endsWith(" applied")),
-      seen,
-    ).toBe(true);
-    expect(
-      [...outcomes.keys()].filter(
-        (key) => !/^\S+ (applied|OUTSIDE_WORKSPACE|NOT_FOUND|INVALID_ARGUMENT|STALE_EDIT)$/.test(key),
-      ),
-      seen,
-    ).toEqual([]);
-    const acmeFiles = readdirSync(deployment.acmeDir, { recursive: true }) as string[];
-    expect(acmeFiles.filter((path) => path.includes(".lspmesh-"))).toEqual([]);
-  }, 600_000);
+      const seen = JSON.stringify(Object.fromEntries(outcomes));
+      expect(treeHashes(deployment.globexDir), seen).toEqual(before);
+      // Both sides of the race were hit, and refusals name the path (never a runner failure).
+      expect(
+        [...outcomes.keys()].some((key) => key.endsWith(" applied")),
+        seen,
+      ).toBe(true);
+      expect(
+        [...outcomes.keys()].filter(
+          (key) => !/^\S+ (applied|OUTSIDE_WORKSPACE|NOT_FOUND|INVALID_ARGUMENT|STALE_EDIT)$/.test(key),
+        ),
+        seen,
+      ).toEqual([]);
+      const acmeFiles = readdirSync(deployment.acmeDir, { recursive: true }) as string[];
+      expect(acmeFiles.filter((path) => path.includes(".lspmesh-"))).toEqual([]);
+    },
+    600_000,
+  );
+
+  test.runIf(sharedOrFaults)(
+    "FIFOs as acme's tsconfig and source files stall acme alone: globex's p99 stays under 2 s, and the runner survives their release",
+    async () => {
+      const fifos = join(deployment.acmeDir, "fifo");
+      mkdirSync(fifos);
+      writeFileSync(join(fifos, "real.ts"), "export const real = 1;\n");
+      for (const name of ["tsconfig.json", "pipe.ts", "base.json"]) {
+        execFileSync("mkfifo", [join(fifos, name)]);
+      }
+      if (mode === "workers-landlock" && asRoot) chownTree(fifos);
+      const globex = new Client({ name: "cross-tenant-globex", version: "1.0.0" });
+      await globex.connect(
+        new StreamableHTTPClientTransport(deployment.gateway.url, {
+          requestInit: { headers: { authorization: `Bearer ${deployment.globexToken}` } },
+        }),
+      );
+      try {
+        const globexCall = async (name: string, args: Record<string, unknown>) => {
+          const started = performance.now();
+          const result = (await globex.callTool({ name, arguments: { workspace: "shop", ...args } })) as ToolResult;
+          expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+          return performance.now() - started;
+        };
+        // Globex warm first (its own cold start is not what is measured).
+        await waitFor(
+          "globex's server",
+          async () => (await globexCall("hover", { file: "src/secret.ts", symbol: "secret", line: 2 })) >= 0,
+          {
+            timeoutMs: 90_000,
+          },
+        );
+        // Acme: four workspace_symbols (the call that read tsconfig files), and the FIFOs by name.
+        const acmeCalls = [
+          ...Array.from({ length: 4 }, () => ["workspace_symbols", { workspace: "web", query: "real" }] as const),
+          ["document_symbols", { workspace: "web", file: "fifo/pipe.ts" }] as const,
+          ["hover", { workspace: "web", file: "fifo/real.ts", line: 1, column: 14 }] as const,
+          ["diagnostics", { workspace: "web", files: ["fifo/real.ts", "fifo/pipe.ts"], wait_ms: 3_000 }] as const,
+          ["search_symbols", { query: "real" }] as const,
+        ].map(([name, args]) =>
+          client.callTool({ name, arguments: args }, { timeout: 60_000 }).catch((error: Error) => error),
+        );
+        const durations: number[] = [];
+        const insert = { line: 1, column: 1, end_line: 1, end_column: 1, new_text: "// globex\n" };
+        for (let round = 0; round < 15; round++) {
+          durations.push(await globexCall("hover", { file: "src/secret.ts", symbol: "globexOnly", line: 4 }));
+          durations.push(
+            await globexCall("apply_workspace_edit", {
+              edit: { files: [{ file: "src/scratch.ts", edits: [insert] }] },
+            }),
+          );
+        }
+        durations.sort((a, b) => a - b);
+        const p99 = durations[Math.ceil(durations.length * 0.99) - 1] ?? Number.POSITIVE_INFINITY;
+        expect(p99, durations.map((d) => d.toFixed(0)).join(" ")).toBeLessThan(2_000);
+
+        // Release every FIFO a reader may wait on, then everything still answers.
+        for (const name of ["tsconfig.json", "pipe.ts", "base.json"]) {
+          try {
+            const fd = openSync(join(fifos, name), constants.O_WRONLY | constants.O_NONBLOCK);
+            writeSync(fd, "{}");
+            closeSync(fd);
+          } catch {
+            // ENXIO: no reader waits on it.
+          }
+        }
+        await Promise.all(acmeCalls);
+        for (const runner of deployment.runners) expect(runner.child.exitCode).toBeNull();
+        await globexCall("hover", { file: "src/secret.ts", symbol: "secret", line: 2 });
+        const acmeHover = (await client.callTool({
+          name: "hover",
+          arguments: { workspace: "web", file: "src/shapes.ts", symbol: "Square", line: 2 },
+        })) as ToolResult;
+        expect(acmeHover.isError, JSON.stringify(acmeHover.content)).toBeFalsy();
+      } finally {
+        await globex.close();
+      }
+    },
+    300_000,
+  );
 });

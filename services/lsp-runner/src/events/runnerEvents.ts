@@ -5,6 +5,7 @@ import type { StatusMessage } from "@lspmesh/events";
 import type { WorkspaceRef } from "../engine/answers.js";
 import type { PendingFileChanges } from "../engine/engineContext.js";
 import type { LanguageSession, SessionEvent } from "../lsp/session/languageSession.js";
+import type { WatchBudget } from "../workspace/watchBudget.js";
 import { diagnosticsMessage, type SessionOrigin } from "./diagnosticsMessage.js";
 import type { Closeable, RunnerEventBus } from "./eventBus.js";
 import { WorkspaceWatch } from "./workspaceWatch.js";
@@ -16,6 +17,8 @@ export interface RunnerEventsOptions {
   watchLocally?: boolean;
   /** Quiet time before locally seen changes are applied, ms (default 100). */
   watchDebounceMs?: number;
+  /** The tenants' shares of inotify watches (default: unbudgeted). */
+  watchBudget?: WatchBudget;
   log?: (entry: Record<string, unknown>) => void;
 }
 
@@ -85,6 +88,7 @@ export class RunnerEvents implements PendingFileChanges {
         runnerId: this.options.runnerId,
         watchLocally: this.options.watchLocally ?? true,
         debounceMs: this.options.watchDebounceMs,
+        allowance: this.options.watchBudget?.of(origin.tenant),
         log: this.log,
       }).catch((error) => {
         this.log({ level: "warn", msg: "workspace changes not followed", workspace: id, error: String(error) });

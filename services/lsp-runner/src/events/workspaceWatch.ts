@@ -11,6 +11,7 @@ import type { OpenDocument } from "../lsp/documents/openDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
 import { pullDiagnostics } from "../lsp/session/pullDiagnostics.js";
 import { DirectoryWatcher } from "../workspace/directoryWatcher.js";
+import type { WatchAllowance } from "../workspace/watchBudget.js";
 import { WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { Closeable, RunnerEventBus } from "./eventBus.js";
 
@@ -25,6 +26,8 @@ export interface WorkspaceWatchOptions {
   watchLocally: boolean;
   /** Quiet time before locally seen changes are applied, ms (default 100). */
   debounceMs?: number;
+  /** The tenant's share of inotify watches. */
+  allowance?: WatchAllowance;
   log: (entry: Record<string, unknown>) => void;
 }
 
@@ -64,6 +67,7 @@ export class WorkspaceWatch {
         watch.watcher = await DirectoryWatcher.start({
           root: watch.paths.root,
           debounceMs: options.debounceMs,
+          allowance: options.allowance,
           onChanges: (changes) => watch.apply(changes).then(() => undefined),
           onWarning: (message) => options.log({ level: "warn", msg: "workspace watcher", detail: message }),
         });

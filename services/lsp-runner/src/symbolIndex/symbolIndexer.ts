@@ -6,6 +6,7 @@ import type { DocumentSymbol, WorkspaceRef } from "../engine/answers.js";
 import type { Closeable, RunnerEventBus } from "../events/eventBus.js";
 import type { LanguageRegistry } from "../lsp/languages/languageRegistry.js";
 import { DirectoryWatcher } from "../workspace/directoryWatcher.js";
+import type { WatchBudget } from "../workspace/watchBudget.js";
 import type { WorkspaceLocator } from "../workspace/workspaceLocator.js";
 import { WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { AgentActivity } from "./agentActivity.js";
@@ -39,6 +40,8 @@ export interface SymbolIndexerOptions extends SymbolIndexLimits {
   watchLocally?: boolean;
   /** Quiet time before locally seen changes are indexed, ms (default 100). */
   debounceMs?: number;
+  /** The tenants' shares of inotify watches (default: unbudgeted). */
+  watchBudget?: WatchBudget;
   log?: (entry: Record<string, unknown>) => void;
 }
 
@@ -175,6 +178,7 @@ export class SymbolIndexer {
       followed.watcher = await DirectoryWatcher.start({
         root: paths.root,
         debounceMs: this.options.debounceMs,
+        allowance: this.options.watchBudget?.of(ref.tenant),
         onChanges: (changes) =>
           index.applyChanges(changes.map((change) => ({ path: change.absolute, kind: change.kind }))),
         onWarning: (message) => this.log({ level: "warn", msg: "symbol index watcher", detail: message }),
@@ -182,6 +186,9 @@ export class SymbolIndexer {
         this.log({ level: "warn", msg: "workspace not watched for the index", error: String(error) });
         return undefined;
       });
+      // Folders past the tenant's watch budget are polled: the index says so (and how often).
+      const watcher = followed.watcher;
+      if (watcher) index.pollingFrom(() => ({ folders: watcher.unwatchedFolders, everyMs: watcher.pollMs }));
     }
     await index.start();
     return followed;

@@ -44,6 +44,7 @@ const MAX_RETRY_MS = 30_000;
 export class WorkspaceIndex {
   private readonly known = new Map<string, KnownFile>();
   private readonly skipped = new Map<string, SkipReason>();
+  private polled: (() => { folders: number; everyMs: number }) | undefined;
   /** Files to (re)index: changed ones first, then the build's. */
   private readonly changed = new Set<string>();
   private readonly building = new Set<string>();
@@ -199,8 +200,14 @@ export class WorkspaceIndex {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** Where the watcher tells how many folders it polls instead of watching (SymbolIndexMeta.polled). */
+  pollingFrom(polled: () => { folders: number; everyMs: number }): void {
+    this.polled = polled;
+  }
+
   /** The meta entry as it stands. */
   meta(): SymbolIndexMeta {
+    const polled = this.polled?.();
     const skipped = { tooLarge: 0, binary: 0, failed: 0, overCap: this.truncated ? 1 : 0 };
     for (const reason of this.skipped.values()) skipped[reason]++;
     const sources: Partial<Record<SymbolIndexSource, number>> = {};
@@ -224,6 +231,7 @@ export class WorkspaceIndex {
       sources,
       updatedAt: Date.now(),
       ...(this.builtAt ? { builtAt: this.builtAt } : {}),
+      ...(polled && polled.folders > 0 ? { polled } : {}),
     };
   }
 

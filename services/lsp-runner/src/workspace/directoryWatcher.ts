@@ -2,11 +2,17 @@
 // on each folder, not `recursive: true`, which on Linux also watches every file and every
 // node_modules folder). Skipped folders (sourceFiles.ts) are not watched. Events are coalesced
 // for debounceMs after the last one (at most maxDelayMs after the first) and classified by a
-// stat when delivered.
+// stat when delivered. A folder that cannot be watched (the tenant's watch budget spent, the
+// folder limit reached, the kernel out of watches) is polled instead, with everything below it.
 import { type FSWatcher, watch } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { isSkippedDirectory } from "./sourceFiles.js";
+import type { WatchAllowance } from "./watchBudget.js";
+
+/** Files and folders one poll looks at, at most, over all unwatched folders (50 000 and 20 000). */
+const MAX_POLLED_FILES = 50_000;
+const MAX_POLLED_FOLDERS = 20_000;
 
 export type WatchedChangeKind = "created" | "changed" | "deleted";
 
@@ -28,6 +34,10 @@ export interface DirectoryWatcherOptions {
   onChanges: (changes: WatchedChange[]) => Promise<void> | void;
   /** Told when a folder cannot be watched (limit reached, permission, inotify limits). */
   onWarning?: (message: string) => void;
+  /** The tenant's share of the runner's inotify watches (default: unbudgeted). */
+  allowance?: WatchAllowance;
+  /** How often folders that cannot be watched are polled, ms (default 5 000). */
+  pollMs?: number;
 }
 
 export class DirectoryWatcher {
@@ -40,6 +50,12 @@ export class DirectoryWatcher {
   private delivering: Promise<void> = Promise.resolve();
   private closed = false;
   private warnedLimit = false;
+  /** Folders not watched (with everything below them), polled instead. */
+  private readonly unwatched = new Set<string>();
+  /** What the last poll saw below unwatched folders: path → "mtimeMs:size". */
+  private polled = new Map<string, string>();
+  private pollTimer: NodeJS.Timeout | undefined;
+  private polling = false;
 
   private constructor(private readonly options: DirectoryWatcherOptions) {}
 
@@ -52,6 +68,16 @@ export class DirectoryWatcher {
 
   get watchedDirectories(): number {
     return this.watchers.size;
+  }
+
+  /** Folders polled instead of watched (0: every folder is watched). */
+  get unwatchedFolders(): number {
+    return this.unwatched.size;
+  }
+
+  /** How often unwatched folders are polled, ms. */
+  get pollMs(): number {
+    return this.options.pollMs ?? 5_000;
   }
 
   /** Delivers pending changes now; resolves once every batch seen so far was handled. */
@@ -68,19 +94,26 @@ export class DirectoryWatcher {
 
   /** Stops every watch and drops pending changes. Idempotent. */
   close(): void {
+    if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
+    clearInterval(this.pollTimer);
     this.pending.clear();
     for (const watcher of this.watchers.values()) watcher.close();
+    this.options.allowance?.give(this.watchers.size);
     this.watchers.clear();
+    this.unwatched.clear();
   }
 
   /** Watches dir and the folders below it; collects the files found into `found` (for new trees). */
   private async watchTree(dir: string, found: string[]): Promise<void> {
-    if (this.closed || this.watchers.has(dir)) return;
+    if (this.closed || this.watchers.has(dir) || this.isPolled(dir)) return;
     if (this.watchers.size >= (this.options.maxDirectories ?? 20_000)) {
-      if (!this.warnedLimit) this.options.onWarning?.(`not watching below ${dir}: folder limit reached`);
-      this.warnedLimit = true;
+      await this.pollInstead(dir, found, "folder limit reached");
+      return;
+    }
+    if (this.options.allowance && !this.options.allowance.take()) {
+      await this.pollInstead(dir, found, "the tenant's watch budget is spent");
       return;
     }
     try {
@@ -88,7 +121,12 @@ export class DirectoryWatcher {
       watcher.on("error", () => this.unwatchTree(dir));
       this.watchers.set(dir, watcher);
     } catch (error) {
-      this.options.onWarning?.(`cannot watch ${dir}: ${(error as Error).message}`);
+      this.options.allowance?.give();
+      const code = (error as NodeJS.ErrnoException).code;
+      // The kernel out of watches (ENOSPC) or descriptors: polled; anything else (gone, refused): skipped.
+      if (code === "ENOSPC" || code === "EMFILE")
+        await this.pollInstead(dir, found, "the kernel's inotify watches are spent");
+      else this.options.onWarning?.(`cannot watch ${dir}: ${(error as Error).message}`);
       return;
     }
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -107,8 +145,92 @@ export class DirectoryWatcher {
       if (path === dir || path.startsWith(`${dir}/`)) {
         watcher.close();
         this.watchers.delete(path);
+        this.options.allowance?.give();
       }
     }
+    for (const path of this.unwatched) {
+      if (path === dir || path.startsWith(`${dir}/`)) this.unwatched.delete(path);
+    }
+  }
+
+  /** Whether `dir` or a folder above it is polled (O(depth), however many folders are polled). */
+  private isPolled(dir: string): boolean {
+    if (this.unwatched.size === 0) return false;
+    let path = dir;
+    for (;;) {
+      if (this.unwatched.has(path)) return true;
+      const cut = path.lastIndexOf("/");
+      if (path.length <= this.options.root.length || cut <= 0) return false;
+      path = path.slice(0, cut);
+    }
+  }
+
+  /** Polls `dir` and everything below it from now on; its files go to `found` (a new tree's). */
+  private async pollInstead(dir: string, found: string[], why: string): Promise<void> {
+    if (!this.warnedLimit) {
+      this.options.onWarning?.(`not watching below ${dir} (${why}): polled every ${this.pollMs} ms instead`);
+    }
+    this.warnedLimit = true;
+    this.unwatched.add(dir);
+    const files = await this.listPolled([dir]);
+    for (const [path, stamp] of files) {
+      this.polled.set(path, stamp);
+      found.push(path);
+    }
+    if (!this.pollTimer && !this.closed) {
+      this.pollTimer = setInterval(() => void this.poll(), this.pollMs);
+      this.pollTimer.unref();
+    }
+  }
+
+  /** Compares unwatched folders with the last poll; differences become events like inotify's. */
+  private async poll(): Promise<void> {
+    if (this.polling || this.closed) return;
+    this.polling = true;
+    try {
+      const now = await this.listPolled([...this.unwatched]);
+      for (const [path, stamp] of now) {
+        if (this.polled.get(path) !== stamp) this.record(path, !this.polled.has(path));
+      }
+      for (const path of this.polled.keys()) if (!now.has(path)) this.record(path, true);
+      this.polled = now;
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private record(path: string, renamed: boolean): void {
+    if (renamed) this.pending.set(path, true);
+    else if (!this.pending.has(path)) this.pending.set(path, false);
+    this.lastEventAt = Date.now();
+    if (this.timer === undefined) {
+      this.firstPendingAt = this.lastEventAt;
+      this.arm(this.options.debounceMs ?? 100);
+    }
+  }
+
+  /**
+   * Files below `folders` (skipped folders left out, symlinks not followed), within
+   * MAX_POLLED_FILES and MAX_POLLED_FOLDERS: beyond them, changes go unseen (a tenant with that
+   * many folders past its budget is told its index may lag).
+   */
+  private async listPolled(folders: string[]): Promise<Map<string, string>> {
+    const files = new Map<string, string>();
+    const queue = [...folders];
+    let visited = 0;
+    while (queue.length > 0 && files.size < MAX_POLLED_FILES && visited++ < MAX_POLLED_FOLDERS && !this.closed) {
+      const dir = queue.shift() as string;
+      for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+        const path = `${dir}/${entry.name}`;
+        if (entry.isDirectory()) {
+          if (!isSkippedDirectory(entry.name)) queue.push(path);
+        } else if (entry.isFile()) {
+          const info = await lstat(path).catch(() => undefined);
+          if (info) files.set(path, `${info.mtimeMs}:${info.size}`);
+        }
+      }
+    }
+    return files;
   }
 
   /**
@@ -118,14 +240,7 @@ export class DirectoryWatcher {
    */
   private onEvent(dir: string, event: string, name: string | Buffer | null): void {
     if (this.closed || name === null) return;
-    const path = `${dir}/${name.toString()}`;
-    if (event === "rename") this.pending.set(path, true);
-    else if (!this.pending.has(path)) this.pending.set(path, false);
-    this.lastEventAt = Date.now();
-    if (this.timer === undefined) {
-      this.firstPendingAt = this.lastEventAt;
-      this.arm(this.options.debounceMs ?? 100);
-    }
+    this.record(`${dir}/${name.toString()}`, event === "rename");
   }
 
   /** Delivers once events paused for debounceMs, or maxDelayMs after the first of the batch. */

@@ -99,6 +99,10 @@ const indexOutput = z.object({
     .optional()
     .describe("Files indexed of the current build, while indexing."),
   skipped_files: z.number().int().optional().describe("Files not indexed: too large, binary, failing, over the cap."),
+  polled: z
+    .object({ folders: z.number().int(), every_ms: z.number().int() })
+    .optional()
+    .describe("Folders not watched (the tenant's watch budget is spent): changes there are found by polling."),
 });
 
 const workspaceOutcomeOutput = z.object({
@@ -193,7 +197,11 @@ export function searchAnswer(parts: SearchParts): ToolAnswer<z.output<typeof out
         symbols: meta.symbols,
         ...(complete ? {} : { progress: { done: meta.done, total: meta.total } }),
         ...(skippedFiles > 0 ? { skipped_files: skippedFiles } : {}),
+        ...(meta.polled ? { polled: { folders: meta.polled.folders, every_ms: meta.polled.everyMs } } : {}),
       };
+      if (meta.polled && complete) {
+        outcome.message = `${meta.polled.folders} of its folders are polled every ${Math.round(meta.polled.everyMs / 1000)} s instead of watched (the tenant's file-watch budget is spent): changes there may take that long to be found`;
+      }
     }
     if (!complete) {
       outcome.message = meta

@@ -1,5 +1,6 @@
 // How the runner keeps its language servers healthy and within bounds; every knob with its default.
 
+import { defaultWatchesPerTenant } from "../../workspace/watchBudget.js";
 import { DEFAULT_MAX_OPEN_DOCUMENTS } from "../documents/openDocuments.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../process/messageSizeGuard.js";
 import type { Sandbox } from "../process/sandbox.js";
@@ -61,6 +62,11 @@ export interface TenantLimits {
   processes: number;
   /** Resident memory of one tenant's servers together, bytes; past it its own idle ones stop (default 0: none). */
   memoryBytes: number;
+  /**
+   * inotify watches of one tenant's workspaces together (one per folder and watcher; default an
+   * eighth of the kernel's fs.inotify.max_user_watches, 1 024–20 000); past it, folders are polled.
+   */
+  watches: number;
 }
 
 export const DEFAULT_SESSION_POLICY: SessionPolicy = {
@@ -79,7 +85,7 @@ export const DEFAULT_SESSION_POLICY: SessionPolicy = {
   parentWatchdog: true,
   sandbox: undefined,
   tenantsTrustEachOther: false,
-  tenantLimits: { sessions: 12, processes: 96, memoryBytes: 0 },
+  tenantLimits: { sessions: 12, processes: 96, memoryBytes: 0, watches: defaultWatchesPerTenant() },
 };
 
 /** Overrides as given to the runner: any field, and any field of `restart` and `limits`. */

@@ -519,6 +519,9 @@ export class LanguageSession {
     // Cancelling sends $/cancelRequest but does not end the pending request (vscode-jsonrpc waits
     // for the server's answer, which a hung server never gives): `stopped` ends it on our side.
     const cancellation = new CancellationTokenSource();
+    // Made now: cancel() on a source whose token was never asked for, once disposed, throws
+    // (vscode-jsonrpc swaps in a frozen token) — a late timer or abort must never crash the runner.
+    const token = cancellation.token;
     let stop: (reason: Error) => void = () => {};
     const stopped = new Promise<never>((_, reject) => {
       stop = reject;
@@ -543,7 +546,7 @@ export class LanguageSession {
     this.busyCount++;
     this.lastUsed = Date.now();
     try {
-      const pending = this.process.connection.sendRequest(method, params, cancellation.token);
+      const pending = this.process.connection.sendRequest(method, params, token);
       // Settles later (answer to a cancelled request, or disposal) with no one waiting.
       pending.catch(() => {});
       const answer = (await Promise.race([pending, stopped])) as R;

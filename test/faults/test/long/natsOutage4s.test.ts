@@ -1,5 +1,5 @@
 // NATS down for 4 s, past three runner heartbeats of 1 s (every registry entry is stale), under
-// load: see src/natsOutage.ts. The 60 s outage with the default heartbeat is in test/long.
+// load: see src/natsOutage.ts. In the faults tier (npm run test:faults), beside the 60 s outage.
 import { test } from "vitest";
 import { expectOutageHealed, natsOutageUnderLoad } from "../../src/natsOutage.js";
 
