@@ -21,7 +21,7 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { copyFile, link, lstat, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
-import { basename, dirname, join, posix } from "node:path";
+import { basename, posix } from "node:path";
 import { type PinnedFolder, PinnedFolders } from "../workspace/pinnedFolder.js";
 
 export type JournalState = "staging" | "prepared" | "committed";

@@ -5,12 +5,16 @@
 // Defaults are the settings that keep servers from running workspace code (docs/languages.md).
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { LanguageDefinition, LanguageServerConfig } from "./languageServerConfig.js";
 
 const require = createRequire(import.meta.url);
 
 /** Heap limit of the Node-based servers (tsserver, pyright), MB. */
 const SERVER_HEAP_MB = 3072;
+
+/** Preloaded into tsserver: every plugin a no-op (plain CommonJS beside this module, copied into dist by the build). */
+export const TSSERVER_PLUGIN_GUARD = fileURLToPath(new URL("./tsserverPluginGuard.cjs", import.meta.url));
 
 /** TypeScript/JavaScript through typescript-language-server and the project's own pinned TypeScript. */
 export function typescriptLanguage(): LanguageServerConfig {
@@ -19,6 +23,8 @@ export function typescriptLanguage(): LanguageServerConfig {
     extensions: TYPESCRIPT_EXTENSIONS,
     command: process.execPath,
     args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
+    // tsserver loads no plugin, whatever a workspace's tsconfig names (tsserverPluginGuard.cts).
+    env: { NODE_OPTIONS: `--require=${TSSERVER_PLUGIN_GUARD}` },
     // The wrapper outlives a killed tsserver and then answers every request empty.
     watchProcessTree: true,
     // Its pushes cannot tell a file's complete check from a syntax-only first result.
