@@ -57,6 +57,8 @@ export interface RunnerCoreOptions {
   watchWorkspaces?: boolean;
   /** Quiet time before locally seen file changes are applied, ms (default 100). */
   watchDebounceMs?: number;
+  /** How often folders past a tenant's watch budget are polled, ms (default 5 000). */
+  watchPollMs?: number;
   symbolIndex?: SymbolIndexLimits & { enabled?: boolean; workspaces?: readonly WorkspaceRef[] };
 }
 
@@ -96,6 +98,7 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
     watchBudget,
     watchLocally: options.watchWorkspaces ?? true,
     watchDebounceMs: options.watchDebounceMs,
+    watchPollMs: options.watchPollMs,
     log,
   });
   // Created after the engine it queries; session events reach it once it exists.
@@ -148,6 +151,7 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
         (await engine.navigation.documentSymbols({ ref, file, signal, transient: true })).symbols,
       watchLocally: options.watchWorkspaces ?? true,
       debounceMs: options.watchDebounceMs,
+      pollMs: options.watchPollMs,
       watchBudget,
       maxFiles: options.symbolIndex?.maxFiles,
       maxSymbolsPerFile: options.symbolIndex?.maxSymbolsPerFile,

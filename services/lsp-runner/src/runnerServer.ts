@@ -60,6 +60,8 @@ export interface RunnerServerOptions {
   watchWorkspaces?: boolean;
   /** Quiet time before locally seen file changes are applied, ms (default 100). */
   watchDebounceMs?: number;
+  /** How often folders past a tenant's watch budget are polled, ms (default 5 000). */
+  watchPollMs?: number;
   /** host:port for Prometheus GET /metrics (port 0: a free one); unset = no metrics server. */
   metricsListen?: string;
   /**
@@ -120,6 +122,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     log,
     watchWorkspaces: options.watchWorkspaces,
     watchDebounceMs: options.watchDebounceMs,
+    watchPollMs: options.watchPollMs,
     symbolIndex: options.symbolIndex,
   });
   const { sessions, engine, served } = core;

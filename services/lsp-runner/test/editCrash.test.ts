@@ -1,7 +1,7 @@
 // A runner killed with SIGKILL in the middle of a 200-file apply_workspace_edit (content changes, a
 // created file, a rename) at random moments: after the restart every edit is all-old or all-new,
 // and no staged, backup or journal file is left anywhere in the workspace. The faults tier kills 20
-// times; npm test kills 4 times.
+// times; npm test kills 3 times.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import {
@@ -26,7 +26,7 @@ import { failure } from "./support/calls.js";
 import { startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
 const FILES = 200;
-const KILLS = isFaultsTier() ? 20 : 4;
+const KILLS = isFaultsTier() ? 20 : 3;
 const script = fileURLToPath(new URL("./support/childRunner.mjs", import.meta.url));
 const cleanup: Array<() => unknown> = [];
 

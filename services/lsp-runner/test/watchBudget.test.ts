@@ -38,6 +38,7 @@ test(`a tenant with ${FOLDERS} folders and ${WATCHES} watches is polled past the
     symbolIndex: { workspaces: refs },
     sessionPolicy: { tenantLimits: { watches: WATCHES } },
     watchDebounceMs: 20,
+    watchPollMs: 500,
   });
   const { runner } = env;
   const index = async (ref: (typeof refs)[number]) => {

@@ -17,6 +17,8 @@ export interface RunnerEventsOptions {
   watchLocally?: boolean;
   /** Quiet time before locally seen changes are applied, ms (default 100). */
   watchDebounceMs?: number;
+  /** How often folders past a tenant's watch budget are polled, ms (default 5 000). */
+  watchPollMs?: number;
   /** The tenants' shares of inotify watches (default: unbudgeted). */
   watchBudget?: WatchBudget;
   log?: (entry: Record<string, unknown>) => void;
@@ -88,6 +90,7 @@ export class RunnerEvents implements PendingFileChanges {
         runnerId: this.options.runnerId,
         watchLocally: this.options.watchLocally ?? true,
         debounceMs: this.options.watchDebounceMs,
+        pollMs: this.options.watchPollMs,
         allowance: this.options.watchBudget?.of(origin.tenant),
         log: this.log,
       }).catch((error) => {

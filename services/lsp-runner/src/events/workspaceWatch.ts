@@ -28,6 +28,8 @@ export interface WorkspaceWatchOptions {
   debounceMs?: number;
   /** The tenant's share of inotify watches. */
   allowance?: WatchAllowance;
+  /** How often folders past it are polled, ms (default 5 000). */
+  pollMs?: number;
   log: (entry: Record<string, unknown>) => void;
 }
 
@@ -68,6 +70,7 @@ export class WorkspaceWatch {
           root: watch.paths.root,
           debounceMs: options.debounceMs,
           allowance: options.allowance,
+          pollMs: options.pollMs,
           onChanges: (changes) => watch.apply(changes).then(() => undefined),
           onWarning: (message) => options.log({ level: "warn", msg: "workspace watcher", detail: message }),
         });

@@ -42,6 +42,8 @@ export interface SymbolIndexerOptions extends SymbolIndexLimits {
   debounceMs?: number;
   /** The tenants' shares of inotify watches (default: unbudgeted). */
   watchBudget?: WatchBudget;
+  /** How often folders past a tenant's watch budget are polled, ms (default 5 000). */
+  pollMs?: number;
   log?: (entry: Record<string, unknown>) => void;
 }
 
@@ -179,6 +181,7 @@ export class SymbolIndexer {
         root: paths.root,
         debounceMs: this.options.debounceMs,
         allowance: this.options.watchBudget?.of(ref.tenant),
+        pollMs: this.options.pollMs,
         onChanges: (changes) =>
           index.applyChanges(changes.map((change) => ({ path: change.absolute, kind: change.kind }))),
         onWarning: (message) => this.log({ level: "warn", msg: "symbol index watcher", detail: message }),
