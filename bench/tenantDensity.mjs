@@ -6,8 +6,9 @@
 // after its language server stopped), a warm tenant's (worker + language server), and the p50/p90
 // of hover through the gateway for one tenant alone (the baseline, measured in the same run)
 // against the same calls spread over 20 warm tenants, one after another and all at once.
-// Usage: node bench/tenantDensity.mjs [FOLDER] [TENANTS]   (after `npm ci`; Linux with Landlock)
-import { mkdtempSync, rmSync } from "node:fs";
+// Usage: npx node bench/tenantDensity.mjs [FOLDER] [TENANTS]   (after `npm ci`: Node 22, whose
+// process.execve workers need; Linux with Landlock)
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -58,7 +59,11 @@ const sumRss = (pids) => pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
 try {
   const volume = join(root, "workspaces");
   for (const tenant of tenantIds) copyWorkspace(corpus, join(volume, tenant, "app"));
-  if (asRoot) for (const tenant of tenantIds) chownTree(join(volume, tenant));
+  if (asRoot) {
+    // Workers run as nobody: the folders above the workspaces must let it through.
+    chmodSync(root, 0o755);
+    for (const tenant of tenantIds) chownTree(join(volume, tenant));
+  }
   const tenancy = writeTenancyFiles(root, {
     tenants: Object.fromEntries(
       tenantIds.map((tenant) => [tenant, { workspaces: ["app"], limits: { callsPerSecond: 10_000, concurrentCalls: 64 } }]),
