@@ -5,8 +5,8 @@
 //
 // - `gateway`: reads the runner registry (KV `lspmesh-runners`), never writes it, and reads the
 //   symbol indexes (KV `lspmesh-symbols-<tenant>`) of every tenant listed.
-// - `<runner id>`: writes only its own registry key (and reads none), publishes diagnostics (stream LSPMESH_DIAG)
-//   and status for the tenants it serves, receives their file-change events and answers them,
+// - `<runner id>`: writes only its own registry key (and reads none), publishes diagnostics (stream LSPMESH_DIAG,
+//   which it may create but neither read the state of nor change) and status for the tenants it serves, receives their file-change events and answers them,
 //   and creates, writes and reads the symbol index buckets of the tenants it serves.
 // - `ci-<tenant>` (CI bots, `lspmesh diagnostics --watch`): reads only `lspmesh.diag.<tenant>.>`,
 //   `lspmesh.status.<tenant>.*` and its tenant's symbol index bucket.
@@ -127,10 +127,12 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
       publish: [
         ...registryOpener(),
         `$KV.${RUNNER_REGISTRY_BUCKET}.${runner.id}`,
-        `$JS.API.STREAM.INFO.${DIAGNOSTICS_STREAM}`,
+        // Create the stream when absent; never read its state (STREAM.INFO lists every tenant's
+        // subjects) nor change its settings (STREAM.UPDATE: every tenant's retention).
         `$JS.API.STREAM.CREATE.${DIAGNOSTICS_STREAM}`,
-        `$JS.API.STREAM.UPDATE.${DIAGNOSTICS_STREAM}`,
-        // A diagnostics subject is purged when its file is deleted.
+        // A diagnostics subject is purged when its file is deleted. NATS cannot scope a purge to
+        // the tenants a runner serves (the filter is in the request body): the one right over
+        // other tenants' diagnostics a runner keeps (docs/security.md).
         `$JS.API.STREAM.PURGE.${DIAGNOSTICS_STREAM}`,
         ...tenants.map((tenant) => diagnosticsWildcard(tenant)),
         ...tenants.map((tenant) => statusWildcard(tenant)),

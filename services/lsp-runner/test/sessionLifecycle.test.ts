@@ -118,11 +118,16 @@ test("servers run with the resource limits and the runner's environment safelist
   expect(limit("Max core file size")).toEqual(["0", "0"]);
   const environment = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
   const names = environment.map((entry) => entry.slice(0, entry.indexOf("=")));
+  // The safelist, and what the language's own configuration adds (NODE_OPTIONS: tsserver's plugin guard).
   expect(
-    names.every((name) =>
-      ["PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "USER", "SHELL"].includes(name),
+    names.filter(
+      (name) =>
+        !["PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "USER", "SHELL", "NODE_OPTIONS"].includes(name),
     ),
-  ).toBe(true);
+  ).toEqual([]);
+  expect(environment.find((entry) => entry.startsWith("NODE_OPTIONS="))).toMatch(
+    /--require=\S+tsserverPluginGuard\.cjs$/,
+  );
 });
 
 describe("a server killed with SIGKILL mid-request", () => {

@@ -15,6 +15,8 @@ import {
   fileEventsSubject,
   NATS_USERS,
   RUNNER_REGISTRY_BUCKET,
+  symbolIndexBucket,
+  symbolIndexStream,
 } from "@lspmesh/events";
 import {
   clusterRunnerClient,
@@ -227,6 +229,30 @@ describe.skipIf(!needs("bubblewrap", "natsPermissions (a runner serving two tena
       const kv = await new Kvm(gateway).open(RUNNER_REGISTRY_BUCKET);
       await waitFor("r1 registered", async () => (await kv.get("r1"))?.json<{ id: string }>().id === "r1");
       await expect(kv.put("evil", encodeJson({ id: "evil", address: "6.6.6.6:1" }))).rejects.toThrow(/permission/i);
+    });
+
+    test("a runner identity cannot read the diagnostics stream's state or subjects, change it, nor reach another tenant's index", async () => {
+      // A runner dedicated to acme (its identity issued for acme only).
+      await nats.addRunner("acme-only", ["acme"]);
+      const runnerNc = await as(NATS_USERS.runner("acme-only"));
+      const jsm = await jetstreamManager(runnerNc, { timeout: 5_000 });
+      await expect(jsm.streams.info(DIAGNOSTICS_STREAM, { subjects_filter: ">" })).rejects.toThrow(/permission/i);
+      await expect(
+        jsm.streams.update(DIAGNOSTICS_STREAM, { subjects: ["lspmesh.diag.>"], max_msgs_per_subject: 1, max_age: 1 }),
+      ).rejects.toThrow(/permission/i);
+      // Another tenant's symbol index: neither read, listed, written nor purged.
+      const globexIndex = await new Kvm(runnerNc).open(symbolIndexBucket("globex"), { bindOnly: true });
+      await expect(globexIndex.put("planted", encodeJson({}))).rejects.toThrow(/permission/i);
+      await expect(globexIndex.get("planted")).rejects.toThrow(/permission/i);
+      await expect(jsm.streams.info(symbolIndexStream("globex"))).rejects.toThrow(/permission/i);
+      await expect(jsm.streams.purge(symbolIndexStream("globex"))).rejects.toThrow(/permission/i);
+      await expect(jsm.streams.list().next()).rejects.toThrow(/permission/i);
+      // Its own tenant's index it may open (positive control).
+      await expect(new Kvm(runnerNc).open(symbolIndexBucket("acme"))).resolves.toBeDefined();
+      // The stream is as the runner left it (the admin sees its settings unchanged).
+      const admin = await jetstreamManager(await as(NATS_USERS.admin));
+      const info = await admin.streams.info(DIAGNOSTICS_STREAM);
+      expect(info.config.max_age).toBe(0);
     });
 
     test("a runner writes only its own registry key", async () => {

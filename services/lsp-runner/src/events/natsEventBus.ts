@@ -303,27 +303,22 @@ export class NatsEventBus implements RunnerEventBus {
   }
 }
 
-/** Creates LSPMESH_DIAG, or brings an existing one to the contract's subjects and per-subject limit. */
+/**
+ * Creates LSPMESH_DIAG when it does not exist. An existing stream is left as it is: a runner may
+ * neither read a stream's state (its subjects name every tenant's files) nor change its settings
+ * (every tenant's retention); operators own them (docs/events.md). Creating with the contract's
+ * settings succeeds on an identical stream, and fails with "already in use" on another one: both
+ * mean the stream is there.
+ */
 export async function ensureDiagnosticsStream(jsm: JetStreamManager): Promise<void> {
-  const info = await jsm.streams.info(DIAGNOSTICS_STREAM).catch(() => undefined);
-  if (!info) {
-    const config: Partial<StreamConfig> & { name: string } = {
-      name: DIAGNOSTICS_STREAM,
-      subjects: DIAGNOSTICS_STREAM_SUBJECTS,
-      max_msgs_per_subject: 1,
-    };
-    await jsm.streams.add(config);
-    return;
-  }
-  const subjects = info.config.subjects ?? [];
-  const covers = DIAGNOSTICS_STREAM_SUBJECTS.every((s: string) => subjects.includes(s));
-  if (!covers || info.config.max_msgs_per_subject !== 1) {
-    await jsm.streams.update(DIAGNOSTICS_STREAM, {
-      ...info.config,
-      subjects: [...new Set([...subjects, ...DIAGNOSTICS_STREAM_SUBJECTS])],
-      max_msgs_per_subject: 1,
-    });
-  }
+  const config: Partial<StreamConfig> & { name: string } = {
+    name: DIAGNOSTICS_STREAM,
+    subjects: DIAGNOSTICS_STREAM_SUBJECTS,
+    max_msgs_per_subject: 1,
+  };
+  await jsm.streams.add(config).catch((error: Error) => {
+    if (!/already in use/i.test(error.message)) throw error;
+  });
 }
 
 /** Resolves when promise settles or after ms, whichever comes first (the timer does not outlive it). */

@@ -25,6 +25,8 @@ export function typescriptLanguage(): LanguageServerConfig {
     args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
     // tsserver loads no plugin, whatever a workspace's tsconfig names (tsserverPluginGuard.cts).
     env: { NODE_OPTIONS: `--require=${TSSERVER_PLUGIN_GUARD}` },
+    // Visible inside the sandbox too (wherever the runner is installed from).
+    sandboxReadOnly: [TSSERVER_PLUGIN_GUARD],
     // The wrapper outlives a killed tsserver and then answers every request empty.
     watchProcessTree: true,
     // Its pushes cannot tell a file's complete check from a syntax-only first result.
