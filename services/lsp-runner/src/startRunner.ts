@@ -2,9 +2,8 @@
 // `lspmesh serve`) becomes a running runner. Workspace locator and languages are built here, so
 // callers never reach into the runner's internals.
 
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { mkdirSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
 import { GrpcAuth } from "@lspmesh/grpc";
 import type { RunnerConfig, SandboxSetting } from "./config.js";
 import { landlockStatus } from "./confinement/landlock.js";
@@ -16,6 +15,7 @@ import type { LifecycleEvent } from "./lsp/pool/sessionManager.js";
 import { detectSandbox, type Sandbox } from "./lsp/process/sandbox.js";
 import { type RunnerServer, type ServerStateEvent, startRunnerServer } from "./runnerServer.js";
 import { startSupervisor } from "./supervisor.js";
+import { createStateFolder, removeStaleStateFolders } from "./workers/stateFolders.js";
 import { createWorkerLauncher } from "./workers/workerLauncher.js";
 import { SingleWorkspaceLocator, VolumeWorkspaceLocator } from "./workspace/workspaceLocator.js";
 import { isInside } from "./workspace/workspacePaths.js";
@@ -135,7 +135,11 @@ async function startWorkerSupervisor(
   // The workers' homes and temporary folders: a fresh folder per runner process (removed when it
   // stops) unless the operator names one (e.g. an emptyDir volume).
   const ownState = settings.stateDir === undefined;
-  const stateDir = settings.stateDir ?? mkdtempSync(join(tmpdir(), "lspmesh-workers-"));
+  if (ownState) {
+    const removed = removeStaleStateFolders();
+    if (removed.length > 0) hooks.log?.({ level: "info", msg: "state folders of stopped runners removed", removed });
+  }
+  const stateDir = settings.stateDir ?? createStateFolder();
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const launcher = createWorkerLauncher({
     root,
