@@ -113,7 +113,7 @@ Environment only:
   LSPMESH_DRAIN_MS (${DEFAULT_DRAIN_MS})  LSPMESH_SERVER_MEMORY_MB (75 % of the container limit)
   LSPMESH_SANDBOX (auto: bubblewrap where it works; bwrap: required; none)
   LSPMESH_WORKERS (auto: one Landlock-confined worker process per tenant; off: tenants in LSPMESH_TENANTS share the runner)
-  LSPMESH_STATE_DIR (a fresh <tmpdir>/lspmesh-workers-* per runner, removed at exit: the workers' homes and temporary folders)
+  LSPMESH_STATE_DIR (a fresh <tmpdir>/lspmesh-workers-<pid>-* per runner, removed at exit: the workers' homes and temporary folders)
   LSPMESH_WORKER_USER (uid:gid workers run as when the runner runs as root; unset: the runner's own)
   LSPMESH_TENANT_MAX_SESSIONS (12)  LSPMESH_TENANT_MAX_PROCESSES (96)  LSPMESH_TENANT_MEMORY_MB (none)
   LSPMESH_TENANT_MAX_WATCHES (an eighth of fs.inotify.max_user_watches, 1024–20000; past it folders are polled); 0 = no limit
