@@ -77,6 +77,8 @@ export interface RunnerConfig {
   logLevel: LogLevel;
   /** Read-only answers remembered per language session (default 2 000); 0 = none remembered or shared. */
   answerCacheEntries?: number;
+  /** Write tools may change files under `.git/` (default false: a `.git/config` can name programs git runs). */
+  allowGitWrites?: boolean;
   /** The symbol index (docs/architecture.md): on unless switched off; limits unset = defaults. */
   symbolIndex: {
     enabled: boolean;
@@ -121,6 +123,7 @@ Environment only:
   LSPMESH_SYMBOL_INDEX (1; 0 = off)  LSPMESH_INDEX_MAX_FILES (50000)  LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE (5000)
   LSPMESH_INDEX_MAX_BYTES (268435456 per tenant; -1 = no limit)
   LSPMESH_ANSWER_CACHE (2000 answers remembered per language server; 0 = off: no remembering or sharing)
+  LSPMESH_ALLOW_GIT_WRITES (0; 1 = write tools may change files under .git/)
 See docs/operations.md.`;
 
 /** LSPMESH_ANSWER_CACHE: answers remembered per language server (unset = default; 0 = off). */
@@ -236,6 +239,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     tenantLimits,
     logLevel,
     answerCacheEntries: answerCacheSetting(env),
+    allowGitWrites: setting(undefined, env, "LSPMESH_ALLOW_GIT_WRITES") === "1",
     symbolIndex: {
       enabled: setting(undefined, env, "LSPMESH_SYMBOL_INDEX") !== "0",
       maxFiles: integerSetting(env.LSPMESH_INDEX_MAX_FILES, "LSPMESH_INDEX_MAX_FILES", undefined, 1, 10_000_000),

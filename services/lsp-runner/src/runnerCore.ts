@@ -48,6 +48,8 @@ export interface RunnerCoreOptions {
   maxFileBytes?: number;
   /** Read-only answers remembered per session (default MAX_ANSWERS_PER_SESSION); 0 = no cache. */
   answerCacheEntries?: number;
+  /** Write tools may change files under `.git/` (default false). */
+  allowGitWrites?: boolean;
   sessionPolicy?: SessionPolicyOverrides;
   onLifecycleEvent?: (event: LifecycleEvent) => void;
   onServerState?: (event: ServerStateEvent) => void;
@@ -132,6 +134,7 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
     sessions,
     changes: events,
     answers: new AnswerCache(options.answerCacheEntries),
+    allowGitWrites: options.allowGitWrites,
     log,
     onWorkspaceUsed: (ref) => void indexer?.ensure(ref),
   });

@@ -30,6 +30,8 @@ export interface RunnerServerOptions {
   maxFileBytes?: number;
   /** Read-only answers remembered per session (default MAX_ANSWERS_PER_SESSION); 0 = no cache, no sharing. */
   answerCacheEntries?: number;
+  /** Write tools may change files under `.git/` (default false). */
+  allowGitWrites?: boolean;
   /** Session lifecycle: timeouts, restart budget, idle timeout, memory budget, limits (sessionPolicy.ts). */
   sessionPolicy?: SessionPolicyOverrides;
   /** Sessions started right away instead of on their first request. */
@@ -115,6 +117,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     tenants: options.tenants,
     maxFileBytes: options.maxFileBytes,
     answerCacheEntries: options.answerCacheEntries,
+    allowGitWrites: options.allowGitWrites,
     sessionPolicy: options.sessionPolicy,
     onLifecycleEvent: options.onLifecycleEvent,
     onServerState: options.onServerState,

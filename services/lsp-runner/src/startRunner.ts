@@ -85,6 +85,7 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     languages,
     maxFileBytes: settings.maxFileBytes,
     answerCacheEntries: settings.answerCacheEntries,
+    allowGitWrites: settings.allowGitWrites,
     sessionPolicy: {
       memoryBudgetBytes: settings.serverMemoryBytes ?? (await containerMemoryBudget()),
       idleTimeoutMs: settings.idleTimeoutMs,
@@ -168,6 +169,7 @@ async function startWorkerSupervisor(
       languagesFile: settings.languagesFile,
       maxFileBytes: settings.maxFileBytes,
       answerCacheEntries: settings.answerCacheEntries,
+      allowGitWrites: settings.allowGitWrites,
       idleTimeoutMs: settings.idleTimeoutMs,
       memoryBudgetBytes: settings.serverMemoryBytes ?? (await containerMemoryBudget()),
       ...(settings.tenantLimits ? { tenantLimits: settings.tenantLimits } : {}),

@@ -333,9 +333,23 @@ describe("edits that must not land change nothing", () => {
     ]);
     for (const refused of refusals) {
       expect([refused.code, refused.lspmeshCode]).toEqual([GrpcStatus.INVALID_ARGUMENT, "INVALID_ARGUMENT"]);
-      expect(refused.details).toMatch(/is inside a \.git folder, which write tools never change/);
+      expect(refused.details).toMatch(
+        /is inside a \.git folder, which write tools do not change.*LSPMESH_ALLOW_GIT_WRITES=1/,
+      );
     }
     expect(snapshot()).toEqual(before);
+  });
+
+  test("an operator who allows it (allowGitWrites, LSPMESH_ALLOW_GIT_WRITES=1) can write under .git", async () => {
+    await using allowing = await startFixtureRunner({
+      files: { "src/a.ts": "export const a = 1;\n" },
+      allowGitWrites: true,
+    });
+    await allowing.client.applyWorkspaceEdit({
+      workspace: ws,
+      edit: { operations: [{ kind: FileOperation_Kind.CREATE, file: ".git/info/exclude" }] },
+    });
+    expect(allowing.read(".git/info/exclude")).toBe("");
   });
 
   test("overlapping edits and positions past a line's end are refused", async () => {

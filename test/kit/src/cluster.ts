@@ -178,6 +178,9 @@ export async function startRunnerProcess(
       LSPMESH_POOL: options.pool ?? "typescript",
       LSPMESH_LANGUAGES_FILE: languagesFile,
       LSPMESH_GRPC_SECRET_FILE: clusterSecretFile(),
+      // A test's teardown stops runners with calls it abandoned still in flight: wait for them
+      // 3 s, not the production 20 s (no test here measures draining; mainDrain does, in process).
+      LSPMESH_DRAIN_MS: "3000",
       ...options.env,
     },
     "runner listening",

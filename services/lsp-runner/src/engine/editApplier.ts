@@ -99,11 +99,16 @@ export class EditApplier {
     const folderPlan = new Set<string>();
 
     // Plan: validate every path and precondition before touching anything.
-    for (const path of [
-      ...edit.files.map((fileEdit) => fileEdit.file),
-      ...edit.operations.flatMap((operation) => [operation.file, operation.kind === "rename" ? operation.newFile : ""]),
-    ]) {
-      refuseGitPath(path);
+    if (!this.engine.options.allowGitWrites) {
+      for (const path of [
+        ...edit.files.map((fileEdit) => fileEdit.file),
+        ...edit.operations.flatMap((operation) => [
+          operation.file,
+          operation.kind === "rename" ? operation.newFile : "",
+        ]),
+      ]) {
+        refuseGitPath(path);
+      }
     }
     for (const operation of edit.operations.filter((o) => o.kind === "create")) {
       const target = await paths.resolveNewFile(operation.file);
@@ -383,7 +388,7 @@ function refuseGitPath(path: string): void {
   if (segments.some((segment) => segment.toLowerCase() === ".git")) {
     throw new RunnerError(
       "INVALID_ARGUMENT",
-      `'${path.slice(0, 200)}' is inside a .git folder, which write tools never change; edit source files only`,
+      `'${path.slice(0, 200)}' is inside a .git folder, which write tools do not change; edit source files only (an operator can allow it: LSPMESH_ALLOW_GIT_WRITES=1)`,
     );
   }
 }

@@ -53,6 +53,8 @@ export interface EngineOptions {
   onWorkspaceUsed?: (ref: WorkspaceRef) => void;
   /** Shares and remembers read-only answers (default: a cache of this engine's own). */
   answers?: AnswerCache;
+  /** Write tools may change files under `.git/` (default false). */
+  allowGitWrites?: boolean;
   log?: (entry: Record<string, unknown>) => void;
 }
 

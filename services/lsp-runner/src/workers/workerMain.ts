@@ -57,6 +57,7 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
       tenants: [init.tenant],
       maxFileBytes: init.maxFileBytes,
       answerCacheEntries: init.answerCacheEntries,
+      allowGitWrites: init.allowGitWrites,
       sessionPolicy: {
         idleTimeoutMs: init.idleTimeoutMs,
         memoryBudgetBytes: init.memoryBudgetBytes,

@@ -59,6 +59,7 @@ export interface WorkerInit {
   languagesFile?: string;
   maxFileBytes?: number;
   answerCacheEntries?: number;
+  allowGitWrites?: boolean;
   idleTimeoutMs?: number;
   memoryBudgetBytes?: number;
   tenantLimits?: Partial<TenantLimits>;
