@@ -64,7 +64,10 @@ async function readDiagnostics(nc: NatsConnection, tenant: string): Promise<Diag
 }
 
 beforeAll(async () => {
-  nats = await startNatsServer({ secured: { tenants: ["acme", "globex"] } });
+  // Every identity declared up front: no configuration reload while the tests run.
+  nats = await startNatsServer({
+    secured: { tenants: ["acme", "globex"], runners: [{ id: "r1" }, { id: "acme-only", tenants: ["acme"] }] },
+  });
 });
 
 afterAll(async () => {
@@ -233,7 +236,6 @@ describe.skipIf(!needs("bubblewrap", "natsPermissions (a runner serving two tena
 
     test("a runner identity cannot read the diagnostics stream's state or subjects, change it, nor reach another tenant's index", async () => {
       // A runner dedicated to acme (its identity issued for acme only).
-      await nats.addRunner("acme-only", ["acme"]);
       const runnerNc = await as(NATS_USERS.runner("acme-only"));
       const jsm = await jetstreamManager(runnerNc, { timeout: 5_000 });
       await expect(jsm.streams.info(DIAGNOSTICS_STREAM, { subjects_filter: ">" })).rejects.toThrow(/permission/i);
