@@ -16,10 +16,10 @@ import { RunnerError } from "../errors.js";
 import { decodeDocument, sha256 } from "../lsp/documents/textDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
 import { statOf } from "../workspace/metadata.js";
-import { PinnedFolders } from "../workspace/pinnedFolder.js";
+import { folderOf, PinnedFolders } from "../workspace/pinnedFolder.js";
 import { pathError, type WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { WorkspaceEdit, WorkspaceRef } from "./answers.js";
-import { backUp, EditJournal, folderOf, type JournalEntry } from "./editJournal.js";
+import { backUp, EditJournal, type JournalEntry } from "./editJournal.js";
 import type { EngineContext } from "./engineContext.js";
 import { applyTextEdits } from "./textEdits.js";
 
@@ -90,10 +90,7 @@ export class EditApplier {
   ): Promise<AppliedChanges> {
     const relativeTo = (absolute: string) => relative(paths.root, absolute).split(sep).join("/");
     /** The path naming a workspace file through its pinned folder. */
-    const pinned = async (absolute: string) => {
-      const path = relativeTo(absolute);
-      return (await folders.folder(folderOf(path))).path(posix.basename(path));
-    };
+    const pinned = (absolute: string) => folders.pathOf(relativeTo(absolute));
     const sessions = await this.engine.options.sessions.sessionsOf(ref.tenant, ref.workspace);
     const writes = new Map<string, PlannedWrite>();
     const folderPlan = new Set<string>();

@@ -22,7 +22,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { copyFile, link, lstat, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import { basename, posix } from "node:path";
-import { type PinnedFolder, PinnedFolders } from "../workspace/pinnedFolder.js";
+import { folderOf, type PinnedFolder, PinnedFolders } from "../workspace/pinnedFolder.js";
 
 export type JournalState = "staging" | "prepared" | "committed";
 
@@ -161,8 +161,7 @@ async function undo(folders: PinnedFolders, content: JournalContent, state: Jour
   // A folder that cannot be pinned (gone, or a symlink out of the workspace by now) was never
   // pinned by the edit either, when it is the edit's own pins: nothing of the edit happened there.
   // After a crash, recovery checked every folder first (pathsInside).
-  const at = async (path: string) =>
-    (await folders.folder(folderOf(path)).catch(() => undefined))?.path(basename(path));
+  const at = (path: string) => folders.pathOf(path).catch(() => undefined);
   const sibling = (index: number, suffix: "new" | "old") =>
     siblingOf(folders, content, index, suffix).catch(() => undefined);
   const entries = content.entries.map((entry, index) => ({ entry, index })).reverse();
@@ -214,12 +213,6 @@ async function removeJournal(file: string): Promise<void> {
   await removeIfPresent(file);
 }
 
-/** The folder of a workspace-relative path ("" for the root). */
-export function folderOf(path: string): string {
-  const folder = posix.dirname(path);
-  return folder === "." ? "" : folder;
-}
-
 function sameFile(a: { ino: number; dev: number }, b: { ino: number; dev: number }): boolean {
   return a.ino === b.ino && a.dev === b.dev;
 }
@@ -232,7 +225,7 @@ async function siblingOf(
 ): Promise<string> {
   const entry = content.entries[index];
   if (!entry) throw new Error(`journal ${content.id} has no entry ${index}`);
-  return (await folders.folder(folderOf(entry.path))).path(`.lspmesh-${content.id}-${index}.${suffix}`);
+  return folders.siblingOf(entry.path, `.lspmesh-${content.id}-${index}.${suffix}`);
 }
 
 async function readJournal(

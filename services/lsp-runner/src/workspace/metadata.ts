@@ -54,7 +54,7 @@ export function readKnownFile(path: string, size: number | bigint, at?: OpenedAt
 }
 
 /** The real path of an open descriptor (its path when /proc is not mounted: not Linux). */
-function realPathOf(fd: number, path: string): string {
+export function realPathOf(fd: number, path: string): string {
   try {
     return readlinkSync(`/proc/self/fd/${fd}`);
   } catch {

@@ -7,11 +7,11 @@
 // Final components are never followed: files are opened with O_NOFOLLOW, and rename, link and
 // unlink act on names. Where /proc is not mounted (not Linux), the folder's real path is used
 // after the same check: racy, and only a single-tenant `serve` runs there.
-import { readlinkSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { constants, type FileHandle, open } from "node:fs/promises";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { RunnerError } from "../errors.js";
-import { realPath } from "./metadata.js";
+import { realPathOf } from "./metadata.js";
 import { isInside, pathError } from "./workspacePaths.js";
 
 const FOLDER_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY;
@@ -43,15 +43,9 @@ export class PinnedFolder {
       // Gone, or (a confined worker) refused what lies outside its tenant's folder.
       throw pathError(error, shown);
     });
-    let real: string;
-    let prefix: string;
-    try {
-      real = readlinkSync(`/proc/self/fd/${handle.fd}`);
-      prefix = `/proc/self/fd/${handle.fd}`;
-    } catch {
-      real = realPath(absolute);
-      prefix = real;
-    }
+    const real = realPathOf(handle.fd, absolute);
+    // The descriptor's own path where /proc is mounted; elsewhere the real path checked above.
+    const prefix = existsSync("/proc/self/fd") ? `/proc/self/fd/${handle.fd}` : real;
     if (!isInside(root, real)) {
       await handle.close();
       throw outside();
@@ -100,6 +94,12 @@ export class PinnedFolder {
   }
 }
 
+/** The folder of a workspace-relative POSIX path ("" for the root). */
+export function folderOf(path: string): string {
+  const folder = posix.dirname(path);
+  return folder === "." ? "" : folder;
+}
+
 /** The folders one edit works in, each pinned once, by workspace-relative path ("" = the root). */
 export class PinnedFolders {
   private readonly pinned = new Map<string, Promise<PinnedFolder>>();
@@ -117,6 +117,16 @@ export class PinnedFolders {
       this.pinned.set(key, folder);
     }
     return folder;
+  }
+
+  /** The path naming the workspace-relative file `relative` through its pinned folder. */
+  async pathOf(relative: string): Promise<string> {
+    return (await this.folder(folderOf(relative))).path(posix.basename(relative));
+  }
+
+  /** The path naming `name` in the pinned folder of the workspace-relative file `relative`. */
+  async siblingOf(relative: string, name: string): Promise<string> {
+    return (await this.folder(folderOf(relative))).path(name);
   }
 
   /** Unpins a folder (before it is removed, or after it was created, to pin it afresh). */
