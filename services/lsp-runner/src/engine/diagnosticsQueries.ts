@@ -3,7 +3,7 @@
 // otherwise waited for as the server pushes them.
 
 import { extname } from "node:path";
-import type { Diagnostic as LspDiagnostic } from "vscode-languageserver-protocol";
+import { ErrorCodes, type Diagnostic as LspDiagnostic, ResponseError } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
 import type { StoredDiagnostics } from "../lsp/session/diagnosticsStore.js";
 import { fromLspRange, type PositionEncoding } from "../lsp/session/positionEncoding.js";
@@ -21,6 +21,9 @@ const WORKSPACE_FILES_LISTED = 20_000;
 
 /** Files whose diagnostics are asked for at once (a server answers them in turn), default 4. */
 const PULL_CONCURRENCY = 4;
+
+/** Pause before a refused diagnostics pull is asked again, in ms (default 200). */
+const PULL_RETRY_MS = 200;
 
 /** Longest wait for a server's own new diagnostics before a file is checked again, in ms (default 1 000). */
 const RECHECK_AFTER_MS = 1_000;
@@ -87,21 +90,24 @@ export class DiagnosticsQueries {
     const deadline = Date.now() + waitMs;
     // Waiting for pushes costs nothing; pulls make the server work, so a few at a time.
     const pullSlot = concurrencyLimit(PULL_CONCURRENCY);
-    const results = await Promise.all(
+    const checked = await Promise.all(
       contexts.map((context) =>
         canPullDiagnostics(context.session)
           ? pullSlot(() => this.fileDiagnostics(context, deadline, signal))
           : this.fileDiagnostics(context, deadline, signal),
       ),
     );
+    const results = checked.map(({ pullFailure: _, ...result }) => result);
     const sessions = [...new Set(contexts.map((c) => c.session))];
     const stale = results.filter((r) => !r.fresh).map((r) => r.file);
+    const refused = checked.find((r) => r.pullFailure !== undefined);
     const status = this.engine.combinedStatus(sessions);
     if (stale.length > 0) {
       status.partial = true;
       const named = `${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ` and ${stale.length - 5} more file(s)` : ""}`;
       status.note = [
         `no diagnostics newer than the current content of ${named} (and of the workspace files they depend on) arrived within ${waitMs} ms; what is shown for them is older and may be outdated (the server may still be checking); raise wait_ms`,
+        refused ? `the server refused to check ${refused.file}: ${refused.pullFailure}` : "",
         status.note,
       ]
         .filter(Boolean)
@@ -130,7 +136,7 @@ export class DiagnosticsQueries {
     context: DocumentContext,
     deadline: number,
     signal?: AbortSignal,
-  ): Promise<FileDiagnostics> {
+  ): Promise<FileDiagnostics & { pullFailure?: string }> {
     const { session } = context;
     let { document } = context;
     const store = session.diagnostics;
@@ -151,14 +157,26 @@ export class DiagnosticsQueries {
       latest = await this.waitForPush(context, after, deadline, signal);
     }
     let pulled: StoredDiagnostics | undefined;
+    let pullFailure: string | undefined;
     const remaining = deadline - Date.now();
     // Servers may register pull diagnostics just after starting (pyright): asked now if so.
     const pullsNow = canPullDiagnostics(session);
     if (pullsNow && remaining > 0 && !signal?.aborted) {
       const until = AbortSignal.timeout(remaining);
-      pulled = await pullDiagnostics(session, document, signal ? AbortSignal.any([signal, until]) : until).catch(
-        () => undefined,
-      );
+      const pullSignal = signal ? AbortSignal.any([signal, until]) : until;
+      // A server may refuse a check for a moment (tsserver while it updates the file's project):
+      // asked again until the deadline; the last refusal is named if no answer came.
+      for (;;) {
+        try {
+          pulled = await pullDiagnostics(session, document, pullSignal);
+          break;
+        } catch (error) {
+          pullFailure = (error as Error).message;
+          if (pullSignal.aborted || !mayPassSoon(error)) break;
+          await new Promise((resolve) => setTimeout(resolve, PULL_RETRY_MS));
+          if (pullSignal.aborted) break;
+        }
+      }
     }
     // Where the server can be asked, only what it answered when asked is complete: what it pushed
     // may be a first, syntax-only result. Otherwise pushed results that settled count.
@@ -177,6 +195,7 @@ export class DiagnosticsQueries {
       fresh,
       // Ranges of an older version are converted on the current lines: marked not fresh above.
       diagnostics: (latest?.diagnostics ?? []).map((d) => convertDiagnostic(d, document.lines, session.encoding)),
+      ...(fresh || pullFailure === undefined ? {} : { pullFailure }),
     };
   }
 
@@ -229,6 +248,13 @@ export function convertDiagnostic(
     source: diagnostic.source ?? "",
     message: diagnostic.message,
   };
+}
+
+/** Whether a refused pull may succeed if asked again (not: the server lacks the method, or rejects the request). */
+function mayPassSoon(error: unknown): boolean {
+  const cause = error instanceof RunnerError ? error.cause : error;
+  if (!(cause instanceof ResponseError)) return !(error instanceof RunnerError);
+  return cause.code !== ErrorCodes.MethodNotFound && cause.code !== ErrorCodes.InvalidParams;
 }
 
 /** The later of two records (by sequence). */
