@@ -3,9 +3,11 @@
 // `lspmesh nats-auth`), the Helm chart's values and the test clusters, so what is tested is what
 // is deployed. Everything not listed is denied: a client without credentials cannot connect.
 //
-// - `gateway`: reads the runner registry (KV `lspmesh-runners`), never writes it, and reads the
-//   symbol indexes (KV `lspmesh-symbols-<tenant>`) of every tenant listed.
-// - `<runner id>`: writes only its own registry key (and reads none), publishes diagnostics (stream LSPMESH_DIAG,
+// - `gateway`: reads the runner registry (KV `lspmesh-runners`) and the runners' claims (KV
+//   `lspmesh-runner-claims`), never writes them, and reads the symbol indexes (KV
+//   `lspmesh-symbols-<tenant>`) of every tenant listed.
+// - `<runner id>`: writes only its own registry key and its claims on the tenants it was issued
+//   (and reads none), publishes diagnostics (stream LSPMESH_DIAG,
 //   which it may create but neither read the state of nor change) and status for the tenants it serves, receives their file-change events and answers them,
 //   and creates, writes and reads the symbol index buckets of the tenants it serves.
 // - `ci-<tenant>` (CI bots, `lspmesh diagnostics --watch`): reads only `lspmesh.diag.<tenant>.>`,
@@ -20,7 +22,9 @@ import {
   DIAGNOSTICS_STREAM,
   diagnosticsWildcard,
   fileEventsWildcard,
+  RUNNER_CLAIMS_BUCKET,
   RUNNER_REGISTRY_BUCKET,
+  runnerClaimKey,
   statusWildcard,
 } from "./subjects.js";
 import { symbolIndexBucket, symbolIndexStream } from "./symbolIndex.js";
@@ -48,6 +52,7 @@ export interface NatsUserPermissions {
 }
 
 const REGISTRY_STREAM = `KV_${RUNNER_REGISTRY_BUCKET}`;
+const CLAIMS_STREAM = `KV_${RUNNER_CLAIMS_BUCKET}`;
 
 /** The user names of each identity (also their inbox prefixes, `_INBOX_<user>`). */
 export const NATS_USERS = {
@@ -59,28 +64,28 @@ export const NATS_USERS = {
   admin: "admin",
 } as const;
 
-/** JetStream API subjects to open a KV bucket (created when absent) and read it with a watcher. */
-function registryReader(): string[] {
+/** JetStream API subjects to open a KV bucket's stream (created when absent) and read it with a watcher. */
+function registryReader(stream: string): string[] {
   return [
     "$JS.API.INFO",
-    `$JS.API.STREAM.INFO.${REGISTRY_STREAM}`,
-    `$JS.API.STREAM.CREATE.${REGISTRY_STREAM}`,
-    `$JS.API.CONSUMER.CREATE.${REGISTRY_STREAM}`,
-    `$JS.API.CONSUMER.CREATE.${REGISTRY_STREAM}.>`,
-    `$JS.API.CONSUMER.INFO.${REGISTRY_STREAM}.*`,
-    `$JS.API.CONSUMER.DELETE.${REGISTRY_STREAM}.*`,
-    `$JS.API.CONSUMER.MSG.NEXT.${REGISTRY_STREAM}.*`,
-    `$JS.API.DIRECT.GET.${REGISTRY_STREAM}.>`,
-    `$JS.API.STREAM.MSG.GET.${REGISTRY_STREAM}`,
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.STREAM.CREATE.${stream}`,
+    `$JS.API.CONSUMER.CREATE.${stream}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.>`,
+    `$JS.API.CONSUMER.INFO.${stream}.*`,
+    `$JS.API.CONSUMER.DELETE.${stream}.*`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
+    `$JS.API.DIRECT.GET.${stream}.>`,
+    `$JS.API.STREAM.MSG.GET.${stream}`,
   ];
 }
 
 /**
- * JetStream API subjects to create or open the registry bucket without reading it: a runner
- * writes its own entry only, and must not learn the other runners' addresses, pools or tenants.
+ * JetStream API subjects to create or open a registry bucket's stream without reading it: a
+ * runner writes its own keys only, and must not learn the other runners' addresses, pools or tenants.
  */
-function registryOpener(): string[] {
-  return ["$JS.API.INFO", `$JS.API.STREAM.INFO.${REGISTRY_STREAM}`, `$JS.API.STREAM.CREATE.${REGISTRY_STREAM}`];
+function registryOpener(stream: string): string[] {
+  return ["$JS.API.INFO", `$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.CREATE.${stream}`];
 }
 
 /**
@@ -115,7 +120,11 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
   const users: NatsUserPermissions[] = [
     {
       user: NATS_USERS.gateway,
-      publish: [...registryReader(), ...spec.tenants.flatMap(symbolIndexReader)],
+      publish: [
+        ...registryReader(REGISTRY_STREAM),
+        ...registryReader(CLAIMS_STREAM).slice(1),
+        ...spec.tenants.flatMap(symbolIndexReader),
+      ],
       subscribe: [`${inboxPrefixOf(NATS_USERS.gateway)}.>`],
     },
   ];
@@ -125,8 +134,9 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
     users.push({
       user,
       publish: [
-        ...registryOpener(),
+        ...registryOpener(REGISTRY_STREAM),
         `$KV.${RUNNER_REGISTRY_BUCKET}.${runner.id}`,
+        ...registryOpener(CLAIMS_STREAM).slice(1),
         // Create the stream when absent; never read its state (STREAM.INFO lists every tenant's
         // subjects) nor change its settings (STREAM.UPDATE: every tenant's retention).
         `$JS.API.STREAM.CREATE.${DIAGNOSTICS_STREAM}`,
@@ -134,6 +144,8 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
         // the tenants a runner serves (the filter is in the request body): the one right over
         // other tenants' diagnostics a runner keeps (docs/security.md).
         `$JS.API.STREAM.PURGE.${DIAGNOSTICS_STREAM}`,
+        // Its claims: only the tenants it was issued for (every tenant: the `_any` claim).
+        ...tenants.map((tenant) => `$KV.${RUNNER_CLAIMS_BUCKET}.${runnerClaimKey(tenant, runner.id)}`),
         ...tenants.map((tenant) => diagnosticsWildcard(tenant)),
         ...tenants.map((tenant) => statusWildcard(tenant)),
         // Symbol indexes of the tenants it serves (a shared pool: every tenant listed). After a

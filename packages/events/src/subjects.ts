@@ -6,6 +6,27 @@ export const DIAGNOSTICS_STREAM = "LSPMESH_DIAG";
 export const DIAGNOSTICS_STREAM_SUBJECTS = ["lspmesh.diag.>"];
 /** KV bucket of live runners (docs/events.md). */
 export const RUNNER_REGISTRY_BUCKET = "lspmesh-runners";
+/**
+ * KV bucket of the tenants each runner claims, one key per claim: `<tenant>.<runner id>`, or
+ * `_any.<runner id>` for a shared pool. NATS lets a runner's identity write only the keys of
+ * the tenants it was issued for, so a claim here, unlike the tenants its registry entry lists,
+ * cannot be forged; gateways route a tenant only to runners holding its claim.
+ */
+export const RUNNER_CLAIMS_BUCKET = "lspmesh-runner-claims";
+/** The claim of a runner issued for every tenant (tenant ids never start with '_'). */
+export const ANY_TENANT_CLAIM = "_any";
+
+/** The claims-bucket key of a runner's claim on a tenant (undefined: every tenant). */
+export function runnerClaimKey(tenant: string | undefined, runnerId: string): string {
+  return `${tenant ?? ANY_TENANT_CLAIM}.${runnerId}`;
+}
+
+/** The tenant (ANY_TENANT_CLAIM for every tenant) and runner id of a claims-bucket key. */
+export function parseRunnerClaimKey(key: string): { tenant: string; runnerId: string } | undefined {
+  const dot = key.indexOf(".");
+  if (dot <= 0 || dot === key.length - 1) return undefined;
+  return { tenant: key.slice(0, dot), runnerId: key.slice(dot + 1) };
+}
 
 /** `lspmesh.diag.<tenant>.<workspace>.<fileKey>`: latest diagnostics of one file. */
 export function diagnosticsSubject(tenant: string, workspace: string, file: string): string {

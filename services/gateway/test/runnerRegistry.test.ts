@@ -1,8 +1,14 @@
 // The registry reader against a real nats-server: entries written to the KV bucket the way
-// runners heartbeat them (RunnerRegistryEntry), liveness judged by updatedAt.
-import { encodeJson, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
+// runners heartbeat them (RunnerRegistryEntry, after their claims), liveness judged by updatedAt.
+import {
+  encodeJson,
+  RUNNER_CLAIMS_BUCKET,
+  RUNNER_REGISTRY_BUCKET,
+  type RunnerRegistryEntry,
+  runnerClaimKey,
+} from "@lspmesh/events";
 import { type NatsServer, startNatsServer, waitFor } from "@lspmesh/test-kit";
-import { Kvm } from "@nats-io/kv";
+import { type KV, Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { openNatsRunnerRegistry } from "../src/routing/natsRegistry.js";
@@ -37,9 +43,17 @@ function entry(id: string, overrides: Partial<RunnerRegistryEntry> = {}): Runner
   };
 }
 
+/** Writes an entry as a runner does: its claims first (every tenant it lists, or `_any`), then the entry. */
+async function register(registry: KV, value: RunnerRegistryEntry, options?: { timeout: number }): Promise<void> {
+  const claims = await new Kvm(nc).create(RUNNER_CLAIMS_BUCKET, { history: 1 });
+  for (const tenant of value.tenants ?? [undefined])
+    await claims.put(runnerClaimKey(tenant, value.id), encodeJson({ v: 1 }), options);
+  await registry.put(value.id, encodeJson(value), options);
+}
+
 test("entries already in the bucket load before open resolves; new ones, changes and deletes follow", async () => {
   const kv = await new Kvm(nc).create(RUNNER_REGISTRY_BUCKET, { history: 1 });
-  await kv.put("runner-a", encodeJson(entry("runner-a")));
+  await register(kv, entry("runner-a"));
   const problems: string[] = [];
   let directory: OutageTolerantDirectory | undefined;
   try {
@@ -47,7 +61,7 @@ test("entries already in the bucket load before open resolves; new ones, changes
     expect(directory.loaded).toBe(true);
     expect(directory.live().map((r) => r.id)).toEqual(["runner-a"]);
 
-    await kv.put("runner-b", encodeJson(entry("runner-b", { tenants: ["acme"], languages: ["python"] })));
+    await register(kv, entry("runner-b", { tenants: ["acme"], languages: ["python"] }));
     await waitFor("runner-b", () => directory!.live().length === 2);
     expect(directory.live().find((r) => r.id === "runner-b")).toMatchObject({
       tenants: ["acme"],
@@ -55,7 +69,7 @@ test("entries already in the bucket load before open resolves; new ones, changes
     });
 
     // A runner that stops heartbeating is dead after 3 heartbeats, without any KV event.
-    await kv.put("runner-a", encodeJson(entry("runner-a", { updatedAt: Date.now() - 3_500 })));
+    await register(kv, entry("runner-a", { updatedAt: Date.now() - 3_500 }));
     await waitFor("runner-a stale", () => !directory!.live().some((r) => r.id === "runner-a"));
     expect(directory.known().find((r) => r.id === "runner-a")?.live).toBe(false);
 
@@ -79,7 +93,7 @@ test("a gateway may start before any runner: the bucket is created and the direc
     expect(directory.loaded).toBe(true);
     expect(directory.live()).toEqual([]);
     const kv = await new Kvm(nc).open(RUNNER_REGISTRY_BUCKET);
-    await kv.put("late", encodeJson(entry("late")));
+    await register(kv, entry("late"));
     await waitFor("late runner", () => directory.live().length === 1);
   } finally {
     await directory.close();
@@ -90,13 +104,13 @@ test("the registry keeps following across a NATS restart", async () => {
   const directory = await openNatsRunnerRegistry({ servers: nats.url });
   try {
     const kv = await new Kvm(nc).open(RUNNER_REGISTRY_BUCKET);
-    await kv.put("before", encodeJson(entry("before")));
+    await register(kv, entry("before"));
     await waitFor("the entry before the restart", () => directory.live().some((r) => r.id === "before"));
     await nats.stop();
     await nats.restart();
     // Both connections reconnect by themselves (the store survived the restart). A put sent
     // before the test's client is back times out: short (0.5 s, default 5 s), and tried again.
-    await waitFor("a put after the restart", () => kv.put("after", encodeJson(entry("after")), { timeout: 500 }));
+    await waitFor("a put after the restart", () => register(kv, entry("after"), { timeout: 500 }).then(() => true));
     await waitFor("the entry written after the restart", () => directory.live().some((r) => r.id === "after"));
   } finally {
     await directory.close();

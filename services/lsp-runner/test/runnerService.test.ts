@@ -9,8 +9,10 @@ import {
   decodeJson,
   diagnosticsSubject,
   isLive,
+  RUNNER_CLAIMS_BUCKET,
   RUNNER_REGISTRY_BUCKET,
   type RunnerRegistryEntry,
+  runnerClaimKey,
   type StatusMessage,
   statusWildcard,
 } from "@lspmesh/events";
@@ -80,6 +82,14 @@ afterAll(async () => {
 });
 
 const registry = async (): Promise<KV> => new Kvm(nc).open(RUNNER_REGISTRY_BUCKET);
+/** The claim keys the runner holds now. */
+const claimKeys = async (): Promise<string[]> => {
+  const claims = await new Kvm(nc).open(RUNNER_CLAIMS_BUCKET);
+  const keys: string[] = [];
+  for await (const key of await claims.keys()) if ((await claims.get(key))?.operation === "PUT") keys.push(key);
+  return keys.filter((key) => key.endsWith(`.${RUNNER_ID}`)).sort();
+};
+
 const entryOf = async (kv: KV) => {
   const entry = await kv.get(RUNNER_ID);
   return entry?.operation === "PUT" ? decodeJson<RunnerRegistryEntry>(entry.value) : undefined;
@@ -99,6 +109,8 @@ test("the runner registers in lspmesh-runners and refreshes its entry every hear
   });
   expect(first.tenants).toBeUndefined();
   expect(isLive(first)).toBe(true);
+  // Serving every tenant, it claims every tenant (written before the entry).
+  expect(await claimKeys()).toEqual([runnerClaimKey(undefined, RUNNER_ID)]);
   const refreshed = await waitFor("a refreshed entry", async () => {
     const entry = await entryOf(kv);
     return entry && entry.updatedAt > first.updatedAt ? entry : undefined;
@@ -182,11 +194,12 @@ test("while NATS is away, new diagnostics wait in the retry queue and are delive
   });
 });
 
-test("a clean close removes the registry entry and reports the session stopped", async () => {
+test("a clean close removes the registry entry and its claims, and reports the session stopped", async () => {
   const pids = await runner.sessions.pids();
   await runner.close();
   const kv = await registry();
   expect(await entryOf(kv)).toBeUndefined();
+  expect(await claimKeys()).toEqual([]);
   await waitFor(
     "a stopped status event",
     () => statuses.filter((s) => s.runner === RUNNER_ID).at(-1)?.state === "stopped",

@@ -172,13 +172,19 @@ describe("the chart makes what the kustomize base makes", () => {
     expect(allow('user: "gateway"', "subscribe")).toEqual(gateway!.subscribe);
     // A runner: the fixed subjects, then those of every tenant (or of its pool's tenants).
     const fixed = allow('user: "{{ $user }}"'.replace("{{ $user }}", id), "publish");
-    const everyTenant = scoped('\\$publish = list "([^"]+)" "[^"]+"').concat(
-      scoped('\\$publish = list "[^"]+" "([^"]+)"'),
-    );
+    // A claim's `%s` are the tenant (filled in by scoped), then the runner id; `_any.%s`: the runner id.
+    const claim = (subject: string) => subject.replace("%s", id).replace(`_any.${tenant}`, `_any.${id}`);
+    const everyTenant = [
+      ...scoped('\\$publish = list \\(printf "([^"]+)" \\$user\\)').map(claim),
+      ...scoped('\\$publish = list \\([^)]+\\) "([^"]+)" "[^"]+"'),
+      ...scoped('\\$publish = list \\([^)]+\\) "[^"]+" "([^"]+)"'),
+    ];
     expect([...fixed, ...everyTenant]).toEqual(shared!.publish);
-    expect([...fixed, ...scoped('\\(printf "(lspmesh\\.(?:diag|status)\\.%s\\.[^"]+)" \\$t\\)')]).toEqual(
-      dedicated!.publish,
-    );
+    const dedicatedScoped = [
+      ...scoped('\\(printf "(\\$KV\\.lspmesh-runner-claims\\.%s\\.%s)" \\$t \\$user\\)').map(claim),
+      ...scoped('\\(printf "(lspmesh\\.(?:diag|status)\\.%s\\.[^"]+)" \\$t\\)'),
+    ];
+    expect([...fixed, ...dedicatedScoped]).toEqual(dedicated!.publish);
     const inbox = allow(`user: "${id}"`, "subscribe");
     expect([...inbox, ...scoped('\\$subscribe = list "([^"]+)"')]).toEqual(shared!.subscribe);
     expect([...inbox, ...scoped('\\(printf "(lspmesh\\.fs\\.%s\\.[^"]+)" \\$t\\)')]).toEqual(dedicated!.subscribe);

@@ -2,7 +2,10 @@
 // tenants and registering itself, then clients probing what each identity can reach. A client
 // without credentials cannot connect at all; a tenant reads only its own diagnostics; nobody but a
 // runner writes a registry entry, and a runner only its own.
+
+import { once } from "node:events";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -14,20 +17,26 @@ import {
   encodeJson,
   fileEventsSubject,
   NATS_USERS,
+  RUNNER_CLAIMS_BUCKET,
   RUNNER_REGISTRY_BUCKET,
+  runnerClaimKey,
   symbolIndexBucket,
   symbolIndexStream,
 } from "@lspmesh/events";
 import {
   clusterRunnerClient,
   fixturePath,
+  type GatewayProcess,
   type NatsServer,
   needs,
   type RunnerProcess,
+  startGatewayProcess,
   startNatsServer,
   startRunnerProcess,
   waitFor,
+  writeTenancyFiles,
 } from "@lspmesh/test-kit";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -264,5 +273,94 @@ describe.skipIf(!needs("bubblewrap", "natsPermissions (a runner serving two tena
       const admin = await as(NATS_USERS.admin);
       expect(await (await new Kvm(admin).open(RUNNER_REGISTRY_BUCKET)).get("r2")).toBeNull();
     });
+  });
+});
+
+// The tenants a registry entry lists are the writer's word; the claims (KV lspmesh-runner-claims,
+// one key per tenant) are what NATS let its identity write. A gateway routes by the claims.
+describe("a runner's claims", () => {
+  let dir: string;
+  let gateway: GatewayProcess;
+  let trap: Server;
+  let tokens: Record<"acme-agent" | "globex-agent", string>;
+  const dialed: number[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "lspmesh-nats-claims-"));
+    // Where the forged entry points: every connection the gateway makes to it is counted.
+    trap = createServer((socket) => {
+      dialed.push(Date.now());
+      socket.destroy();
+    });
+    trap.listen(0, "127.0.0.1");
+    await once(trap, "listening");
+    const tenancy = writeTenancyFiles(dir, {
+      tenants: { acme: { workspaces: ["web"] }, globex: { workspaces: ["shop"] } },
+      keys: { "acme-agent": { tenant: "acme" }, "globex-agent": { tenant: "globex" } },
+    });
+    gateway = await startGatewayProcess({ natsUrl: nats, ...tenancy });
+    tokens = tenancy.tokens;
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    trap?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function hover(token: string, workspace: string) {
+    const client = new Client({ name: "claims", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(gateway.url, {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      const result = (await client.callTool(
+        { name: "hover", arguments: { workspace, file: "src/main.ts", line: 1, column: 1 } },
+        { timeout: 30_000 },
+      )) as { isError?: boolean; content: Array<{ text?: string }> };
+      return { isError: result.isError === true, text: result.content.map((part) => part.text ?? "").join("") };
+    } finally {
+      await client.close();
+    }
+  }
+
+  test("an entry listing a tenant its identity was not issued is never routed that tenant", async () => {
+    // A runner identity issued for acme only.
+    const forger = new Kvm(await as(NATS_USERS.runner("acme-only")));
+    const claims = await forger.open(RUNNER_CLAIMS_BUCKET, { bindOnly: true });
+    await expect(claims.put(runnerClaimKey("globex", "acme-only"), encodeJson({}))).rejects.toThrow(/permission/i);
+    await expect(claims.put(runnerClaimKey(undefined, "acme-only"), encodeJson({}))).rejects.toThrow(/permission/i);
+    await claims.put(runnerClaimKey("acme", "acme-only"), encodeJson({ v: 1, runner: "acme-only" }));
+    // Its registry entry lists globex anyway, and names the trap as its address.
+    const { port } = trap.address() as { port: number };
+    const registry = await forger.open(RUNNER_REGISTRY_BUCKET, { bindOnly: true });
+    await registry.put(
+      "acme-only",
+      encodeJson({
+        v: 1,
+        id: "acme-only",
+        address: `127.0.0.1:${port}`,
+        languages: ["typescript"],
+        extensions: { typescript: [".ts"] },
+        tenants: ["acme", "globex"],
+        pool: "typescript",
+        load: 0,
+        updatedAt: Date.now(),
+        heartbeatMs: 60_000,
+      }),
+    );
+    await waitFor("the entry live", async () => (await gateway.liveRunners()) === 1);
+
+    const globex = await hover(tokens["globex-agent"], "shop");
+    expect(globex.isError).toBe(true);
+    expect(globex.text).toMatch(/NO_LANGUAGE_SERVER|UNAVAILABLE/);
+    expect(dialed).toEqual([]);
+    // Positive control: acme, whose claim it holds, is routed to it (and meets the trap).
+    const acme = await hover(tokens["acme-agent"], "web");
+    expect(acme.isError).toBe(true);
+    await waitFor("the gateway dialed the entry for acme", () => dialed.length > 0);
+    await registry.delete("acme-only");
   });
 });

@@ -1,15 +1,18 @@
-// Connects a RegistryRunnerDirectory to the NATS KV bucket `lspmesh-runners`, wrapped so that
-// routing outlives a NATS outage (registryOutage.ts), told by the connection's status events.
+// Connects a RegistryRunnerDirectory to the NATS KV buckets `lspmesh-runners` (the registry) and
+// `lspmesh-runner-claims` (the tenants each runner may be routed), wrapped so that routing
+// outlives a NATS outage (registryOutage.ts), told by the connection's status events.
 import {
   NATS_CONNECTION_OPTIONS,
   type NatsClientAuth,
   natsConnectOptions,
+  RUNNER_CLAIMS_BUCKET,
   RUNNER_REGISTRY_BUCKET,
 } from "@lspmesh/events";
 import type { GrpcAuth } from "@lspmesh/grpc";
 import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
 import { OutageTolerantDirectory } from "./registryOutage.js";
+import { RunnerClaims } from "./runnerClaims.js";
 import { RegistryRunnerDirectory } from "./runnerDirectory.js";
 import { GrpcRunnerHealth } from "./runnerHealth.js";
 
@@ -38,8 +41,15 @@ export async function openNatsRunnerRegistry(options: NatsRegistryOptions): Prom
     const kvm = new Kvm(nc);
     // Created when absent so gateways may start before the first runner; a bucket made by the
     // runners with other settings is opened as it is.
-    const kv = await kvm.create(RUNNER_REGISTRY_BUCKET, { history: 1 }).catch(() => kvm.open(RUNNER_REGISTRY_BUCKET));
-    const registry = new RegistryRunnerDirectory({ watch: () => kv.watch({ key: ">" }) }, options.onProblem);
+    const [kv, claimsKv] = await Promise.all(
+      [RUNNER_REGISTRY_BUCKET, RUNNER_CLAIMS_BUCKET].map((bucket) =>
+        kvm.create(bucket, { history: 1 }).catch(() => kvm.open(bucket)),
+      ),
+    );
+    const claims = new RunnerClaims({ watch: () => claimsKv!.watch({ key: ">" }) }, options.onProblem);
+    const registry = new RegistryRunnerDirectory({ watch: () => kv!.watch({ key: ">" }) }, options.onProblem, claims);
+    // Claims first: an entry seen before its claims would not be routed for a moment.
+    await claims.start();
     await registry.start();
     const directory = new OutageTolerantDirectory(registry, new GrpcRunnerHealth(options.grpcAuth), {
       onChange: options.onOutage,

@@ -1,5 +1,6 @@
 import { encodeJson, type RunnerRegistryEntry } from "@lspmesh/events";
 import { describe, expect, test } from "vitest";
+import { RunnerClaims } from "./runnerClaims.js";
 import { RegistryRunnerDirectory, registryEntryFrom, StaticRunnerDirectory } from "./runnerDirectory.js";
 
 const entry = (id: string, overrides: Partial<RunnerRegistryEntry> = {}): RunnerRegistryEntry => ({
@@ -16,9 +17,9 @@ const entry = (id: string, overrides: Partial<RunnerRegistryEntry> = {}): Runner
 
 describe("registry entries", () => {
   test("a v1 entry is accepted; the key names it when id is missing", () => {
-    expect(registryEntryFrom("k", entry("r1")).entry?.id).toBe("r1");
+    expect(registryEntryFrom("r1", entry("r1")).entry?.id).toBe("r1");
     expect(registryEntryFrom("k", { ...entry("r1"), id: "" }).entry?.id).toBe("k");
-    expect(registryEntryFrom("k", { ...entry("r1"), address: "[::1]:7421" }).entry).toBeDefined();
+    expect(registryEntryFrom("r1", { ...entry("r1"), address: "[::1]:7421" }).entry).toBeDefined();
   });
 
   test.each([
@@ -28,8 +29,9 @@ describe("registry entries", () => {
     [{ ...entry("r"), languages: "typescript" }, "languages"],
     [{ ...entry("r"), heartbeatMs: 0 }, "heartbeatMs"],
     [{ ...entry("r"), tenants: ["Acme"] }, "tenant ids"],
+    [entry("another-runner"), "id is not its key"],
   ])("%j is refused (%s)", (value, problem) => {
-    expect(registryEntryFrom("k", value).problem).toContain(problem);
+    expect(registryEntryFrom("r", value).problem).toContain(problem);
   });
 });
 
@@ -83,4 +85,82 @@ test("static runners are always live and serve every language", async () => {
   ]);
   expect(() => new StaticRunnerDirectory([])).toThrow(/at least one/);
   await directory.close();
+});
+
+/** A watch of claim keys (puts, then deletes), that stays open. */
+function claimsWatch(puts: string[], deletes: string[] = []) {
+  let stopped = false;
+  return {
+    stop() {
+      stopped = true;
+    },
+    async *[Symbol.asyncIterator]() {
+      const changes = [...puts.map((key) => [key, "PUT"]), ...deletes.map((key) => [key, "DEL"])];
+      for (const [index, [key, operation]] of changes.entries()) {
+        yield { key: key!, operation: operation!, value: new Uint8Array(), delta: changes.length - 1 - index };
+      }
+      while (!stopped) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  };
+}
+
+test("a runner is routed only the tenants it holds claims on; one without any claim is not live", async () => {
+  const now = Date.now();
+  const claims = new RunnerClaims({
+    watch: async () =>
+      claimsWatch(
+        ["acme.dedicated", "_any.shared", "acme.wide", "acme.gone", "globex.gone"],
+        ["acme.gone", "globex.gone"],
+      ),
+  });
+  const problems: string[] = [];
+  const directory = new RegistryRunnerDirectory(
+    {
+      watch: async () =>
+        watchOf(
+          [
+            // Lists globex, holds only acme's claim.
+            { key: "dedicated", delta: 4, value: entry("dedicated", { tenants: ["acme", "globex"], updatedAt: now }) },
+            { key: "shared", delta: 3, value: entry("shared", { updatedAt: now }) },
+            // Lists every tenant, holds only acme's claim.
+            { key: "wide", delta: 2, value: entry("wide", { updatedAt: now }) },
+            { key: "unclaimed", delta: 1, value: entry("unclaimed", { tenants: ["acme"], updatedAt: now }) },
+            { key: "gone", delta: 0, value: entry("gone", { tenants: ["acme"], updatedAt: now }) },
+          ],
+          false,
+        ),
+    },
+    (message, key) => problems.push(`${key}: ${message}`),
+    claims,
+  );
+  await claims.start();
+  await directory.start();
+  try {
+    expect(directory.live().map((r) => [r.id, r.tenants])).toEqual([
+      ["dedicated", ["acme"]],
+      ["shared", undefined],
+      ["wide", ["acme"]],
+    ]);
+    expect(
+      directory
+        .known()
+        .filter((r) => !r.live)
+        .map((r) => [r.id, r.tenants]),
+    ).toEqual([
+      ["unclaimed", []],
+      ["gone", []],
+    ]);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        "dedicated: runner lists globex without holding its claim: not routed for it",
+        "wide: runner lists every tenant without holding its claim: not routed for it",
+        "unclaimed: runner lists acme without holding its claim: not routed for it",
+      ]),
+    );
+    // Said once, however often routing looks.
+    directory.live();
+    expect(problems.filter((p) => p.startsWith("dedicated:"))).toHaveLength(1);
+  } finally {
+    await directory.close();
+  }
 });

@@ -2,6 +2,8 @@
 // deployments) and the NATS KV registry `lspmesh-runners` that runners heartbeat into.
 import { isLive, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
 import { ID_PATTERN } from "@lspmesh/proto";
+import { KvFollower, type KvWatchSource } from "./kvFollower.js";
+import type { RunnerClaims } from "./runnerClaims.js";
 
 /** Language wildcard of a static runner: it is asked about every language. */
 export const ANY_LANGUAGE = "*";
@@ -77,9 +79,10 @@ export function registryEntryFrom(key: string, value: unknown): { entry?: Runner
     return { problem: "extensions is not a map of language to a list of extensions" };
   if (entry.tenants !== undefined && (!Array.isArray(entry.tenants) || !entry.tenants.every((t) => ID_PATTERN.test(t))))
     return { problem: "tenants is not a list of tenant ids" };
-  return {
-    entry: { ...(entry as RunnerRegistryEntry), id: typeof entry.id === "string" && entry.id ? entry.id : key },
-  };
+  // The key is what NATS let the writer's identity write (its runner id): an entry naming another
+  // runner would borrow that runner's claims.
+  if (entry.id !== undefined && entry.id !== "" && entry.id !== key) return { problem: "id is not its key" };
+  return { entry: { ...(entry as RunnerRegistryEntry), id: key } };
 }
 
 export function entryFromRegistry(entry: RunnerRegistryEntry): RunnerEntry {
@@ -93,117 +96,94 @@ export function entryFromRegistry(entry: RunnerRegistryEntry): RunnerEntry {
   };
 }
 
-/** Pause before a registry watch that ended is opened again, in ms. */
-const REWATCH_DELAY_MS = 1000;
-
-/** How long an empty registry bucket is waited on before the directory counts as loaded, in ms. */
-const EMPTY_BUCKET_SETTLE_MS = 500;
-
 /** The subset of the KV watch API the registry directory uses (a real @nats-io/kv KV in production). */
-export interface RegistryWatchSource {
-  watch(): Promise<
-    AsyncIterable<{ key: string; operation: string; value: Uint8Array; delta?: number }> & { stop(): void }
-  >;
-}
+export type RegistryWatchSource = KvWatchSource;
 
 /**
  * Runners from the KV bucket `lspmesh-runners`, kept current by a watch. Liveness is judged by
  * `updatedAt` (younger than 3 heartbeats, isLive), never by KV expiry events, which older NATS
- * servers do not send; so a runner killed without deregistering drops out by itself.
+ * servers do not send; so a runner killed without deregistering drops out by itself. With
+ * claims, a runner is routed only the tenants it holds claims on (runnerClaims.ts), and one
+ * without any claim is not live.
  */
 export class RegistryRunnerDirectory implements RunnerDirectory {
   private readonly entries = new Map<string, RunnerRegistryEntry>();
-  private stopWatch: (() => void) | undefined;
-  private closed = false;
-  private initial: Promise<void> | undefined;
-  loaded = false;
+  private readonly follower: KvFollower;
+  /** Claims already reported as not held (runner id and tenant), so each is logged once. */
+  private readonly reported = new Set<string>();
 
   constructor(
-    private readonly source: RegistryWatchSource,
+    source: RegistryWatchSource,
     private readonly onProblem: (message: string, key: string) => void = () => {},
-  ) {}
+    private readonly claims?: RunnerClaims,
+  ) {
+    const decoder = new TextDecoder();
+    this.follower = new KvFollower(
+      "registry",
+      RUNNER_REGISTRY_BUCKET,
+      source,
+      (change) => {
+        if (change.operation === "DEL" || change.operation === "PURGE") {
+          this.entries.delete(change.key);
+          return;
+        }
+        let parsed: ReturnType<typeof registryEntryFrom>;
+        try {
+          parsed = registryEntryFrom(change.key, JSON.parse(decoder.decode(change.value)));
+        } catch {
+          parsed = { problem: "not JSON" };
+        }
+        if (parsed.entry) this.entries.set(change.key, parsed.entry);
+        else {
+          this.entries.delete(change.key);
+          this.onProblem(`ignored registry entry: ${parsed.problem}`, change.key);
+        }
+      },
+      onProblem,
+    );
+  }
+
+  get loaded(): boolean {
+    return this.follower.loaded;
+  }
 
   /** Starts the watch; resolves once the bucket's current values are loaded. */
   start(): Promise<void> {
-    this.initial ??= this.run();
-    return this.initial;
+    return this.follower.start();
   }
 
-  private async run(): Promise<void> {
-    let markLoaded: () => void = () => {};
-    const loaded = new Promise<void>((resolve) => {
-      markLoaded = resolve;
-    });
-    const done = () => {
-      this.loaded = true;
-      markLoaded();
-    };
-    // The first watch must start (a bad URL or bucket fails open); later ones are retried.
-    const first = await this.source.watch();
-    // The current values arrive first, the last with delta 0; an empty bucket sends nothing at all.
-    const settle = setTimeout(done, EMPTY_BUCKET_SETTLE_MS);
-    void this.follow(first, done);
-    await loaded;
-    clearTimeout(settle);
-  }
-
-  /**
-   * Applies changes until the directory closes. A watch that ends (connection trouble) is opened
-   * again after a pause; it replays the current values, and entries missed meanwhile go stale by
-   * their updatedAt as usual.
-   */
-  private async follow(watch: Awaited<ReturnType<RegistryWatchSource["watch"]>>, done: () => void): Promise<void> {
-    const decoder = new TextDecoder();
-    for (;;) {
-      this.stopWatch = () => watch.stop();
-      if (this.closed) watch.stop();
-      try {
-        for await (const change of watch) {
-          if (!this.loaded && (change.delta ?? 0) === 0) queueMicrotask(done);
-          if (change.operation === "DEL" || change.operation === "PURGE") {
-            this.entries.delete(change.key);
-            continue;
-          }
-          let parsed: ReturnType<typeof registryEntryFrom>;
-          try {
-            parsed = registryEntryFrom(change.key, JSON.parse(decoder.decode(change.value)));
-          } catch {
-            parsed = { problem: "not JSON" };
-          }
-          if (parsed.entry) this.entries.set(change.key, parsed.entry);
-          else {
-            this.entries.delete(change.key);
-            this.onProblem(`ignored registry entry: ${parsed.problem}`, change.key);
-          }
-        }
-      } catch (error) {
-        this.onProblem(`registry watch failed: ${String(error)}`, RUNNER_REGISTRY_BUCKET);
-      }
-      if (this.closed) return;
-      this.onProblem("registry watch ended; watching again", RUNNER_REGISTRY_BUCKET);
-      for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, REWATCH_DELAY_MS).unref());
-        if (this.closed) return;
-        try {
-          watch = await this.source.watch();
-          break;
-        } catch (error) {
-          this.onProblem(`registry watch could not restart: ${String(error)}`, RUNNER_REGISTRY_BUCKET);
-        }
-      }
+  /** The entry as routing sees it: its tenants cut to those it claims. */
+  private routed(entry: RunnerRegistryEntry): RunnerEntry {
+    const routed = entryFromRegistry(entry);
+    if (!this.claims) return routed;
+    for (const tenant of this.claims.unclaimed(entry.id, entry.tenants)) {
+      if (this.reported.has(`${entry.id}\n${tenant}`)) continue;
+      this.reported.add(`${entry.id}\n${tenant}`);
+      this.onProblem(`runner lists ${tenant} without holding its claim: not routed for it`, entry.id);
     }
+    return { ...routed, tenants: this.claims.admitted(entry.id, entry.tenants) };
+  }
+
+  private claimsAny(entry: RunnerEntry): boolean {
+    return entry.tenants === undefined || entry.tenants.length > 0;
   }
 
   live(now = Date.now()): RunnerEntry[] {
-    return [...this.entries.values()].filter((entry) => isLive(entry, now)).map(entryFromRegistry);
+    return [...this.entries.values()]
+      .filter((entry) => isLive(entry, now))
+      .map((entry) => this.routed(entry))
+      .filter((entry) => this.claimsAny(entry));
   }
 
   known(now = Date.now()): Array<RunnerEntry & { live: boolean }> {
-    return [...this.entries.values()].map((entry) => ({ ...entryFromRegistry(entry), live: isLive(entry, now) }));
+    return [...this.entries.values()].map((entry) => {
+      const routed = this.routed(entry);
+      return { ...routed, live: isLive(entry, now) && this.claimsAny(routed) };
+    });
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    this.stopWatch?.();
+    this.follower.close();
+    this.claims?.close();
   }
 }

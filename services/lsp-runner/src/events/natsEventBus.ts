@@ -16,8 +16,10 @@ import {
   type NatsSymbolIndexOptions,
   NatsSymbolIndexStore,
   natsConnectOptions,
+  RUNNER_CLAIMS_BUCKET,
   RUNNER_REGISTRY_BUCKET,
   type RunnerRegistryEntry,
+  runnerClaimKey,
   type StatusMessage,
   statusSubject,
 } from "@lspmesh/events";
@@ -56,6 +58,8 @@ export interface NatsEventBusOptions {
 /** Failed deliveries of one message while connected before it is dropped (e.g. too large; default 5). */
 const MAX_ATTEMPTS_WHILE_CONNECTED = 5;
 const MAX_RETRY_MS = 10_000;
+/** How often claims are written again though unchanged, ms (default 60 000): a lost bucket heals. */
+const CLAIMS_REFRESH_MS = 60_000;
 
 type OutboxItem = { message: DiagnosticsMessage | null; attempts: number };
 
@@ -72,6 +76,10 @@ export class NatsEventBus implements RunnerEventBus {
   private streamChecked = true;
   private closing: Promise<void> | undefined;
   private closed = false;
+  /** Claim keys written last, and when (the claims bucket, RUNNER_CLAIMS_BUCKET). */
+  private claimed = new Set<string>();
+  private claimedAt = 0;
+  private readonly refusedClaims = new Set<string>();
   readonly symbolIndex: NatsSymbolIndexStore;
 
   private constructor(
@@ -79,6 +87,7 @@ export class NatsEventBus implements RunnerEventBus {
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly kv: KV,
+    private readonly claims: KV,
     private readonly options: NatsEventBusOptions,
   ) {
     this.outbox = new LatestPerKeyQueue(options.outboxLimit ?? 10_000);
@@ -105,8 +114,10 @@ export class NatsEventBus implements RunnerEventBus {
       const jsm = await jetstreamManager(nc, { timeout });
       await ensureDiagnosticsStream(jsm);
       const js = jetstream(nc, { timeout });
-      const kv = await new Kvm(js).create(RUNNER_REGISTRY_BUCKET, { history: 1 });
-      return new NatsEventBus(nc, js, jsm, kv, options);
+      const kvm = new Kvm(js);
+      const kv = await kvm.create(RUNNER_REGISTRY_BUCKET, { history: 1 });
+      const claims = await kvm.create(RUNNER_CLAIMS_BUCKET, { history: 1 });
+      return new NatsEventBus(nc, js, jsm, kv, claims, options);
     } catch (error) {
       await nc.close();
       throw error;
@@ -189,11 +200,46 @@ export class NatsEventBus implements RunnerEventBus {
   }
 
   async putRunner(entry: RunnerRegistryEntry): Promise<void> {
+    await this.writeClaims(entry);
     await this.kv.put(entry.id, encodeJson(entry));
   }
 
   async deleteRunner(id: string): Promise<void> {
     await this.kv.delete(id);
+    await Promise.all([...this.claimed].map((key) => this.claims.delete(key)));
+    this.claimed.clear();
+  }
+
+  /**
+   * The entry's tenants as claims (one key each; `_any` for a shared pool), written when they
+   * change and every CLAIMS_REFRESH_MS; claims no longer made are deleted. A claim the runner's
+   * identity was not issued is refused by NATS: logged, and that tenant is not routed here.
+   */
+  private async writeClaims(entry: RunnerRegistryEntry): Promise<void> {
+    const wanted = new Set(
+      (entry.tenants?.length ? entry.tenants : [undefined]).map((t) => runnerClaimKey(t, entry.id)),
+    );
+    const same = wanted.size === this.claimed.size && [...wanted].every((key) => this.claimed.has(key));
+    if (same && Date.now() - this.claimedAt < CLAIMS_REFRESH_MS) return;
+    const written = new Set<string>();
+    await Promise.all(
+      [...wanted].map((key) =>
+        this.claims.put(key, encodeJson({ v: 1, runner: entry.id })).then(
+          () => written.add(key),
+          (error) => {
+            // Said once per claim, not at every heartbeat that tries it again.
+            if (this.claimed.has(key) || !this.refusedClaims.has(key))
+              this.log({ level: "warn", msg: "registry claim not written", claim: key, error: String(error) });
+            this.refusedClaims.add(key);
+          },
+        ),
+      ),
+    );
+    await Promise.all(
+      [...this.claimed].filter((key) => !wanted.has(key)).map((key) => this.claims.delete(key).catch(() => undefined)),
+    );
+    this.claimed = written;
+    this.claimedAt = Date.now();
   }
 
   /** Delivers the outbox (waiting up to timeoutMs, default 5 000), then drains the connection. Idempotent. */
