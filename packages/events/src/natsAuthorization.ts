@@ -140,10 +140,8 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
         // Create the stream when absent; never read its state (STREAM.INFO lists every tenant's
         // subjects) nor change its settings (STREAM.UPDATE: every tenant's retention).
         `$JS.API.STREAM.CREATE.${DIAGNOSTICS_STREAM}`,
-        // A diagnostics subject is purged when its file is deleted. NATS cannot scope a purge to
-        // the tenants a runner serves (the filter is in the request body): the one right over
-        // other tenants' diagnostics a runner keeps (docs/security.md).
-        `$JS.API.STREAM.PURGE.${DIAGNOSTICS_STREAM}`,
+        // No purge: NATS cannot scope one to a runner's tenants (the filter is in the request
+        // body). A deleted file's diagnostics are replaced by a `deleted` message instead.
         // Its claims: only the tenants it was issued for (every tenant: the `_any` claim).
         ...tenants.map((tenant) => `$KV.${RUNNER_CLAIMS_BUCKET}.${runnerClaimKey(tenant, runner.id)}`),
         ...tenants.map((tenant) => diagnosticsWildcard(tenant)),

@@ -33,6 +33,37 @@ export interface DiagnosticsMessage {
   }>;
   /** Diagnostics left out because the message would be too large (at most 1000 are sent). */
   omitted?: number;
+  /**
+   * The file is gone (deleted, or no longer one the runner can serve): its diagnostics are cleared.
+   * `diagnostics` is empty, `language` and `contentSha256` are "", `version` is 0.
+   */
+  deleted?: true;
+}
+
+/**
+ * The message that clears a deleted file's diagnostics: it replaces the file's last message (the
+ * stream keeps one per subject), which a runner could otherwise remove only with a purge right
+ * over every tenant's subjects.
+ */
+export function deletedFileMessage(
+  tenant: string,
+  workspace: string,
+  file: string,
+  now = Date.now(),
+): DiagnosticsMessage {
+  return {
+    v: 1,
+    tenant,
+    workspace,
+    file,
+    language: "",
+    version: 0,
+    contentSha256: "",
+    epoch: now,
+    publishedAt: now,
+    diagnostics: [],
+    deleted: true,
+  };
 }
 
 /**

@@ -2,12 +2,14 @@
 // registry entry with heartbeat, status events, diagnostics on the JetStream stream, the retry
 // queue while NATS is away, and a clean close.
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   DIAGNOSTICS_STREAM,
   decodeJson,
   diagnosticsSubject,
+  encodeJson,
+  fileEventsSubject,
   isLive,
   RUNNER_CLAIMS_BUCKET,
   RUNNER_REGISTRY_BUCKET,
@@ -192,6 +194,23 @@ test("while NATS is away, new diagnostics wait in the retry queue and are delive
     const entry = await entryOf(kv);
     return entry !== undefined && isLive(entry);
   });
+});
+
+test("a deleted file's diagnostics are replaced by a deleted message (runners hold no purge right)", async () => {
+  await waitFor("broken.ts diagnostics on the stream", async () =>
+    Boolean((await storedDiagnostics(jsm, ws.tenant, ws.workspace, "src/broken.ts"))?.message.diagnostics.length),
+  );
+  rmSync(join(env.dir, "src/broken.ts"));
+  await nc.request(
+    fileEventsSubject(ws.tenant, ws.workspace),
+    encodeJson({ v: 1, changes: [{ file: "src/broken.ts", kind: "deleted" }] }),
+    { timeout: 10_000 },
+  );
+  const stored = await waitFor("the deleted message on the stream", async () => {
+    const found = await storedDiagnostics(jsm, ws.tenant, ws.workspace, "src/broken.ts");
+    return found?.message.deleted ? found : undefined;
+  });
+  expect(stored.message).toMatchObject({ v: 1, file: "src/broken.ts", diagnostics: [], version: 0, contentSha256: "" });
 });
 
 test("a clean close removes the registry entry and its claims, and reports the session stopped", async () => {

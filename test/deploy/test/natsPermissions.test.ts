@@ -94,7 +94,7 @@ describe("what lspmesh needs is allowed", () => {
 
   test("a runner publishes status, clears a file's diagnostics and answers a tenant's file-change request", async () => {
     const runner = await nats.connectAs(RUNNER);
-    const { jsm } = await startAsRunner(runner, RUNNER);
+    const { js } = await startAsRunner(runner, RUNNER);
     // The tenant's CI bot follows its workspaces' status.
     const ci = await nats.connectAs("ci-acme");
     const subscription = ci.subscribe("lspmesh.status.acme.web", { max: 1 });
@@ -102,7 +102,8 @@ describe("what lspmesh needs is allowed", () => {
     runner.publish("lspmesh.status.acme.web", JSON.stringify({ state: "ready" }));
     for await (const message of subscription) expect(message.json()).toEqual({ state: "ready" });
 
-    await jsm.streams.purge("LSPMESH_DIAG", { filter: "lspmesh.diag.acme.web.cmVtb3ZlZA" });
+    // A deleted file's diagnostics are replaced by a `deleted` message (no purge right).
+    await js.publish("lspmesh.diag.acme.web.cmVtb3ZlZA", JSON.stringify({ deleted: true, diagnostics: [] }));
 
     runner.subscribe("lspmesh.fs.acme.web", {
       callback: (_error, message) => {
@@ -213,6 +214,8 @@ describe("a runner reads no registry entry and writes only its own subjects", ()
     await expectPublishDenied(runner, "lspmesh.fs.acme.web");
     await expectPublishDenied(runner, "lspmesh.elsewhere");
     await expectPublishDenied(runner, "$JS.API.STREAM.DELETE.LSPMESH_DIAG");
+    // A purge's filter is in its body: allowed at all, it would reach every tenant's diagnostics.
+    await expectPublishDenied(runner, "$JS.API.STREAM.PURGE.LSPMESH_DIAG");
     await expectPublishDenied(runner, "$JS.API.STREAM.DELETE.KV_lspmesh-runners");
     await expectPublishDenied(runner, "$JS.API.CONSUMER.CREATE.LSPMESH_DIAG.spy.lspmesh.diag.>");
     await expectPublishDenied(runner, "$JS.API.CONSUMER.CREATE.KV_lspmesh-runners");

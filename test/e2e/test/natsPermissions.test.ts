@@ -251,6 +251,11 @@ describe.skipIf(!needs("bubblewrap", "natsPermissions (a runner serving two tena
       await expect(
         jsm.streams.update(DIAGNOSTICS_STREAM, { subjects: ["lspmesh.diag.>"], max_msgs_per_subject: 1, max_age: 1 }),
       ).rejects.toThrow(/permission/i);
+      // Nor purge it: not the whole stream, not another tenant's subjects.
+      await expect(jsm.streams.purge(DIAGNOSTICS_STREAM)).rejects.toThrow(/permission/i);
+      await expect(jsm.streams.purge(DIAGNOSTICS_STREAM, { filter: diagnosticsWildcard("globex") })).rejects.toThrow(
+        /permission/i,
+      );
       // Another tenant's symbol index: neither read, listed, written nor purged.
       const globexIndex = await new Kvm(runnerNc).open(symbolIndexBucket("globex"), { bindOnly: true });
       await expect(globexIndex.put("planted", encodeJson({}))).rejects.toThrow(/permission/i);

@@ -6,6 +6,7 @@ import { codeLabel, countPhrase } from "../check/formats/describe.js";
 
 export function renderMessageText(message: DiagnosticsMessage): string {
   const time = new Date(message.publishedAt).toISOString().slice(11, 19);
+  if (message.deleted) return `${time} ${message.file}: deleted (its diagnostics are cleared)\n`;
   const severities = message.diagnostics.map((d) => ({ ...d, severity: severityFromLsp(d.severity) }));
   const summary = countPhrase(countBySeverity(severities)) || "no problems";
   const lines = [`${time} ${message.file}: ${summary} (version ${message.version}, ${message.language})`];

@@ -6,6 +6,7 @@ import {
   DIAGNOSTICS_STREAM,
   DIAGNOSTICS_STREAM_SUBJECTS,
   type DiagnosticsMessage,
+  deletedFileMessage,
   diagnosticsSubject,
   encodeJson,
   fileEventsSubject,
@@ -61,7 +62,8 @@ const MAX_RETRY_MS = 10_000;
 /** How often claims are written again though unchanged, ms (default 60 000): a lost bucket heals. */
 const CLAIMS_REFRESH_MS = 60_000;
 
-type OutboxItem = { message: DiagnosticsMessage | null; attempts: number };
+/** A file's latest diagnostics message (a deleted file's: deletedFileMessage). */
+type OutboxItem = { message: DiagnosticsMessage; attempts: number };
 
 export class NatsEventBus implements RunnerEventBus {
   private readonly outbox: LatestPerKeyQueue<OutboxItem>;
@@ -143,7 +145,7 @@ export class NatsEventBus implements RunnerEventBus {
   }
 
   clearDiagnostics(tenant: string, workspace: string, file: string): void {
-    this.enqueue(diagnosticsSubject(tenant, workspace, file), null);
+    this.enqueue(diagnosticsSubject(tenant, workspace, file), deletedFileMessage(tenant, workspace, file));
   }
 
   publishStatus(message: StatusMessage): void {
@@ -263,7 +265,7 @@ export class NatsEventBus implements RunnerEventBus {
     return this.closing;
   }
 
-  private enqueue(subject: string, message: DiagnosticsMessage | null): void {
+  private enqueue(subject: string, message: DiagnosticsMessage): void {
     if (this.closed) return;
     this.outbox.put(subject, { message, attempts: 0 });
     this.kick();
@@ -288,11 +290,7 @@ export class NatsEventBus implements RunnerEventBus {
           await ensureDiagnosticsStream(this.jsm);
           this.streamChecked = true;
         }
-        if (item.message) {
-          await this.js.publish(subject, encodeJson(item.message));
-        } else {
-          await this.jsm.streams.purge(DIAGNOSTICS_STREAM, { filter: subject });
-        }
+        await this.js.publish(subject, encodeJson(item.message));
         retryMs = this.options.retryMs ?? 500;
       } catch (error) {
         if (this.isConnected) {
