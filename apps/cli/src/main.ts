@@ -18,6 +18,7 @@ commands:
   diagnostics   a workspace's diagnostics from NATS, as they change (--watch)
   mcp DIR       MCP over stdio for desktop agents: embedded (serves DIR), or --gateway URL (proxy)
   nats-auth     the nats-server authorization for a deployment's runners and tenants
+  grpc-secrets  each runner's own gRPC secret, derived from the gateways' key
   --version     lspmesh's version and the language servers it finds
 
 Run \`lspmesh <command> --help\` for a command's options.`;
@@ -59,6 +60,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   mcp: async () => {
     const { runMcpCommand, HELP } = await import("./commands/mcp.js");
     return { run: runMcpCommand, help: HELP };
+  },
+  "grpc-secrets": async () => {
+    const { runGrpcSecretsCommand, HELP } = await import("./commands/grpcSecrets.js");
+    return { run: runGrpcSecretsCommand, help: HELP };
   },
   "nats-auth": async () => {
     const { runNatsAuthCommand, HELP } = await import("./commands/natsAuth.js");

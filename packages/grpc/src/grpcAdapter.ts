@@ -10,6 +10,7 @@ import {
 } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import * as grpc from "@grpc/grpc-js";
+import type { CallCredentials } from "./grpcAuth.js";
 
 /** The unary methods of a generated service, as `name -> { input, output }` schemas. */
 type UnaryMethods = GenServiceMethods;
@@ -109,7 +110,7 @@ export function toServiceError(
 
 /** Why a call without the right credentials is refused (gRPC UNAUTHENTICATED). */
 export const UNAUTHENTICATED_MESSAGE =
-  "missing or wrong runner credentials: send the shared secret (LSPMESH_GRPC_SECRET_FILE) or use the configured mTLS certificates";
+  "missing or wrong runner credentials: send this runner's secret (LSPMESH_GRPC_SECRET_FILE; derived per runner with LSPMESH_GRPC_PER_RUNNER_SECRETS) or use the configured mTLS certificates (a client certificate with a name in LSPMESH_GRPC_TLS_CLIENT_NAMES)";
 
 /** Registers a typed implementation on a grpc-js server. */
 export function addService<M extends UnaryMethods>(
@@ -117,8 +118,8 @@ export function addService<M extends UnaryMethods>(
   service: GenService<M>,
   implementation: ServiceImplementation<M>,
   onUnexpectedError: (method: string, error: unknown, context: CallContext) => void = () => {},
-  /** Checks every call's metadata before the handler runs; false answers UNAUTHENTICATED. */
-  authorize: (metadata: grpc.Metadata) => boolean = () => true,
+  /** Checks every call's credentials before the handler runs; false answers UNAUTHENTICATED. */
+  authorize: (call: CallCredentials) => boolean = () => true,
 ): void {
   const handlers: grpc.UntypedServiceImplementation = {};
   for (const method of service.methods) {
@@ -128,7 +129,7 @@ export function addService<M extends UnaryMethods>(
       call: grpc.ServerUnaryCall<unknown, unknown>,
       callback: grpc.sendUnaryData<unknown>,
     ) => {
-      if (!authorize(call.metadata)) {
+      if (!authorize({ metadata: call.metadata, authContext: call.getAuthContext() })) {
         callback({ code: grpc.status.UNAUTHENTICATED, details: UNAUTHENTICATED_MESSAGE } as grpc.ServiceError);
         return;
       }

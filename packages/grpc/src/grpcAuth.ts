@@ -1,10 +1,17 @@
 // How gateways and runners authenticate each other on gRPC: mutual TLS (certificates from files,
-// reloaded when they change), a shared secret sent as `authorization: Bearer …` on every call
-// (read from a file, re-read when it changes), or both. A runner refuses every call of the
-// lspmesh.v1.Runner service that does not pass; the standard health service stays open (it says
-// only SERVING / NOT_SERVING) so kubelet gRPC probes work without credentials.
-import { createHash, timingSafeEqual } from "node:crypto";
+// reloaded when they change), a secret sent as `authorization: Bearer …` on every call (read from
+// a file, re-read when it changes), or both. A runner refuses every call of the lspmesh.v1.Runner
+// service that does not pass; the standard health service stays open (it says only SERVING /
+// NOT_SERVING) so kubelet gRPC probes work without credentials.
+//
+// One identity per runner, so that a credential stolen from one runner opens no other:
+// - per-runner secrets: the gateways hold a key and send each runner HMAC(key, runner id)
+//   (deriveRunnerSecret); a runner holds only its own derived secret;
+// - mTLS: each runner its own certificate, and runners accept only client certificates that name
+//   a gateway (clientNames), so a runner's certificate cannot call another runner.
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
+import type { PeerCertificate } from "node:tls";
 import * as grpc from "@grpc/grpc-js";
 import { checkedSecret, SecretFile, SecretFileError } from "@lspmesh/service-kit";
 
@@ -24,6 +31,35 @@ export interface GrpcAuthSettings {
   secret?: string;
   /** Mutual TLS. */
   tls?: GrpcTlsFiles;
+  /**
+   * Gateways: the secret is a key, and each runner is sent the secret derived from it and the
+   * runner's id (deriveRunnerSecret); the key itself is never sent.
+   */
+  perRunnerSecrets?: boolean;
+  /**
+   * Runners with mTLS: the names (certificate CN or DNS subject alternative name) a client
+   * certificate must carry, e.g. ["lspmesh-gateway"]; undefined = any certificate from the CA.
+   */
+  clientNames?: readonly string[];
+}
+
+/** What grpc-js tells of a call's transport (ServerUnaryCall.getAuthContext(); not exported by it). */
+export interface PeerAuthContext {
+  sslPeerCertificate?: PeerCertificate;
+}
+
+/** What a runner sees of a call: its metadata and, over TLS, the client's certificate. */
+export interface CallCredentials {
+  metadata: grpc.Metadata;
+  authContext?: PeerAuthContext | null;
+}
+
+/**
+ * The secret of one runner under a gateways' key: base64url HMAC-SHA256 of the runner id (its
+ * LSPMESH_RUNNER_ID, or host:port in a static runner list). `lspmesh grpc-secrets` writes them.
+ */
+export function deriveRunnerSecret(key: string, runnerId: string): string {
+  return createHmac("sha256", key).update(`lspmesh-runner-secret:v1:${runnerId}`).digest("base64url");
 }
 
 /** The metadata key carrying the shared secret. */
@@ -76,17 +112,27 @@ export class GrpcAuth {
     return grpc.experimental.createCertificateProviderChannelCredentials(ca, identity);
   }
 
-  /** Metadata to send on every call (the secret), or undefined without one. */
-  callMetadata(): Record<string, string> | undefined {
+  /**
+   * Metadata to send on every call to the runner `runnerId` (its secret), or undefined without a
+   * secret. With per-runner secrets the runner's id is required.
+   */
+  callMetadata(runnerId?: string): Record<string, string> | undefined {
     const secret = this.secret();
-    return secret === undefined ? undefined : { [GRPC_AUTHORIZATION_KEY]: `Bearer ${secret}` };
+    if (secret === undefined) return undefined;
+    if (!this.settings.perRunnerSecrets) return { [GRPC_AUTHORIZATION_KEY]: `Bearer ${secret}` };
+    if (runnerId === undefined) throw new GrpcAuthError("per-runner secrets need the runner's id");
+    return { [GRPC_AUTHORIZATION_KEY]: `Bearer ${deriveRunnerSecret(secret, runnerId)}` };
   }
 
   /**
-   * Whether a call's metadata passes. Without a secret every call passes (mTLS, when set, was
-   * already checked by the TLS handshake; without either the runner is loopback-only).
+   * Whether a call passes: its secret, when one is set, and, with clientNames, the name in the
+   * client's certificate (the certificate itself was checked against the CA by the handshake).
+   * Without a secret or mTLS the runner is loopback-only.
    */
-  authorizes(metadata: grpc.Metadata): boolean {
+  authorizes({ metadata, authContext }: CallCredentials): boolean {
+    const names = this.settings.clientNames;
+    if (this.settings.tls && names?.length && !namesOf(authContext?.sslPeerCertificate).some((n) => names.includes(n)))
+      return false;
     const secret = this.secret();
     if (secret === undefined) return true;
     const [value] = metadata.get(GRPC_AUTHORIZATION_KEY);
@@ -121,6 +167,19 @@ export class GrpcAuth {
   }
 }
 
+/** The CN and DNS subject alternative names of a peer certificate. */
+function namesOf(certificate: PeerCertificate | undefined): string[] {
+  if (!certificate) return [];
+  const names = certificate.subjectaltname
+    ? certificate.subjectaltname
+        .split(", ")
+        .filter((name) => name.startsWith("DNS:"))
+        .map((name) => name.slice("DNS:".length))
+    : [];
+  const cn = certificate.subject?.CN;
+  return [...names, ...(Array.isArray(cn) ? cn : cn ? [cn] : [])];
+}
+
 function digest(text: string): Buffer {
   return createHash("sha256").update(text).digest();
 }
@@ -139,6 +198,10 @@ export const GRPC_AUTH_VARIABLES = {
   cert: "LSPMESH_GRPC_TLS_CERT",
   key: "LSPMESH_GRPC_TLS_KEY",
   ca: "LSPMESH_GRPC_TLS_CA",
+  /** Gateways: "1" = the secret file holds a key, each runner gets its own derived secret. */
+  perRunnerSecrets: "LSPMESH_GRPC_PER_RUNNER_SECRETS",
+  /** Runners with mTLS: comma-separated names a client certificate must carry. */
+  clientNames: "LSPMESH_GRPC_TLS_CLIENT_NAMES",
 } as const;
 
 /** gRPC credentials from LSPMESH_GRPC_* settings; undefined when none are set. Throws GrpcAuthError. */
@@ -152,9 +215,27 @@ export function grpcAuthSettings(read: (name: string) => string | undefined): Gr
     throw new GrpcAuthError(
       `mTLS needs all of ${GRPC_AUTH_VARIABLES.cert}, ${GRPC_AUTH_VARIABLES.key} and ${GRPC_AUTH_VARIABLES.ca}`,
     );
+  const perRunner = read(GRPC_AUTH_VARIABLES.perRunnerSecrets);
+  if (perRunner !== undefined && !["0", "1", "true", "false", ""].includes(perRunner))
+    throw new GrpcAuthError(`${GRPC_AUTH_VARIABLES.perRunnerSecrets} is "${perRunner}": use 1 or 0`);
+  const perRunnerSecrets = perRunner === "1" || perRunner === "true";
+  if (perRunnerSecrets && !secretFile)
+    throw new GrpcAuthError(
+      `${GRPC_AUTH_VARIABLES.perRunnerSecrets} needs the key in ${GRPC_AUTH_VARIABLES.secretFile} (runners get secrets derived from it: lspmesh grpc-secrets)`,
+    );
+  const clientNames = (read(GRPC_AUTH_VARIABLES.clientNames) ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (clientNames.length > 0 && tlsCount !== 3)
+    throw new GrpcAuthError(
+      `${GRPC_AUTH_VARIABLES.clientNames} needs mTLS (${GRPC_AUTH_VARIABLES.cert} and the others)`,
+    );
   if (!secretFile && tlsCount === 0) return undefined;
   return {
     ...(secretFile ? { secretFile } : {}),
     ...(tlsCount === 3 ? { tls: { certFile: certFile!, keyFile: keyFile!, caFile: caFile! } } : {}),
+    ...(perRunnerSecrets ? { perRunnerSecrets } : {}),
+    ...(clientNames.length > 0 ? { clientNames } : {}),
   };
 }

@@ -54,7 +54,7 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
       requestId: requestIdOf(context),
       error: String((error as Error)?.stack ?? error),
     });
-  addService(server, Runner, implementation, onUnexpectedError, (metadata) => grpcAuth.authorizes(metadata));
+  addService(server, Runner, implementation, onUnexpectedError, (call) => grpcAuth.authorizes(call));
   // Same process, same service, no credentials to check: nothing crosses a process boundary.
   const inProcess = new InProcessCalls(implementation, onUnexpectedError);
   let advertised = "";

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import { createClient, GrpcAuth, GrpcStatus, type ServiceError } from "@lspmesh/grpc";
+import { createClient, deriveRunnerSecret, GrpcAuth, GrpcStatus, type ServiceError } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
 import { fixtureWorkspace } from "@lspmesh/test-kit";
 import { service as healthService } from "grpc-health-check";
@@ -92,6 +92,37 @@ describe("shared secret", () => {
     );
     expect(answer.status).toBe("SERVING");
   });
+
+  test("per-runner secrets: the gateways' key opens each runner with its own secret; one runner's secret opens no other", async () => {
+    const key = "the-gateways-key-0123456789";
+    const runners = {
+      r1: (await runnerWith({ secret: deriveRunnerSecret(key, "r1") })).runner,
+      r2: (await runnerWith({ secret: deriveRunnerSecret(key, "r2") })).runner,
+    };
+    const client = (address: string, metadata: () => Record<string, string> | undefined) => {
+      const made = createClient(Runner, address, undefined, {}, metadata);
+      closers.push(() => made.close());
+      return made;
+    };
+    const gatewayAuth = GrpcAuth.from({ secret: key, perRunnerSecrets: true });
+    for (const [id, runner] of Object.entries(runners)) {
+      const answer = await client(runner.address, () => gatewayAuth.callMetadata(id)).workspaceStatus({
+        workspace: ws,
+      });
+      expect(answer.languages).toBeInstanceOf(Array);
+    }
+    // r1's secret, stolen, is refused by r2; the key itself is never a runner's secret.
+    const stolen = GrpcAuth.from({ secret: deriveRunnerSecret(key, "r1") });
+    const keyAsSecret = GrpcAuth.from({ secret: key });
+    for (const [runner, auth] of [
+      [runners.r2, stolen],
+      [runners.r1, keyAsSecret],
+    ] as const) {
+      const error = await refusal(client(runner.address, () => auth.callMetadata()).workspaceStatus({ workspace: ws }));
+      expect(error.code).toBe(GrpcStatus.UNAUTHENTICATED);
+    }
+    expect(() => gatewayAuth.callMetadata()).toThrow(/runner's id/);
+  }, 90_000);
 
   test("a secret shorter than 16 characters is refused at start", () => {
     expect(() => GrpcAuth.from({ secret: "short" })).toThrow(/shorter than 16 characters/);
@@ -202,5 +233,24 @@ describe("mutual TLS", () => {
       );
       expect(error.code).toBe(GrpcStatus.UNAVAILABLE);
     }
+  }, 90_000);
+
+  test("with client names, a certificate from the CA that names no gateway (another runner's) is refused", async () => {
+    const files = certificates();
+    const tls = (name: string) => ({
+      certFile: files[`${name}.crt`]!,
+      keyFile: files[`${name}.key`]!,
+      caFile: files["ca.crt"]!,
+    });
+    const { runner } = await runnerWith({ tls: tls("runner"), clientNames: ["gateway"] });
+    const gateway = createClient(Runner, runner.address, GrpcAuth.from({ tls: tls("gateway") }).channelCredentials());
+    closers.push(() => gateway.close());
+    expect((await gateway.workspaceStatus({ workspace: ws }, { timeoutMs: 30_000 })).languages).toBeInstanceOf(Array);
+    // Another runner's certificate (CN=runner, same CA), used as a client certificate.
+    const peer = createClient(Runner, runner.address, GrpcAuth.from({ tls: tls("runner") }).channelCredentials());
+    closers.push(() => peer.close());
+    const error = await refusal(peer.workspaceStatus({ workspace: ws }, { timeoutMs: 30_000 }));
+    expect(error.code).toBe(GrpcStatus.UNAUTHENTICATED);
+    expect(error.details).toMatch(/LSPMESH_GRPC_TLS_CLIENT_NAMES/);
   }, 90_000);
 });

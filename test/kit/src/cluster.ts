@@ -224,6 +224,8 @@ export async function startGatewayProcess(options: {
   apiKeysFile: string;
   tenantsFile: string;
   jwt?: { jwksUrl: string; issuer: string; audience: string };
+  /** Environment on top of the cluster's (e.g. other gRPC credentials). */
+  env?: Record<string, string>;
 }): Promise<GatewayProcess> {
   const jwt = options.jwt
     ? ["--jwks-url", options.jwt.jwksUrl, "--jwt-issuer", options.jwt.issuer, "--jwt-audience", options.jwt.audience]
@@ -249,6 +251,7 @@ export async function startGatewayProcess(options: {
       LSPMESH_LOG_LEVEL: "info",
       LSPMESH_GRPC_SECRET_FILE: clusterSecretFile(),
       ...natsEnv(options.natsUrl, NATS_USERS.gateway),
+      ...options.env,
     },
     "gateway listening",
   );

@@ -194,7 +194,9 @@ export class HrwRunnerRouter implements RunnerRouter {
     if (own) return own;
     // grpc-js connects lazily, so creating a channel does not need the runner to be up yet.
     const auth = this.options.grpcAuth ?? GrpcAuth.none();
-    return createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, () => auth.callMetadata());
+    return createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, () =>
+      auth.callMetadata(entry.id),
+    );
   }
 
   /** Closes channels of runners no longer live (their workspaces moved on). */
