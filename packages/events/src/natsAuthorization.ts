@@ -142,8 +142,11 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
         `$JS.API.STREAM.CREATE.${DIAGNOSTICS_STREAM}`,
         // No purge: NATS cannot scope one to a runner's tenants (the filter is in the request
         // body). A deleted file's diagnostics are replaced by a `deleted` message instead.
-        // Its claims: only the tenants it was issued for (every tenant: the `_any` claim).
-        ...tenants.map((tenant) => `$KV.${RUNNER_CLAIMS_BUCKET}.${runnerClaimKey(tenant, runner.id)}`),
+        // Its claims: only the tenants it was issued for; issued for every tenant, any claim of
+        // its own (`_any`, or the tenants a trusting group declares with LSPMESH_TENANTS).
+        ...(runner.tenants?.length
+          ? runner.tenants.map((tenant) => `$KV.${RUNNER_CLAIMS_BUCKET}.${runnerClaimKey(tenant, runner.id)}`)
+          : [`$KV.${RUNNER_CLAIMS_BUCKET}.*.${runner.id}`]),
         ...tenants.map((tenant) => diagnosticsWildcard(tenant)),
         ...tenants.map((tenant) => statusWildcard(tenant)),
         // Symbol indexes of the tenants it serves (a shared pool: every tenant listed). After a

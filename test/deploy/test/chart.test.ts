@@ -172,8 +172,8 @@ describe("the chart makes what the kustomize base makes", () => {
     expect(allow('user: "gateway"', "subscribe")).toEqual(gateway!.subscribe);
     // A runner: the fixed subjects, then those of every tenant (or of its pool's tenants).
     const fixed = allow('user: "{{ $user }}"'.replace("{{ $user }}", id), "publish");
-    // A claim's `%s` are the tenant (filled in by scoped), then the runner id; `_any.%s`: the runner id.
-    const claim = (subject: string) => subject.replace("%s", id).replace(`_any.${tenant}`, `_any.${id}`);
+    // A claim's `%s` are the tenant (filled in by scoped), then the runner id; `*.%s`: the runner id.
+    const claim = (subject: string) => subject.replace("%s", id).replace(`*.${tenant}`, `*.${id}`);
     const everyTenant = [
       ...scoped('\\$publish = list \\(printf "([^"]+)" \\$user\\)').map(claim),
       ...scoped('\\$publish = list \\([^)]+\\) "([^"]+)" "[^"]+"'),
