@@ -361,6 +361,10 @@ export class EngineContext {
         `the ${session.language.id} server is ${session.state}${progress ? ` (${progress})` : ""}: ${facts.empty ? "no results yet" : "this answer may be incomplete"}; try again shortly`,
       );
     }
+    if (session.incompleteNote) {
+      status.partial = true;
+      notes.push(session.incompleteNote);
+    }
     if (facts.omitted)
       notes.push(`${facts.omitted} result${facts.omitted === 1 ? "" : "s"} outside your workspaces withheld`);
     if (facts.projects) {

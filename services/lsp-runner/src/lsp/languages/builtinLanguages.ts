@@ -178,6 +178,14 @@ export function cppLanguage(): LanguageServerConfig {
     // Background indexing (clangd's default) answers workspace symbols for unopened files; it
     // writes .cache/clangd/index inside the workspace. -j bounds its worker threads.
     args: ["--background-index", "--header-insertion=never", "--pch-storage=memory", "-j=2", "--log=error"],
+    // clangd finds compile_commands.json in the folders above a file and their build/ folders.
+    indexProgress: {
+      title: "indexing",
+      label: "clangd's background index has not started yet",
+      databases: ["compile_commands.json", "build/compile_commands.json"],
+      missingNote:
+        "no compile_commands.json in the workspace root or build/: clangd guesses compile flags and knows only the files opened so far, so uses elsewhere may be missing (CMake: -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; make: bear -- make)",
+    },
     install: "install clangd (Debian: apt-get install clangd)",
   };
 }

@@ -174,6 +174,8 @@ function overrideLanguage(base: LanguageDefinition, entry: LanguageEntry): Langu
     // Another command has another process tree: the built-in's setting does not carry over.
     watchProcessTree: commandChanged ? entry.watchProcessTree : (entry.watchProcessTree ?? base.watchProcessTree),
     readinessProbe: commandChanged ? entry.readinessProbe : (entry.readinessProbe ?? base.readinessProbe),
+    // Other arguments may turn the background index off: nothing would ever end the wait.
+    indexProgress: commandChanged || entry.args !== undefined ? undefined : base.indexProgress,
     diagnosticsPull: commandChanged ? entry.diagnosticsPull : (entry.diagnosticsPull ?? base.diagnosticsPull),
     // Another command is another server: the built-in's description would be wrong.
     serverDescription: commandChanged ? undefined : base.serverDescription,

@@ -32,6 +32,16 @@ export interface LanguageServerConfig {
    */
   readonly readinessProbe?: "workspaceSymbol";
   /**
+   * A server that indexes the whole project in the background and says so only once it starts
+   * (clangd: work-done progress titled "indexing", begun some time after the first file opens,
+   * later still on a busy machine): until one such progress has begun and ended, the session
+   * counts as indexing, so whole-project answers are never `partial: false` from a half-built
+   * index. It indexes only with a project database (`databases`, relative to the workspace root);
+   * without one, every answer is partial with `missingNote`. Built-in only; a languages file that
+   * changes the command or the arguments drops it.
+   */
+  readonly indexProgress?: IndexProgress;
+  /**
    * How to ask a server that only pushes diagnostics for a file's complete diagnostics now:
    * "tsserverRequest" runs tsserver's syntactic, semantic and suggestion checks through
    * typescript-language-server's `typescript.tsserverRequest` command. Default: servers that offer
@@ -53,6 +63,17 @@ export interface LanguageServerConfig {
   readonly sandbox?: "bwrap" | "none";
   /** Read-only paths the server needs inside the sandbox beyond its installation (`~/` = the runner's home). */
   readonly sandboxReadOnly?: readonly string[];
+}
+
+export interface IndexProgress {
+  /** The title of the server's own progress (its "begin"). */
+  readonly title: string;
+  /** What is waited for until it begins, in notes ("clangd's background index has not started"). */
+  readonly label: string;
+  /** Files that make the server index (any one), relative to the workspace root. */
+  readonly databases: readonly string[];
+  /** The note on every answer when none of them exists. */
+  readonly missingNote: string;
 }
 
 /** A language as configured: built in or from the languages file, enabled or not. */

@@ -4,6 +4,8 @@
 // session manager's job (pool/sessionSlot.ts). What the server asks of its client is answered in
 // serverRequests.ts; open documents are kept in sync with the disk by documentSync.ts.
 
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Message } from "vscode-jsonrpc/node.js";
 import {
@@ -127,6 +129,8 @@ export class LanguageSession {
   private lastState: ServerStateName | undefined;
   private readonly stderrTail: string[] = [];
   private initialized = false;
+  /** Why every answer may be incomplete for as long as this server runs (indexProgress.missingNote), or undefined. */
+  incompleteNote: string | undefined;
   /** The server answered a request since it started ("ready" needs one answer). */
   private answered = false;
   private closed = false;
@@ -344,7 +348,27 @@ export class LanguageSession {
     this.initialized = true;
     this.watchProcessTree();
     this.startReadinessProbe();
+    this.expectIndex();
     this.emitStateChange();
+  }
+
+  /**
+   * With indexProgress: indexing until the server's index has begun and ended once, where a
+   * project database makes it index; without one, every answer says what is missing.
+   */
+  private expectIndex(): void {
+    const index = this.language.indexProgress;
+    if (!index) return;
+    const found = index.databases.some((file) => {
+      try {
+        // Followed: a compile_commands.json linked to build/ is the usual setup (stat opens nothing).
+        return statSync(join(this.options.root, file)).isFile();
+      } catch {
+        return false;
+      }
+    });
+    if (found) this.progress.expect(index.title, index.label);
+    else this.incompleteNote = index.missingNote;
   }
 
   /** With a readinessProbe, the session counts as indexing until the probe finds its name. */

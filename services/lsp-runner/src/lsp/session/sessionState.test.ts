@@ -30,4 +30,26 @@ describe("ProgressTracker", () => {
     expect(await idle).toBe(true);
     expect(progress.busy).toBe(false);
   });
+
+  test("expected progress is work under way until the server's own progress of that title begins, then until it ends", async () => {
+    const progress = new ProgressTracker();
+    progress.expect("indexing", "the index has not started yet");
+    expect(progress.busy).toBe(true);
+    expect(progress.summary()).toBe("the index has not started yet");
+    // Other progress neither ends nor replaces the expectation.
+    progress.create("other");
+    progress.update("other", { kind: "begin", title: "loading" });
+    progress.update("other", { kind: "end" });
+    expect(progress.summary()).toBe("the index has not started yet");
+    progress.create("backgroundIndexProgress");
+    progress.update("backgroundIndexProgress", { kind: "begin", title: "indexing" });
+    expect(progress.summary()).toBe("indexing");
+    const idle = progress.waitIdle(10_000);
+    progress.update("backgroundIndexProgress", { kind: "end" });
+    expect(await idle).toBe(true);
+    // Expected once: the next indexing round is the server's own progress only.
+    progress.update("backgroundIndexProgress", { kind: "begin", title: "indexing" });
+    progress.update("backgroundIndexProgress", { kind: "end" });
+    expect(progress.busy).toBe(false);
+  });
 });

@@ -29,17 +29,33 @@ export function sessionState(facts: SessionFacts): ServerStateName {
   return "ready";
 }
 
+/** Key prefix of expected progress (tokens from servers are numbers or their own strings). */
+const EXPECTED = "lspmesh/expected:";
+
 /** Tracks `$/progress` work-done tokens: a server with open progress is still indexing. */
 export class ProgressTracker {
   private readonly active = new Map<string, string>();
+  /** Titles of progress expected to begin (expect()). */
+  private readonly expected = new Set<string>();
   private readonly idleWaiters = new Set<() => void>();
 
   create(token: string | number): void {
     this.active.set(String(token), "");
   }
 
+  /**
+   * Counts as work under way until the server's own progress titled `title` begins (it then
+   * counts until its end): for servers that report their indexing only once it starts.
+   */
+  expect(title: string, label: string): void {
+    this.expected.add(title);
+    this.active.set(`${EXPECTED}${title}`, label);
+  }
+
   update(token: string | number, value: { kind?: string; title?: string; message?: string; percentage?: number }) {
     const key = String(token);
+    if (value.kind === "begin" && value.title !== undefined && this.expected.delete(value.title))
+      this.active.delete(`${EXPECTED}${value.title}`);
     if (value.kind === "end") {
       this.active.delete(key);
       if (!this.busy) for (const wake of this.idleWaiters) wake();
