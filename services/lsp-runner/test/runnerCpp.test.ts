@@ -1,11 +1,12 @@
 // The built-in C/C++ language against a real clangd on the cpp-basic fixture, with a
 // compile_commands.json so the background index covers files never opened, when clangd is
 // installed (Debian: apt-get install clangd); skipped otherwise.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ServerState } from "@lspmesh/proto";
 import { needs, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { cppLanguage, LanguageRegistry } from "./runnerInternals.js";
 import { at, places, symbol } from "./support/calls.js";
 import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
@@ -161,5 +162,25 @@ describe.skipIf(!needs("clangd", "runnerCpp"))("clangd's background index", () =
     });
     expect(answer.status?.partial).toBe(true);
     expect(answer.status?.note).toContain("no compile_commands.json in the workspace root or build/");
+  }, 60_000);
+
+  test("a compile_commands.json naming files elsewhere never starts the index: calls stop waiting, and say so", async () => {
+    const cpp = cppLanguage();
+    const index = cpp.indexProgress!;
+    const languages = new LanguageRegistry([{ ...cpp, indexProgress: { ...index, startTimeoutMs: 3_000 } }]);
+    const env = await startFixtureRunner({ files: {}, languages });
+    closers.push(() => env.close());
+    writeIndexedProject(env.dir, true);
+    // The checkout moved: every entry names a folder that is not there.
+    const database = join(env.dir, "build/compile_commands.json");
+    writeFileSync(database, readFileSync(database, "utf8").replaceAll(env.dir, "/nonexistent/checkout"));
+    const ask = () =>
+      env.client.findReferences({ workspace: ws, at: symbol("lib/util.h", "helper", 1), includeDeclaration: true });
+    await ask();
+    const started = Date.now();
+    const later = await ask();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(later.status?.partial).toBe(true);
+    expect(later.status?.note).toContain("clangd's background index has not started yet after 3 s");
   }, 60_000);
 });

@@ -8,6 +8,7 @@ export { InProcessEventBus } from "../src/events/inProcessEventBus.js";
 export { NatsEventBus, type NatsEventBusOptions } from "../src/events/natsEventBus.js";
 export {
   builtinLanguages,
+  cppLanguage,
   defaultLanguages,
   pythonLanguage,
   typescriptLanguage,

@@ -102,13 +102,15 @@ export class EngineContext {
     params: unknown,
     signal?: AbortSignal,
   ): Promise<ServerAnswer<R>> {
-    await session.waitUntilIdle(READY_WAIT_MS, signal);
+    const idleFirst = await session.waitUntilIdle(READY_WAIT_MS, signal);
     let askedWhileReady = session.state === "ready";
     const answer = await session.request<R>(method, params, signal);
     // "Nothing" from a server that lost part of itself is not an answer (checkProcessTree throws).
     if (isEmptyAnswer(answer)) await session.checkProcessTree();
     if (session.state !== "indexing") return { value: answer, askedWhileReady };
-    if (!(await session.waitUntilIdle(READY_WAIT_MS, signal))) return { value: answer, askedWhileReady: false };
+    // Waited READY_WAIT_MS already: a second wait would pass the caller's deadline (30 s).
+    if (!idleFirst || !(await session.waitUntilIdle(READY_WAIT_MS, signal)))
+      return { value: answer, askedWhileReady: false };
     askedWhileReady = isReady(session);
     return { value: await session.request<R>(method, params, signal), askedWhileReady };
   }

@@ -74,6 +74,8 @@ export interface IndexProgress {
   readonly databases: readonly string[];
   /** The note on every answer when none of them exists. */
   readonly missingNote: string;
+  /** How long the index may take to begin before calls stop waiting for it, ms (default 60 000). */
+  readonly startTimeoutMs?: number;
 }
 
 /** A language as configured: built in or from the languages file, enabled or not. */

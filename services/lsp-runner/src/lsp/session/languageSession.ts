@@ -62,6 +62,8 @@ export type SessionEvent =
 /** Receives session events; must not throw (errors are swallowed to protect the session). */
 export type SessionEventListener = (event: SessionEvent) => void;
 
+/** How long an awaited index (indexProgress) may take to start before calls stop waiting for it, ms (60 000). */
+const DEFAULT_INDEX_START_TIMEOUT_MS = 60_000;
 /** Files larger than this (bytes) are refused rather than sent to a server (default 4 MiB). */
 export const DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -129,8 +131,10 @@ export class LanguageSession {
   private lastState: ServerStateName | undefined;
   private readonly stderrTail: string[] = [];
   private initialized = false;
-  /** Why every answer may be incomplete for as long as this server runs (indexProgress.missingNote), or undefined. */
-  incompleteNote: string | undefined;
+  /** indexProgress: no project database (the note), or the index did not start in time. */
+  private indexMissing: string | undefined;
+  private indexStartTimer: NodeJS.Timeout | undefined;
+  private indexLate = false;
   /** The server answered a request since it started ("ready" needs one answer). */
   private answered = false;
   private closed = false;
@@ -367,8 +371,31 @@ export class LanguageSession {
         return false;
       }
     });
-    if (found) this.progress.expect(index.title, index.label);
-    else this.incompleteNote = index.missingNote;
+    if (!found) {
+      this.indexMissing = index.missingNote;
+      return;
+    }
+    this.progress.expect(index.title, index.label);
+    // A database naming files elsewhere (a moved checkout) never starts the index: stop making
+    // every call wait for it, and say so instead until it does start.
+    const timeoutMs = index.startTimeoutMs ?? DEFAULT_INDEX_START_TIMEOUT_MS;
+    this.indexStartTimer = setTimeout(() => {
+      if (!this.progress.cancelExpectation(index.title)) return;
+      this.indexLate = true;
+      this.options.onLog?.(`${index.label} after ${timeoutMs} ms; answers are labelled partial until it starts`);
+      this.emitStateChange();
+    }, timeoutMs);
+    this.indexStartTimer.unref();
+  }
+
+  /** Why every answer may be incomplete while this server runs (no project database, an index that never started), or undefined. */
+  get incompleteNote(): string | undefined {
+    const index = this.language.indexProgress;
+    if (!index) return undefined;
+    if (this.indexMissing) return this.indexMissing;
+    if (this.indexLate && !this.progress.hasBegun(index.title))
+      return `${index.label} after ${(index.startTimeoutMs ?? DEFAULT_INDEX_START_TIMEOUT_MS) / 1000} s (its project database may name files outside the workspace, or the machine is too busy for it): answers cover the files opened so far`;
+    return undefined;
   }
 
   /** With a readinessProbe, the session counts as indexing until the probe finds its name. */
@@ -741,6 +768,7 @@ export class LanguageSession {
   async close(): Promise<void> {
     const first = !this.closed;
     this.closed = true;
+    clearTimeout(this.indexStartTimer);
     this.treeWatch?.close();
     this.tellFailure(this.failureValue ? this.failureError() : this.stoppedError());
     await this.process.close();

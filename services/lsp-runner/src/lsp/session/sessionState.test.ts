@@ -52,4 +52,17 @@ describe("ProgressTracker", () => {
     progress.update("backgroundIndexProgress", { kind: "end" });
     expect(progress.busy).toBe(false);
   });
+
+  test("an expectation cancelled before its progress began wakes the waiters; a late begin is still seen", async () => {
+    const progress = new ProgressTracker();
+    progress.expect("indexing", "the index has not started yet");
+    const idle = progress.waitIdle(10_000);
+    expect(progress.cancelExpectation("indexing")).toBe(true);
+    expect(await idle).toBe(true);
+    expect(progress.cancelExpectation("indexing")).toBe(false);
+    expect(progress.hasBegun("indexing")).toBe(false);
+    progress.update("late", { kind: "begin", title: "indexing" });
+    expect(progress.hasBegun("indexing")).toBe(true);
+    expect(progress.busy).toBe(true);
+  });
 });

@@ -37,6 +37,8 @@ export class ProgressTracker {
   private readonly active = new Map<string, string>();
   /** Titles of progress expected to begin (expect()). */
   private readonly expected = new Set<string>();
+  /** Titles of progress that began at least once. */
+  private readonly begun = new Set<string>();
   private readonly idleWaiters = new Set<() => void>();
 
   create(token: string | number): void {
@@ -52,10 +54,25 @@ export class ProgressTracker {
     this.active.set(`${EXPECTED}${title}`, label);
   }
 
+  /** Stops expecting `title`; true when it was still expected (it never began). */
+  cancelExpectation(title: string): boolean {
+    if (!this.expected.delete(title)) return false;
+    this.active.delete(`${EXPECTED}${title}`);
+    if (!this.busy) for (const wake of this.idleWaiters) wake();
+    return true;
+  }
+
+  /** Whether progress titled `title` has begun at least once. */
+  hasBegun(title: string): boolean {
+    return this.begun.has(title);
+  }
+
   update(token: string | number, value: { kind?: string; title?: string; message?: string; percentage?: number }) {
     const key = String(token);
-    if (value.kind === "begin" && value.title !== undefined && this.expected.delete(value.title))
-      this.active.delete(`${EXPECTED}${value.title}`);
+    if (value.kind === "begin" && value.title !== undefined) {
+      this.begun.add(value.title);
+      if (this.expected.delete(value.title)) this.active.delete(`${EXPECTED}${value.title}`);
+    }
     if (value.kind === "end") {
       this.active.delete(key);
       if (!this.busy) for (const wake of this.idleWaiters) wake();
