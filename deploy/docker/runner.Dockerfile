@@ -58,12 +58,13 @@ WORKDIR /app
 COPY --from=deps /app ./
 COPY deploy/docker/runner-entrypoint.sh /usr/local/bin/lspmesh-runner
 # HOME and TMPDIR on /tmp: the one writable place (an emptyDir) under a read-only root filesystem.
-# LSPMESH_WORKERS=off: tenant workers (Landlock) are not yet proven inside this image under podman
-# (npm run test:deploy); the shipped pools keep their tenant lists until they are.
+# LSPMESH_WORKERS=auto: one Landlock-confined worker per tenant (a Pod Security "restricted" pod
+# allows it; bubblewrap cannot mount its /proc there), proven in this image under podman's
+# restricted settings by npm run test:deploy (test/deploy/podman/crossTenant.test.ts).
 ENV NODE_ENV=production \
     HOME=/tmp \
     TMPDIR=/tmp \
-    LSPMESH_WORKERS=off \
+    LSPMESH_WORKERS=auto \
     LSPMESH_LISTEN=0.0.0.0:7421 \
     LSPMESH_WORKSPACES_ROOT=/workspaces \
     LSPMESH_LANGUAGES_FILE=/etc/lspmesh/languages.json

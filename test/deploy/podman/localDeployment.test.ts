@@ -3,7 +3,7 @@
 // `podman kube play` (NATS, one gateway, one runner, a workspaces volume holding a small
 // TypeScript project), and the official MCP client calling the gateway from the host with an API
 // key. Everything it made is removed afterwards, also when a step fails.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixturePath, needs, waitFor } from "@lspmesh/test-kit";
@@ -11,25 +11,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { stringify } from "yaml";
+import { buildImages, GATEWAY_IMAGE, RUNNER_TYPESCRIPT_IMAGE } from "../src/images.js";
 import { render, workloads } from "../src/kustomize.js";
-import { imageSizeMb, podman, podmanNames, run } from "../src/podman.js";
+import { podman, podmanLogs, podmanNames, run } from "../src/podman.js";
 import { forPodman } from "../src/podmanKube.js";
-import { REPO_ROOT } from "../src/repo.js";
 import { dockerfileBase, ensureNatsStandIn, ensureNodeStandIn, fullImageName } from "../src/standIns.js";
 
 /** The token overlays/local/api-keys.json admits for tenant acme (workspace web). */
 const ACME_TOKEN = "local-acme-token-0123456789";
 const NETWORK = "lspmesh-deploy-test";
 const WORKSPACES_VOLUME = "lspmesh-workspaces";
-const CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
-const IMAGES = [
-  { tag: "localhost/lspmesh/gateway:local", dockerfile: "deploy/docker/gateway.Dockerfile" },
-  {
-    tag: "localhost/lspmesh/runner-typescript:local",
-    dockerfile: "deploy/docker/runner.Dockerfile",
-    target: "runner-typescript",
-  },
-];
 
 type ToolResult = { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: Record<string, unknown> };
 
@@ -43,29 +34,6 @@ let gatewayUrl: URL;
 
 const text = (result: ToolResult) => result.content.map((part) => part.text ?? "").join("\n");
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
-
-async function buildImages(): Promise<void> {
-  const secret = existsSync(CA_BUNDLE) ? ["--secret", `id=ca-certificates,src=${CA_BUNDLE}`] : [];
-  for (const image of IMAGES) {
-    const started = Date.now();
-    await run("buildah", [
-      "bud",
-      "--isolation",
-      "chroot",
-      "--layers",
-      ...secret,
-      "-f",
-      image.dockerfile,
-      ...(image.target ? ["--target", image.target] : []),
-      "-t",
-      image.tag,
-      REPO_ROOT,
-    ]);
-    console.log(`built ${image.tag} in ${seconds(started)}: ${await imageSizeMb(image.tag)} MB`);
-  }
-  // Layers of earlier builds no image uses any more; a day's worth stays as the build cache.
-  await podman("image", "prune", "--force", "--filter", "until=24h");
-}
 
 /** The local overlay's workspaces volume: acme/web holds the TypeScript fixture. */
 async function workspacesVolume(): Promise<void> {
@@ -91,7 +59,7 @@ async function logsOf(): Promise<string> {
   const parts = await Promise.all(
     names
       .filter((name) => !name.endsWith("-infra"))
-      .map(async (name) => `--- ${name}\n${(await podman("logs", "--tail", "30", name).catch(String)).slice(-3000)}`),
+      .map(async (name) => `--- ${name}\n${(await podmanLogs(name, "--tail", "30").catch(String)).slice(-3000)}`),
   );
   return parts.join("\n");
 }
@@ -127,7 +95,7 @@ describe.skipIf(!needs("podman", "the local deployment (test:deploy)"))("the loc
       .containers[0].image as string;
     await ensureNatsStandIn(fullImageName(natsImage), nodeBase);
     console.log(`stand-in base images ready in ${seconds(started)}`);
-    await buildImages();
+    await buildImages([GATEWAY_IMAGE, RUNNER_TYPESCRIPT_IMAGE]);
 
     const runnable = forPodman(objects);
     pods = runnable.filter((object) => object.kind === "Deployment").map((object) => `${object.metadata.name}-pod-0`);

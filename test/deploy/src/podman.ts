@@ -5,8 +5,15 @@ import { repoPath } from "./repo.js";
 export const CONTAINERS_CONF = repoPath("test/deploy/podman/containers.conf");
 const ENV = { ...process.env, CONTAINERS_CONF };
 
-/** Runs a command to its end; rejects with the tail of its output when it fails. */
-export function run(command: string, args: string[], options: { input?: Buffer | string } = {}): Promise<string> {
+/**
+ * Runs a command to its end and resolves to its stdout (or stdout and stderr as they came, with
+ * `combined`); rejects with the tail of its output when it fails.
+ */
+export function run(
+  command: string,
+  args: string[],
+  options: { input?: Buffer | string; combined?: boolean } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: ENV, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -20,7 +27,7 @@ export function run(command: string, args: string[], options: { input?: Buffer |
     });
     child.on("error", reject);
     child.on("close", (code) => {
-      if (code === 0) resolve(stdout);
+      if (code === 0) resolve(options.combined ? output : stdout);
       else reject(new Error(`${command} ${args.join(" ")} exited with ${code}:\n${output.slice(-4000)}`));
     });
     child.stdin.end(options.input);
@@ -28,6 +35,10 @@ export function run(command: string, args: string[], options: { input?: Buffer |
 }
 
 export const podman = (...args: string[]) => run("podman", args);
+
+/** A container's log: its stdout and stderr (where lspmesh services write their JSON lines). */
+export const podmanLogs = (container: string, ...options: string[]) =>
+  run("podman", ["logs", ...options, container], { combined: true });
 
 /** Names of podman objects of one kind ("pod", "container" with ps -a, "volume", "network"). */
 export async function podmanNames(kind: "pod" | "container" | "volume" | "network"): Promise<string[]> {

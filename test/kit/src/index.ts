@@ -2,6 +2,7 @@
 // `lspmesh serve` and whole clusters as child processes, and waiting for asynchronous state.
 
 export * from "./cluster.js";
+export * from "./crossTenantAttacks.js";
 export * from "./fixtures.js";
 export * from "./folderSwapper.js";
 export * from "./fuzz.js";

@@ -1,0 +1,359 @@
+// The cross-tenant attacks (the test kit's, as test/e2e runs them against local runners) against
+// one runner INSIDE the TypeScript runner image, serving both tenants from one workspaces root,
+// with tenant workers (LSPMESH_WORKERS=auto), started by podman with what a Pod Security
+// "restricted" pod gets: uid 10001, every capability dropped, no-new-privileges, podman's default
+// seccomp profile, a read-only root filesystem (tmpfs /tmp, as the pods' emptyDir), no user
+// namespace. bubblewrap cannot wrap the workers there (it makes its namespaces, but the kernel
+// refuses it a new /proc while podman masks parts of the container's: "Can't mount proc"), so the
+// runner's probe falls back to Landlock alone. NATS (lspmesh's authorization) runs in a container
+// beside it; the gateway runs on the host, where acme and globex call it with the official MCP
+// client. Attacks that act on files (links made late, the folder-swap race, FIFOs) run on the
+// host, on the bind-mounted root.
+import { randomBytes } from "node:crypto";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type AttackAttempt,
+  attackerLanguage,
+  type CallTool,
+  type CrossTenantDeployment,
+  type CrossTenantWorkspaces,
+  clusterSecretFile,
+  fifoAttack,
+  folderSwapRace,
+  type GatewayProcess,
+  LANGUAGE_SERVER_ATTACKER,
+  languageServerAttack,
+  lateSymlinkAttack,
+  needs,
+  RACE_ATTEMPTS,
+  readToolsAttack,
+  startGatewayProcess,
+  type ToolResult,
+  waitFor,
+  writeCrossTenantWorkspaces,
+  writeTenancyFiles,
+  writeToolsAttack,
+} from "@lspmesh/test-kit";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { buildImages, RUNNER_TYPESCRIPT_IMAGE } from "../src/images.js";
+import { render, workloads } from "../src/kustomize.js";
+import { type NatsContainer, startNatsContainer } from "../src/natsContainer.js";
+import { podman, podmanLogs, podmanNames } from "../src/podman.js";
+import { dockerfileBase, ensureNatsStandIn, ensureNodeStandIn, fullImageName } from "../src/standIns.js";
+
+const NETWORK = "lspmesh-xtenant-test";
+const RUNNER_CONTAINER = "lspmesh-xtenant-runner";
+const NATS_CONTAINER = "lspmesh-xtenant-nats";
+const RUNNER_ID = "lspmesh-xtenant-runner-0";
+/** The images' user (deploy/docker/runner.Dockerfile): the workers run as it too. */
+const RUNNER_USER = { uid: 10001, gid: 10001 };
+const RUNNER_PORT = 7421;
+/** Where the runner sees things: the shipped layout (workspaces root, secrets under /var/run/secrets). */
+const IN_RUNNER = {
+  workspaces: "/workspaces",
+  grpcSecret: "/var/run/secrets/lspmesh/grpc/secret",
+  natsPasswords: "/var/run/secrets/lspmesh/nats",
+  languages: "/etc/lspmesh/languages.json",
+  attacker: "/opt/lspmesh-attacker/attacker.mjs",
+};
+/**
+ * Exactly the restricted settings, nothing else about privileges: no --privileged, no
+ * --cap-add, no --security-opt seccomp=… (podman's default profile), no --userns.
+ */
+const RESTRICTED = [
+  "--user",
+  `${RUNNER_USER.uid}:${RUNNER_USER.gid}`,
+  "--cap-drop=all",
+  "--security-opt=no-new-privileges",
+  "--read-only",
+];
+const CANARY = `GLOBEX-CANARY-${randomBytes(6).toString("hex")}`;
+
+let work: string;
+let nats: NatsContainer | undefined;
+let gateway: GatewayProcess | undefined;
+const clients: Client[] = [];
+let workspaces: CrossTenantWorkspaces;
+let target: CrossTenantDeployment;
+let runnerIp: string;
+let volumesBefore: string[] = [];
+
+/** Two free addresses of the network's IPv4 subnet (podman picks the subnet; the runner's must be known before it starts). */
+async function addressesOf(network: string): Promise<[string, string]> {
+  const subnets = (await podman("network", "inspect", "--format", "{{range .Subnets}}{{.Subnet}} {{end}}", network))
+    .trim()
+    .split(/\s+/);
+  const ipv4 = subnets.find((subnet) => /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(subnet));
+  const [base, prefix] = ipv4?.split("/") ?? [];
+  if (!base || Number(prefix) > 24) throw new Error(`network ${network} has no IPv4 /24 or larger: ${subnets}`);
+  const at = (host: number) => base.replace(/\d+$/, String(host));
+  return [at(10), at(11)];
+}
+
+async function containerLogs(): Promise<string> {
+  const parts = await Promise.all(
+    [RUNNER_CONTAINER, NATS_CONTAINER].map(
+      async (name) => `--- ${name}\n${(await podmanLogs(name, "--tail", "40").catch(String)).slice(-4000)}`,
+    ),
+  );
+  return `${parts.join("\n")}\n--- gateway\n${gateway?.stderr().slice(-3000) ?? ""}`;
+}
+
+let cleaning: Promise<void> | undefined;
+/** Removes every container and the network this test made, and its files. Idempotent. */
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    await gateway?.stop().catch(() => {});
+    await podman("rm", "--force", "--time", "5", "--ignore", RUNNER_CONTAINER).catch(() => {});
+    await nats?.close().catch(() => {});
+    await podman("rm", "--force", "--ignore", NATS_CONTAINER).catch(() => {});
+    await podman("network", "rm", "--force", NETWORK).catch(() => {});
+    if (work) rmSync(work, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+/** A file only the runner's user may read, as a mounted Secret. */
+function secretFile(path: string, content: string): void {
+  writeFileSync(path, content, { mode: 0o400 });
+  chownSync(path, RUNNER_USER.uid, RUNNER_USER.gid);
+}
+
+async function connect(token: string, name: string): Promise<CallTool> {
+  const client = new Client({ name, version: "1.0.0" });
+  clients.push(client);
+  await client.connect(
+    new StreamableHTTPClientTransport(gateway!.url, {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return async (tool, args) =>
+    (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as ToolResult;
+}
+
+const runnerRunning = async () =>
+  (await podman("inspect", "--format", "{{.State.Running}}", RUNNER_CONTAINER).catch(() => "")).trim() === "true";
+
+describe.skipIf(!needs("podman", "the cross-tenant attacks in the runner image (test:deploy)"))(
+  "the cross-tenant attacks against the runner image under podman, restricted",
+  () => {
+    beforeAll(async () => {
+      work = mkdtempSync(join(tmpdir(), "lspmesh-xtenant-podman-"));
+      // The runner's user reaches the workspaces root below it.
+      chmodSync(work, 0o755);
+      const nodeBase = dockerfileBase(RUNNER_TYPESCRIPT_IMAGE.dockerfile);
+      await ensureNodeStandIn(nodeBase);
+      const natsImage = fullImageName(
+        workloads(render("overlays/local")).find((w) => w.metadata.name === "lspmesh-nats")!.spec.template.spec
+          .containers[0].image as string,
+      );
+      await ensureNatsStandIn(natsImage, nodeBase);
+      await buildImages([RUNNER_TYPESCRIPT_IMAGE]);
+      // Anything left by an earlier run that was killed before its cleanup.
+      for (const name of [RUNNER_CONTAINER, NATS_CONTAINER]) await podman("rm", "--force", "--ignore", name);
+      await podman("network", "rm", "--force", NETWORK).catch(() => {});
+
+      volumesBefore = await podmanNames("volume");
+      await podman("network", "create", NETWORK);
+      const [natsIp, runner] = await addressesOf(NETWORK);
+      runnerIp = runner;
+      nats = await startNatsContainer({
+        name: NATS_CONTAINER,
+        image: natsImage,
+        network: NETWORK,
+        ip: natsIp,
+        dir: work,
+        tenants: ["acme", "globex"],
+        runners: [{ id: RUNNER_ID }],
+      });
+
+      // One workspaces root for both tenants, owned by the runner's user (its workers write them).
+      const root = join(work, "workspaces");
+      workspaces = writeCrossTenantWorkspaces({
+        acmeRoot: root,
+        globexRoot: root,
+        canary: CANARY,
+        runnerPath: (path) => path.replace(root, IN_RUNNER.workspaces),
+        owner: RUNNER_USER,
+      });
+      // The Secrets a runner pod mounts: the gRPC secret the gateway also reads, and its NATS password.
+      const secrets = join(work, "secrets");
+      mkdirSync(join(secrets, "nats"), { recursive: true });
+      secretFile(join(secrets, "grpc-secret"), readFileSync(clusterSecretFile(), "utf8"));
+      secretFile(join(secrets, "nats", RUNNER_ID), nats.env(RUNNER_ID).LSPMESH_NATS_PASSWORD!);
+      // The languages a shared pool of this image serves (TypeScript, and Python: pyright is in the
+      // image), and acme's own language server for `.evil` files.
+      const languages = join(work, "languages.json");
+      writeFileSync(
+        languages,
+        JSON.stringify({
+          languages: {
+            ...Object.fromEntries(["go", "cpp", "rust"].map((id) => [id, { enabled: false }])),
+            evil: attackerLanguage("/usr/local/bin/node", IN_RUNNER.attacker),
+          },
+        }),
+      );
+      const tenancy = writeTenancyFiles(work, {
+        tenants: {
+          acme: { workspaces: ["web"], limits: { callsPerSecond: 1000, concurrentCalls: 32 } },
+          globex: { workspaces: ["shop"], limits: { callsPerSecond: 1000, concurrentCalls: 32 } },
+        },
+        keys: {
+          acme: { tenant: "acme", scopes: ["lsp:read", "lsp:write"] },
+          globex: { tenant: "globex", scopes: ["lsp:read", "lsp:write"] },
+        },
+      });
+
+      await podman(
+        "run",
+        "--detach",
+        "--name",
+        RUNNER_CONTAINER,
+        "--network",
+        NETWORK,
+        "--ip",
+        runnerIp,
+        ...RESTRICTED,
+        // The one writable place, as the pods' emptyDir: HOME, TMPDIR and the workers' state.
+        "--tmpfs",
+        "/tmp:rw,nosuid,nodev,mode=1777",
+        "--volume",
+        `${root}:${IN_RUNNER.workspaces}`,
+        "--volume",
+        `${join(secrets, "grpc-secret")}:${IN_RUNNER.grpcSecret}:ro`,
+        "--volume",
+        `${join(secrets, "nats")}:${IN_RUNNER.natsPasswords}:ro`,
+        "--volume",
+        `${languages}:${IN_RUNNER.languages}:ro`,
+        "--volume",
+        `${LANGUAGE_SERVER_ATTACKER}:${IN_RUNNER.attacker}:ro`,
+        "--env",
+        "LSPMESH_WORKERS=auto",
+        "--env",
+        `LSPMESH_RUNNER_ID=${RUNNER_ID}`,
+        "--env",
+        `LSPMESH_ADVERTISE_ADDRESS=${runnerIp}:${RUNNER_PORT}`,
+        "--env",
+        `LSPMESH_NATS_URL=${nats.url}`,
+        "--env",
+        `LSPMESH_NATS_PASSWORD_DIR=${IN_RUNNER.natsPasswords}`,
+        "--env",
+        `LSPMESH_GRPC_SECRET_FILE=${IN_RUNNER.grpcSecret}`,
+        "--env",
+        "LSPMESH_POOL=typescript",
+        "--env",
+        "LSPMESH_HEARTBEAT_MS=2000",
+        "--env",
+        "LSPMESH_DRAIN_MS=3000",
+        RUNNER_TYPESCRIPT_IMAGE.tag,
+      );
+      gateway = await startGatewayProcess({ natsUrl: nats, ...tenancy });
+      const at = gateway;
+      await waitFor("the runner in the gateway's registry", async () => (await at.liveRunners()) === 1, {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+      }).catch(async (error: Error) => {
+        throw new Error(`${error.message}\n${await containerLogs()}`);
+      });
+      target = {
+        acme: await connect(tenancy.tokens.acme, "cross-tenant-podman"),
+        globex: await connect(tenancy.tokens.globex!, "cross-tenant-podman-globex"),
+        workspaces,
+        runnersAlive: runnerRunning,
+        niceSwapper: true,
+      };
+    }, 900_000);
+
+    afterAll(async () => {
+      await cleanUp();
+    }, 120_000);
+
+    test("the runner runs as uid 10001 with no capability, no-new-privileges, seccomp and a read-only root; its tenant workers are confined by Landlock", async () => {
+      const config = JSON.parse(await podman("inspect", "--format", "{{json .HostConfig}}", RUNNER_CONTAINER));
+      expect(config.ReadonlyRootfs).toBe(true);
+      expect(config.Privileged).toBe(false);
+      expect(config.CapAdd ?? []).toEqual([]);
+      expect(config.UsernsMode ?? "").toBe("");
+      expect((config.SecurityOpt ?? []).filter((option: string) => /seccomp|unconfined/.test(option))).toEqual([]);
+      // The runner (pid 1 after the entry point's exec) as the kernel sees it.
+      const status = await podman("exec", RUNNER_CONTAINER, "cat", "/proc/1/status");
+      const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "m").exec(status)?.[1]?.trim();
+      expect(field("Uid")?.split(/\s+/)).toEqual(Array(4).fill(String(RUNNER_USER.uid)));
+      expect(field("CapEff")).toBe("0000000000000000");
+      expect(field("CapPrm")).toBe("0000000000000000");
+      expect(field("CapBnd")).toBe("0000000000000000");
+      expect(field("NoNewPrivs")).toBe("1");
+      expect(field("Seccomp")).toBe("2");
+      expect(await podman("exec", RUNNER_CONTAINER, "sh", "-c", "touch /probe 2>&1 || true")).toMatch(
+        /Read-only file system/,
+      );
+      // The worker mode it chose: Landlock alone (bubblewrap cannot make its namespaces here).
+      const logs = await podmanLogs(RUNNER_CONTAINER);
+      const line = logs.split("\n").find((text) => text.includes('"tenant workers: one confined process per tenant"'));
+      expect(line, logs.slice(-3000)).toBeDefined();
+      expect(JSON.parse(line!)).toMatchObject({ level: "info", confinement: "landlock" });
+    });
+
+    test("control: unconfined in the runner's container, acme's links and absolute paths do reach globex's canary", async () => {
+      // The attacks name globex's files by the runner's paths: were those wrong, they would prove nothing.
+      const { acmeDir, globexDir, runnerPath } = workspaces;
+      for (const path of [
+        join(acmeDir, "src/linked.ts"),
+        join(acmeDir, "src/relLinked.ts"),
+        join(acmeDir, "linkdir/secret.ts"),
+        join(globexDir, "src/secret.ts"),
+      ]) {
+        expect(await podman("exec", RUNNER_CONTAINER, "cat", runnerPath(path)), path).toContain(CANARY);
+      }
+    });
+
+    test("no read tool answer holds the other tenant's canary, and its tree is unchanged", async () => {
+      expect(await readToolsAttack(target)).toEqual([]);
+    }, 600_000);
+
+    test("no write tool changes the other tenant's tree or reveals its canary", async () => {
+      expect(await writeToolsAttack(target)).toEqual([]);
+    }, 300_000);
+
+    test("a symlink to the other tenant created after indexing: search_symbols never returns its declarations", async () => {
+      expect(await lateSymlinkAttack(target)).toEqual([]);
+    }, 180_000);
+
+    test(`a folder swapped with a symlink to the other tenant during ${RACE_ATTEMPTS} apply_workspace_edit and rename_file calls: its tree is untouched`, async () => {
+      expect(await folderSwapRace(target)).toEqual([]);
+    }, 600_000);
+
+    test("FIFOs as acme's tsconfig and source files stall acme alone: globex's p99 stays under 2 s, and the runner survives their release", async () => {
+      expect(await fifoAttack(target)).toEqual([]);
+    }, 300_000);
+
+    test("acme's own language server reads neither globex's file nor the runner's secrets or environment, and connects to neither the runner nor NATS", async () => {
+      const targets = {
+        files: [
+          workspaces.runnerPath(join(workspaces.globexDir, "src/secret.ts")),
+          IN_RUNNER.grpcSecret,
+          `${IN_RUNNER.natsPasswords}/${RUNNER_ID}`,
+        ],
+        environCanary: nats!.env(RUNNER_ID).LSPMESH_NATS_PASSWORD!,
+        endpoints: [`127.0.0.1:${RUNNER_PORT}`, `${nats!.ip}:${nats!.port}`],
+      };
+      // The control: the same program run in the runner's container as its user, outside any worker.
+      const control = async (targetsFile: string) =>
+        JSON.parse(await podman("exec", RUNNER_CONTAINER, "node", IN_RUNNER.attacker, targetsFile)) as AttackAttempt[];
+      expect(await languageServerAttack(target, targets, control)).toEqual([]);
+    }, 120_000);
+
+    test("everything is removed afterwards: no container, volume or network left", async () => {
+      await cleanUp();
+      const containers = await podmanNames("container");
+      expect(containers.filter((name) => [RUNNER_CONTAINER, NATS_CONTAINER].includes(name))).toEqual([]);
+      expect((await podmanNames("volume")).filter((name) => !volumesBefore.includes(name))).toEqual([]);
+      expect(await podmanNames("network")).not.toContain(NETWORK);
+    });
+  },
+);
