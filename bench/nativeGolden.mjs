@@ -183,7 +183,9 @@ async function startDirect(dir) {
           const uri = l.targetUri ?? l.uri;
           const range = l.targetSelectionRange ?? l.range;
           const path = decodeURIComponent(new URL(uri).pathname);
-          return `${relative(dir, path).split(sep).join("/")}:${range.start.line + 1}:${range.start.character + 1}`;
+          // Outside the workspace (the Go standard library): absolute, as lspmesh names it.
+          const inside = relative(dir, path).split(sep).join("/");
+          return `${inside.startsWith("../") ? path : inside}:${range.start.line + 1}:${range.start.character + 1}`;
         })
         .sort();
     },
@@ -259,14 +261,20 @@ try {
     await direct.ready(queries[0]);
     for (const pass of ["cold", "warm"])
       for (const query of queries)
-        for (const operation of OPERATIONS)
-          expected.set(
-            `${pass} ${operation} ${query.file}:${query.line}:${query.column}`,
-            await direct.ask(operation, query),
-          );
+        for (const operation of OPERATIONS) {
+          // A position the server finds no identifier at (the text scan is approximate) is dropped.
+          const answer = await direct.ask(operation, query).catch(() => undefined);
+          if (answer === undefined) query.dropped = true;
+          else expected.set(`${pass} ${operation} ${query.file}:${query.line}:${query.column}`, answer);
+        }
   } finally {
     await direct.close();
   }
+
+  const asked = queries.filter((query) => !query.dropped);
+  if (asked.length < queries.length)
+    console.log(`${queries.length - asked.length} queries dropped: no identifier there`);
+  queries.splice(0, queries.length, ...asked);
 
   // lspmesh serve on a fresh copy: cold (as soon as it is up), then warm.
   const serveDir = copyProject(join(work, "serve"));
