@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 import { startServe } from "@lspmesh/test-kit";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
 import { callTool, connectMcp, copyWorkspace } from "./lib/cluster.mjs";
+import { seededRandom } from "./lib/queries.mjs";
 import { printTable, writeResult } from "./lib/stats.mjs";
 
 const { values, positionals } = parseArgs({
@@ -85,16 +86,6 @@ function declaredNames(dir) {
   }
   for (const keyword of ["if", "for", "while", "return", "sizeof", "switch", "main", "init"]) names.delete(keyword);
   return names;
-}
-
-function seededRandom(seed) {
-  let state = Math.imul(seed, 2654435761) >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
 }
 
 /** Uses of declared names outside comments and strings (a line-level approximation), one per name. */

@@ -39,7 +39,7 @@ export function sourceFiles(folder) {
 }
 
 /** xorshift32: the same seed gives the same queries on every machine. */
-function seededRandom(seed) {
+export function seededRandom(seed) {
   let state = Math.imul(seed, 2654435761) >>> 0 || 1;
   return () => {
     state ^= state << 13;
