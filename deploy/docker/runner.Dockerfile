@@ -4,13 +4,14 @@
 # Targets: runner-typescript (typescript-language-server + TypeScript, pinned by the lockfile),
 # runner-python (pyright), runner-go (gopls + Go), runner-cpp (clangd), runner-rust (rust-analyzer
 # + cargo). Each image serves only its family (/etc/lspmesh/languages.json); the TypeScript and
-# Python servers are npm dependencies of the runner, the others come from the pinned images and
-# packages below. No compiler toolchain of ours, no npm, no sources and no secrets in the final
-# stages.
+# Python servers are npm dependencies of the runner; Go, gopls and clangd are Debian packages of the
+# node image's own release (bookworm), so every target but runner-rust builds from NODE_IMAGE alone;
+# runner-rust brings rust-analyzer and cargo from RUST_IMAGE. No compiler toolchain of ours, no npm,
+# no sources and no secrets in the final stages.
 ARG NODE_IMAGE=node:22.23.3-bookworm-slim
 # Behind a TLS-intercepting proxy, give npm its CA bundle as a build secret (never stored in a layer):
 #   --secret id=ca-certificates,src=/etc/ssl/certs/ca-certificates.crt
-ARG GO_IMAGE=golang:1.25.4-bookworm
+# Only runner-rust needs a second image (bring rust-analyzer: see that target).
 ARG RUST_IMAGE=rust:1.91.1-slim-bookworm
 
 FROM ${NODE_IMAGE} AS prune
@@ -85,17 +86,18 @@ RUN apt-get update \
 COPY deploy/docker/languages/python.json /etc/lspmesh/languages.json
 USER 10001:10001
 
-FROM ${GO_IMAGE} AS gopls
-ARG GOPLS_VERSION=v0.20.0
-RUN GOBIN=/out CGO_ENABLED=0 go install "golang.org/x/tools/gopls@${GOPLS_VERSION}"
-
 FROM runner-base AS runner-go
 LABEL org.opencontainers.image.title="lspmesh runner (Go)"
-COPY --from=gopls /usr/local/go /usr/local/go
-COPY --from=gopls /out/gopls /usr/local/bin/gopls
-# No module downloads (runners have no egress): gopls answers from the workspace and the std lib.
-ENV PATH=/usr/local/go/bin:$PATH \
-    GOPROXY=off \
+# Go and gopls from Debian (bookworm: golang-go 1.19, gopls 0.5), as clangd below: the same base as
+# every runner, no other image. No module downloads (runners have no egress): gopls answers from
+# the workspace and the standard library. GOTOOLCHAIN=local: a newer Go would download another Go.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends golang-go gopls \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
+# Language servers get a safelist of the runner's environment (PATH, HOME=/tmp, TMPDIR…), so gopls
+# gets GOPROXY=off and GOFLAGS=-mod=readonly from languages/go.json (GOTOOLCHAIN=local: the runner);
+# these are for go run by hand in the container.
+ENV GOPROXY=off \
     GOTOOLCHAIN=local \
     GOCACHE=/tmp/go-build \
     GOPATH=/tmp/go
@@ -104,15 +106,16 @@ USER 10001:10001
 
 FROM runner-base AS runner-cpp
 LABEL org.opencontainers.image.title="lspmesh runner (C/C++)"
-ARG LLVM_VERSION=16
-# clangd and the C/C++ standard headers it resolves includes against; no compiler is needed.
+# clangd (Debian's default LLVM, bookworm: 14) and the C/C++ standard headers it resolves includes
+# against; no compiler is needed (clangd never runs one: no --query-driver).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends "clangd-${LLVM_VERSION}" libc6-dev libstdc++-12-dev \
- && ln -s "/usr/bin/clangd-${LLVM_VERSION}" /usr/local/bin/clangd \
+ && apt-get install -y --no-install-recommends clangd libc6-dev libstdc++-12-dev \
  && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 COPY deploy/docker/languages/cpp.json /etc/lspmesh/languages.json
 USER 10001:10001
 
+# Not built by npm run test:deploy (no registry there): bring rust-analyzer. RUST_IMAGE supplies
+# rust-analyzer, rust-src and cargo (Debian bookworm packages no rust-analyzer).
 FROM ${RUST_IMAGE} AS rust
 RUN rustup component add rust-analyzer rust-src \
  && rm -rf /usr/local/rustup/toolchains/*/share/doc

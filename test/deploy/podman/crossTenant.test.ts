@@ -10,16 +10,14 @@
 // client. Attacks that act on files (links made late, the folder-swap race, FIFOs) run on the
 // host, on the bind-mounted root.
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type AttackAttempt,
   attackerLanguage,
-  type CallTool,
   type CrossTenantDeployment,
   type CrossTenantWorkspaces,
-  clusterSecretFile,
   fifoAttack,
   folderSwapRace,
   type GatewayProcess,
@@ -30,47 +28,34 @@ import {
   RACE_ATTEMPTS,
   readToolsAttack,
   startGatewayProcess,
-  type ToolResult,
   waitFor,
   writeCrossTenantWorkspaces,
   writeTenancyFiles,
   writeToolsAttack,
 } from "@lspmesh/test-kit";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildImages, RUNNER_TYPESCRIPT_IMAGE } from "../src/images.js";
 import { render, workloads } from "../src/kustomize.js";
 import { type NatsContainer, startNatsContainer } from "../src/natsContainer.js";
 import { podman, podmanLogs, podmanNames } from "../src/podman.js";
+import {
+  addressesOf,
+  connectMcp,
+  containerRunning,
+  IN_RUNNER as RUNNER_LAYOUT,
+  RUNNER_PORT,
+  RUNNER_USER,
+  runnerSecrets,
+  startRunnerContainer,
+} from "../src/runnerContainer.js";
 import { dockerfileBase, ensureNatsStandIn, ensureNodeStandIn, fullImageName } from "../src/standIns.js";
 
 const NETWORK = "lspmesh-xtenant-test";
 const RUNNER_CONTAINER = "lspmesh-xtenant-runner";
 const NATS_CONTAINER = "lspmesh-xtenant-nats";
 const RUNNER_ID = "lspmesh-xtenant-runner-0";
-/** The images' user (deploy/docker/runner.Dockerfile): the workers run as it too. */
-const RUNNER_USER = { uid: 10001, gid: 10001 };
-const RUNNER_PORT = 7421;
-/** Where the runner sees things: the shipped layout (workspaces root, secrets under /var/run/secrets). */
-const IN_RUNNER = {
-  workspaces: "/workspaces",
-  grpcSecret: "/var/run/secrets/lspmesh/grpc/secret",
-  natsPasswords: "/var/run/secrets/lspmesh/nats",
-  languages: "/etc/lspmesh/languages.json",
-  attacker: "/opt/lspmesh-attacker/attacker.mjs",
-};
-/**
- * Exactly the restricted settings, nothing else about privileges: no --privileged, no
- * --cap-add, no --security-opt seccomp=… (podman's default profile), no --userns.
- */
-const RESTRICTED = [
-  "--user",
-  `${RUNNER_USER.uid}:${RUNNER_USER.gid}`,
-  "--cap-drop=all",
-  "--security-opt=no-new-privileges",
-  "--read-only",
-];
+const IN_RUNNER = { ...RUNNER_LAYOUT, attacker: "/opt/lspmesh-attacker/attacker.mjs" };
 const CANARY = `GLOBEX-CANARY-${randomBytes(6).toString("hex")}`;
 
 let work: string;
@@ -81,18 +66,6 @@ let workspaces: CrossTenantWorkspaces;
 let target: CrossTenantDeployment;
 let runnerIp: string;
 let volumesBefore: string[] = [];
-
-/** Two free addresses of the network's IPv4 subnet (podman picks the subnet; the runner's must be known before it starts). */
-async function addressesOf(network: string): Promise<[string, string]> {
-  const subnets = (await podman("network", "inspect", "--format", "{{range .Subnets}}{{.Subnet}} {{end}}", network))
-    .trim()
-    .split(/\s+/);
-  const ipv4 = subnets.find((subnet) => /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(subnet));
-  const [base, prefix] = ipv4?.split("/") ?? [];
-  if (!base || Number(prefix) > 24) throw new Error(`network ${network} has no IPv4 /24 or larger: ${subnets}`);
-  const at = (host: number) => base.replace(/\d+$/, String(host));
-  return [at(10), at(11)];
-}
 
 async function containerLogs(): Promise<string> {
   const parts = await Promise.all(
@@ -118,27 +91,6 @@ function cleanUp(): Promise<void> {
   return cleaning;
 }
 
-/** A file only the runner's user may read, as a mounted Secret. */
-function secretFile(path: string, content: string): void {
-  writeFileSync(path, content, { mode: 0o400 });
-  chownSync(path, RUNNER_USER.uid, RUNNER_USER.gid);
-}
-
-async function connect(token: string, name: string): Promise<CallTool> {
-  const client = new Client({ name, version: "1.0.0" });
-  clients.push(client);
-  await client.connect(
-    new StreamableHTTPClientTransport(gateway!.url, {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return async (tool, args) =>
-    (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as ToolResult;
-}
-
-const runnerRunning = async () =>
-  (await podman("inspect", "--format", "{{.State.Running}}", RUNNER_CONTAINER).catch(() => "")).trim() === "true";
-
 describe.skipIf(!needs("podman", "the cross-tenant attacks in the runner image (test:deploy)"))(
   "the cross-tenant attacks against the runner image under podman, restricted",
   () => {
@@ -161,12 +113,12 @@ describe.skipIf(!needs("podman", "the cross-tenant attacks in the runner image (
       volumesBefore = await podmanNames("volume");
       await podman("network", "create", NETWORK);
       const [natsIp, runner] = await addressesOf(NETWORK);
-      runnerIp = runner;
+      runnerIp = runner!;
       nats = await startNatsContainer({
         name: NATS_CONTAINER,
         image: natsImage,
         network: NETWORK,
-        ip: natsIp,
+        ip: natsIp!,
         dir: work,
         tenants: ["acme", "globex"],
         runners: [{ id: RUNNER_ID }],
@@ -182,10 +134,7 @@ describe.skipIf(!needs("podman", "the cross-tenant attacks in the runner image (
         owner: RUNNER_USER,
       });
       // The Secrets a runner pod mounts: the gRPC secret the gateway also reads, and its NATS password.
-      const secrets = join(work, "secrets");
-      mkdirSync(join(secrets, "nats"), { recursive: true });
-      secretFile(join(secrets, "grpc-secret"), readFileSync(clusterSecretFile(), "utf8"));
-      secretFile(join(secrets, "nats", RUNNER_ID), nats.env(RUNNER_ID).LSPMESH_NATS_PASSWORD!);
+      const secrets = runnerSecrets(join(work, "secrets"), nats, [RUNNER_ID]);
       // The languages a shared pool of this image serves (TypeScript, and Python: pyright is in the
       // image), and acme's own language server for `.evil` files.
       const languages = join(work, "languages.json");
@@ -209,49 +158,18 @@ describe.skipIf(!needs("podman", "the cross-tenant attacks in the runner image (
         },
       });
 
-      await podman(
-        "run",
-        "--detach",
-        "--name",
-        RUNNER_CONTAINER,
-        "--network",
-        NETWORK,
-        "--ip",
-        runnerIp,
-        ...RESTRICTED,
-        // The one writable place, as the pods' emptyDir: HOME, TMPDIR and the workers' state.
-        "--tmpfs",
-        "/tmp:rw,nosuid,nodev,mode=1777",
-        "--volume",
-        `${root}:${IN_RUNNER.workspaces}`,
-        "--volume",
-        `${join(secrets, "grpc-secret")}:${IN_RUNNER.grpcSecret}:ro`,
-        "--volume",
-        `${join(secrets, "nats")}:${IN_RUNNER.natsPasswords}:ro`,
-        "--volume",
-        `${languages}:${IN_RUNNER.languages}:ro`,
-        "--volume",
-        `${LANGUAGE_SERVER_ATTACKER}:${IN_RUNNER.attacker}:ro`,
-        "--env",
-        "LSPMESH_WORKERS=auto",
-        "--env",
-        `LSPMESH_RUNNER_ID=${RUNNER_ID}`,
-        "--env",
-        `LSPMESH_ADVERTISE_ADDRESS=${runnerIp}:${RUNNER_PORT}`,
-        "--env",
-        `LSPMESH_NATS_URL=${nats.url}`,
-        "--env",
-        `LSPMESH_NATS_PASSWORD_DIR=${IN_RUNNER.natsPasswords}`,
-        "--env",
-        `LSPMESH_GRPC_SECRET_FILE=${IN_RUNNER.grpcSecret}`,
-        "--env",
-        "LSPMESH_POOL=typescript",
-        "--env",
-        "LSPMESH_HEARTBEAT_MS=2000",
-        "--env",
-        "LSPMESH_DRAIN_MS=3000",
-        RUNNER_TYPESCRIPT_IMAGE.tag,
-      );
+      await startRunnerContainer({
+        name: RUNNER_CONTAINER,
+        image: RUNNER_TYPESCRIPT_IMAGE.tag,
+        network: NETWORK,
+        ip: runnerIp,
+        id: RUNNER_ID,
+        pool: "typescript",
+        nats,
+        workspaces: root,
+        secrets,
+        volumes: [`${languages}:${IN_RUNNER.languages}:ro`, `${LANGUAGE_SERVER_ATTACKER}:${IN_RUNNER.attacker}:ro`],
+      });
       gateway = await startGatewayProcess({ natsUrl: nats, ...tenancy });
       const at = gateway;
       await waitFor("the runner in the gateway's registry", async () => (await at.liveRunners()) === 1, {
@@ -261,10 +179,10 @@ describe.skipIf(!needs("podman", "the cross-tenant attacks in the runner image (
         throw new Error(`${error.message}\n${await containerLogs()}`);
       });
       target = {
-        acme: await connect(tenancy.tokens.acme, "cross-tenant-podman"),
-        globex: await connect(tenancy.tokens.globex!, "cross-tenant-podman-globex"),
+        acme: await connectMcp(at, tenancy.tokens.acme, "cross-tenant-podman", clients),
+        globex: await connectMcp(at, tenancy.tokens.globex!, "cross-tenant-podman-globex", clients),
         workspaces,
-        runnersAlive: runnerRunning,
+        runnersAlive: () => containerRunning(RUNNER_CONTAINER),
         niceSwapper: true,
       };
     }, 900_000);

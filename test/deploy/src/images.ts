@@ -18,6 +18,17 @@ export const RUNNER_TYPESCRIPT_IMAGE: ImageSpec = {
   dockerfile: "deploy/docker/runner.Dockerfile",
   target: "runner-typescript",
 };
+/** Go (golang-go, gopls) and C/C++ (clangd) from Debian packages, on the same base as runner-typescript. */
+export const RUNNER_GO_IMAGE: ImageSpec = {
+  tag: "localhost/lspmesh/runner-go:local",
+  dockerfile: "deploy/docker/runner.Dockerfile",
+  target: "runner-go",
+};
+export const RUNNER_CPP_IMAGE: ImageSpec = {
+  tag: "localhost/lspmesh/runner-cpp:local",
+  dockerfile: "deploy/docker/runner.Dockerfile",
+  target: "runner-cpp",
+};
 
 const CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
