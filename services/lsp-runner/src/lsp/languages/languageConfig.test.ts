@@ -142,6 +142,21 @@ describe("merging with the built-ins", () => {
     expect(rust.command).toBe("rust-analyzer");
   });
 
+  test("clangd's awaited index follows the arguments: looked for in --compile-commands-dir, dropped with the index off", () => {
+    const cppWith = (args: string[] | undefined, command?: string) =>
+      byId(
+        merge(JSON.stringify({ languages: { cpp: { ...(args ? { args } : {}), ...(command ? { command } : {}) } } })),
+        "cpp",
+      ).indexProgress;
+    expect(cppWith(undefined)?.databases).toEqual(["compile_commands.json", "build/compile_commands.json"]);
+    const configured = cppWith(["--background-index", "--compile-commands-dir=out/debug"]);
+    expect(configured?.databases).toEqual(["out/debug/compile_commands.json"]);
+    expect(configured?.missingNote).toContain("no compile_commands.json in out/debug (--compile-commands-dir)");
+    expect(cppWith(["--log=error"])?.databases).toEqual(["compile_commands.json", "build/compile_commands.json"]);
+    expect(cppWith(["--background-index=false"])).toBeUndefined();
+    expect(cppWith(undefined, "/opt/llvm/bin/clangd")).toBeUndefined();
+  });
+
   test("a safety default is changed only by naming it", () => {
     const rust = byId(
       merge('{ "languages": { "rust": { "initializationOptions": { "procMacro": { "enable": true } } } } }'),

@@ -2,11 +2,12 @@
 // validated JSON that overrides built-in languages and adds new ones. Shape and merge rules are
 // documented in docs/languages.md; every error names the field to fix.
 import { readFile } from "node:fs/promises";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { builtinLanguages } from "./builtinLanguages.js";
 import type { LanguageDefinition, LanguageServerConfig } from "./languageRegistry.js";
 import { LanguageRegistry } from "./languageRegistry.js";
+import type { IndexProgress } from "./languageServerConfig.js";
 
 const LANGUAGE_ID = /^[a-z][a-z0-9_-]{0,39}$/;
 /** ".ts", ".c++": a dot, then no dot, slash or space. */
@@ -174,13 +175,35 @@ function overrideLanguage(base: LanguageDefinition, entry: LanguageEntry): Langu
     // Another command has another process tree: the built-in's setting does not carry over.
     watchProcessTree: commandChanged ? entry.watchProcessTree : (entry.watchProcessTree ?? base.watchProcessTree),
     readinessProbe: commandChanged ? entry.readinessProbe : (entry.readinessProbe ?? base.readinessProbe),
-    // Other arguments may turn the background index off: nothing would ever end the wait.
-    indexProgress: commandChanged || entry.args !== undefined ? undefined : base.indexProgress,
+    indexProgress: commandChanged ? undefined : indexProgressFor(base.indexProgress, entry.args),
     diagnosticsPull: commandChanged ? entry.diagnosticsPull : (entry.diagnosticsPull ?? base.diagnosticsPull),
     // Another command is another server: the built-in's description would be wrong.
     serverDescription: commandChanged ? undefined : base.serverDescription,
     sandbox: entry.sandbox ?? base.sandbox,
     sandboxReadOnly: entry.sandboxReadOnly ?? (commandChanged ? undefined : base.sandboxReadOnly),
+  };
+}
+
+/**
+ * The built-in's awaited index under a languages file's `args`: kept unless they turn the
+ * background index off, with the project database looked for where `--compile-commands-dir`
+ * says (relative to the workspace root) when given.
+ */
+function indexProgressFor(
+  base: IndexProgress | undefined,
+  args: readonly string[] | undefined,
+): IndexProgress | undefined {
+  if (!base || args === undefined) return base;
+  // clangd indexes in the background unless told not to (and a wait that never ends stops after
+  // indexProgress.startTimeoutMs anyway).
+  if (args.some((arg) => /^--background-index=(false|0)$/.test(arg))) return undefined;
+  const dir = args.find((arg) => arg.startsWith("--compile-commands-dir="))?.slice("--compile-commands-dir=".length);
+  if (dir === undefined) return base;
+  // Absolute, or relative to the server's working folder (the workspace root).
+  return {
+    ...base,
+    databases: [join(dir, "compile_commands.json")],
+    missingNote: base.missingNote.replace("in the workspace root or build/", `in ${dir} (--compile-commands-dir)`),
   };
 }
 

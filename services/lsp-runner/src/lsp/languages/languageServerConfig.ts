@@ -38,7 +38,8 @@ export interface LanguageServerConfig {
    * counts as indexing, so whole-project answers are never `partial: false` from a half-built
    * index. It indexes only with a project database (`databases`, relative to the workspace root);
    * without one, every answer is partial with `missingNote`. Built-in only; a languages file that
-   * changes the command or the arguments drops it.
+   * changes the command drops it, and so do arguments that turn the index off
+   * (`--background-index=false`); `--compile-commands-dir=DIR` moves where the database is looked for.
    */
   readonly indexProgress?: IndexProgress;
   /**

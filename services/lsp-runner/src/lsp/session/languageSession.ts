@@ -5,7 +5,7 @@
 // serverRequests.ts; open documents are kept in sync with the disk by documentSync.ts.
 
 import { statSync } from "node:fs";
-import { join } from "node:path";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Message } from "vscode-jsonrpc/node.js";
 import {
@@ -366,7 +366,7 @@ export class LanguageSession {
     const found = index.databases.some((file) => {
       try {
         // Followed: a compile_commands.json linked to build/ is the usual setup (stat opens nothing).
-        return statSync(join(this.options.root, file)).isFile();
+        return statSync(resolve(this.options.root, file)).isFile();
       } catch {
         return false;
       }
