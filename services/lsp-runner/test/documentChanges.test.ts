@@ -125,9 +125,16 @@ describe("an edit made on disk, seen by the workspace watcher", () => {
     // greeter.ts (now version 2) stays clean, and typescript-language-server publishes nothing
     // for a clean file that stays clean; whatever it pushed may be a first, syntax-only result.
     const atOnce = await h.client.diagnostics({ workspace: ws, files: ["src/greeter.ts"], waitMs: 0 });
-    expect(atOnce.files[0]).toMatchObject({ file: "src/greeter.ts", fresh: false, diagnostics: [] });
-    expect(atOnce.status?.partial).toBe(true);
-    expect(atOnce.status?.note).toContain("no diagnostics newer than the current content of src/greeter.ts");
+    // The runner pulls recently used documents again after a change, in the background: by now
+    // that pull may have answered (then it is current), or not (then the answer says so).
+    if (atOnce.files[0]?.fresh) {
+      expect(atOnce.files[0]).toMatchObject({ file: "src/greeter.ts", version: 2, diagnostics: [] });
+      expect(atOnce.status?.partial).toBe(false);
+    } else {
+      expect(atOnce.files[0]).toMatchObject({ file: "src/greeter.ts", fresh: false, diagnostics: [] });
+      expect(atOnce.status?.partial).toBe(true);
+      expect(atOnce.status?.note).toContain("no diagnostics newer than the current content of src/greeter.ts");
+    }
 
     // With time to wait, tsserver is asked for the file's complete diagnostics.
     const waited = await h.client.diagnostics({ workspace: ws, files: ["src/greeter.ts"], waitMs: 5000 });
