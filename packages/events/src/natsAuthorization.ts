@@ -64,12 +64,12 @@ export const NATS_USERS = {
   admin: "admin",
 } as const;
 
-/** JetStream API subjects to open a KV bucket's stream (created when absent) and read it with a watcher. */
-function registryReader(stream: string): string[] {
+/**
+ * JetStream API subjects to watch or list a KV bucket's keys (ordered consumers) and read single
+ * keys, once its stream is open.
+ */
+function kvWatcher(stream: string): string[] {
   return [
-    "$JS.API.INFO",
-    `$JS.API.STREAM.INFO.${stream}`,
-    `$JS.API.STREAM.CREATE.${stream}`,
     `$JS.API.CONSUMER.CREATE.${stream}`,
     `$JS.API.CONSUMER.CREATE.${stream}.>`,
     `$JS.API.CONSUMER.INFO.${stream}.*`,
@@ -78,6 +78,11 @@ function registryReader(stream: string): string[] {
     `$JS.API.DIRECT.GET.${stream}.>`,
     `$JS.API.STREAM.MSG.GET.${stream}`,
   ];
+}
+
+/** JetStream API subjects to open a KV bucket's stream (created when absent) and read it with a watcher. */
+function registryReader(stream: string): string[] {
+  return [...registryOpener(stream), ...kvWatcher(stream)];
 }
 
 /**
@@ -90,21 +95,12 @@ function registryOpener(stream: string): string[] {
 
 /**
  * JetStream API subjects to read one tenant's symbol index bucket: open it (stream info) and
- * watch or list its keys (ordered consumers), read single keys. One bucket per tenant: NATS
- * subjects have no partial-token wildcards, so each tenant's bucket is named.
+ * watch or list its keys, read single keys. One bucket per tenant: NATS subjects have no
+ * partial-token wildcards, so each tenant's bucket is named.
  */
 function symbolIndexReader(tenant: string): string[] {
   const stream = symbolIndexStream(tenant);
-  return [
-    `$JS.API.STREAM.INFO.${stream}`,
-    `$JS.API.CONSUMER.CREATE.${stream}`,
-    `$JS.API.CONSUMER.CREATE.${stream}.>`,
-    `$JS.API.CONSUMER.INFO.${stream}.*`,
-    `$JS.API.CONSUMER.DELETE.${stream}.*`,
-    `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
-    `$JS.API.DIRECT.GET.${stream}.>`,
-    `$JS.API.STREAM.MSG.GET.${stream}`,
-  ];
+  return [`$JS.API.STREAM.INFO.${stream}`, ...kvWatcher(stream)];
 }
 
 /** What the runner serving a tenant adds: create the bucket and write (put, purge) its keys. */

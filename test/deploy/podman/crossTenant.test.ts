@@ -42,6 +42,7 @@ import { podman, podmanLogs, podmanNames } from "../src/podman.js";
 import {
   addressesOf,
   connectMcp,
+  containerLogs,
   containerRunning,
   IN_RUNNER as RUNNER_LAYOUT,
   RUNNER_PORT,
@@ -66,15 +67,6 @@ let workspaces: CrossTenantWorkspaces;
 let target: CrossTenantDeployment;
 let runnerIp: string;
 let volumesBefore: string[] = [];
-
-async function containerLogs(): Promise<string> {
-  const parts = await Promise.all(
-    [RUNNER_CONTAINER, NATS_CONTAINER].map(
-      async (name) => `--- ${name}\n${(await podmanLogs(name, "--tail", "40").catch(String)).slice(-4000)}`,
-    ),
-  );
-  return `${parts.join("\n")}\n--- gateway\n${gateway?.stderr().slice(-3000) ?? ""}`;
-}
 
 let cleaning: Promise<void> | undefined;
 /** Removes every container and the network this test made, and its files. Idempotent. */
@@ -176,7 +168,7 @@ describe.skipIf(!needs("podman", "the cross-tenant attacks in the runner image (
         timeoutMs: 60_000,
         intervalMs: 250,
       }).catch(async (error: Error) => {
-        throw new Error(`${error.message}\n${await containerLogs()}`);
+        throw new Error(`${error.message}\n${await containerLogs([RUNNER_CONTAINER, NATS_CONTAINER], gateway)}`);
       });
       target = {
         acme: await connectMcp(at, tenancy.tokens.acme, "cross-tenant-podman", clients),

@@ -23,10 +23,11 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildImages, RUNNER_CPP_IMAGE, RUNNER_GO_IMAGE } from "../src/images.js";
 import { render, workloads } from "../src/kustomize.js";
 import { type NatsContainer, startNatsContainer } from "../src/natsContainer.js";
-import { podman, podmanLogs, podmanNames } from "../src/podman.js";
+import { podman, podmanNames } from "../src/podman.js";
 import {
   addressesOf,
   connectMcp,
+  containerLogs,
   IN_RUNNER,
   RUNNER_USER,
   runnerSecrets,
@@ -83,15 +84,6 @@ function writeWorkspaces(root: string): void {
   chownTree(join(root, "acme"), RUNNER_USER);
 }
 
-async function containerLogs(): Promise<string> {
-  const parts = await Promise.all(
-    CONTAINERS.map(
-      async (name) => `--- ${name}\n${(await podmanLogs(name, "--tail", "40").catch(String)).slice(-4000)}`,
-    ),
-  );
-  return `${parts.join("\n")}\n--- gateway\n${gateway?.stderr().slice(-3000) ?? ""}`;
-}
-
 let cleaning: Promise<void> | undefined;
 /** Removes every container and the network this test made, and its files. Idempotent. */
 function cleanUp(): Promise<void> {
@@ -124,7 +116,9 @@ async function definitionOnceReady(args: Record<string, unknown>, expected: stri
     },
     { timeoutMs: 120_000, intervalMs: 1_000 },
   ).catch(async (error: Error) => {
-    throw new Error(`${error.message}\nlast answer: ${JSON.stringify(last)}\n${await containerLogs()}`);
+    throw new Error(
+      `${error.message}\nlast answer: ${JSON.stringify(last)}\n${await containerLogs(CONTAINERS, gateway)}`,
+    );
   });
 }
 
@@ -189,7 +183,7 @@ describe.skipIf(!needs("podman", "the C/C++ and Go runner images (test:deploy)")
         timeoutMs: 60_000,
         intervalMs: 250,
       }).catch(async (error: Error) => {
-        throw new Error(`${error.message}\n${await containerLogs()}`);
+        throw new Error(`${error.message}\n${await containerLogs(CONTAINERS, gateway)}`);
       });
       acme = await connectMcp(at, tenancy.tokens.acme, "native-images-podman", clients);
     }, 900_000);

@@ -8,7 +8,7 @@ import { type CallTool, clusterSecretFile, type GatewayProcess, type ToolResult 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { NatsContainer } from "./natsContainer.js";
-import { podman } from "./podman.js";
+import { podman, podmanLogs } from "./podman.js";
 
 /** The images' user (deploy/docker/runner.Dockerfile): the workers run as it too. */
 export const RUNNER_USER = { uid: 10001, gid: 10001 };
@@ -143,4 +143,17 @@ export async function connectMcp(
   );
   return async (tool, args) =>
     (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as ToolResult;
+}
+
+/** The last lines each container and the gateway logged, for a failure's message. */
+export async function containerLogs(
+  containers: readonly string[],
+  gateway: GatewayProcess | undefined,
+): Promise<string> {
+  const parts = await Promise.all(
+    containers.map(
+      async (name) => `--- ${name}\n${(await podmanLogs(name, "--tail", "40").catch(String)).slice(-4000)}`,
+    ),
+  );
+  return `${parts.join("\n")}\n--- gateway\n${gateway?.stderr().slice(-3000) ?? ""}`;
 }

@@ -44,15 +44,17 @@ export class RunnerClaims {
     return listed ? listed.filter((tenant) => held.has(tenant)) : [...held].sort();
   }
 
-  /** Tenants an entry lists without holding their claim (for the problem log). */
-  unclaimed(runnerId: string, listed: readonly string[] | undefined): string[] {
-    const admitted = this.admitted(runnerId, listed);
-    if (admitted === undefined) return [];
-    if (listed === undefined) return ["every tenant"];
-    return listed.filter((tenant) => !admitted.includes(tenant));
-  }
-
   close(): void {
     this.follower.close();
   }
+}
+
+/** Tenants an entry lists (undefined: every tenant) beyond those it was admitted (RunnerClaims.admitted), for the problem log. */
+export function unclaimedTenants(
+  listed: readonly string[] | undefined,
+  admitted: readonly string[] | undefined,
+): string[] {
+  if (admitted === undefined) return [];
+  if (listed === undefined) return ["every tenant"];
+  return listed.filter((tenant) => !admitted.includes(tenant));
 }

@@ -3,7 +3,7 @@
 import { isLive, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
 import { ID_PATTERN } from "@lspmesh/proto";
 import { KvFollower, type KvWatchSource } from "./kvFollower.js";
-import type { RunnerClaims } from "./runnerClaims.js";
+import { type RunnerClaims, unclaimedTenants } from "./runnerClaims.js";
 
 /** Language wildcard of a static runner: it is asked about every language. */
 export const ANY_LANGUAGE = "*";
@@ -156,12 +156,13 @@ export class RegistryRunnerDirectory implements RunnerDirectory {
   private routed(entry: RunnerRegistryEntry): RunnerEntry {
     const routed = entryFromRegistry(entry);
     if (!this.claims) return routed;
-    for (const tenant of this.claims.unclaimed(entry.id, entry.tenants)) {
+    const admitted = this.claims.admitted(entry.id, entry.tenants);
+    for (const tenant of unclaimedTenants(entry.tenants, admitted)) {
       if (this.reported.has(`${entry.id}\n${tenant}`)) continue;
       this.reported.add(`${entry.id}\n${tenant}`);
       this.onProblem(`runner lists ${tenant} without holding its claim: not routed for it`, entry.id);
     }
-    return { ...routed, tenants: this.claims.admitted(entry.id, entry.tenants) };
+    return { ...routed, tenants: admitted };
   }
 
   private claimsAny(entry: RunnerEntry): boolean {
