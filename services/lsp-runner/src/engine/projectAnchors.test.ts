@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
-import { firstOpenableFile, projectAnchors } from "./projectAnchors.js";
+import { firstOpenableFile, projectAnchors, sourcesBeforeTests } from "./projectAnchors.js";
 
 const typescript = {
   id: "typescript",
@@ -70,4 +70,41 @@ test("a solution tsconfig's referenced configs are projects; the tests project i
   });
   const found = await projectAnchors(dir, typescript, 1024 * 1024);
   expect(found.anchors.sort()).toEqual(["src/compose.test.ts", "src/compose.ts"]);
+});
+
+test("a workspace without projects is anchored on a source file, not a test file listed before it", async () => {
+  const go = { id: "go", extensions: { ".go": "go" } } as unknown as LanguageServerConfig;
+  const dir = workspace({
+    "bool_func_go1.21_test.go": "package flag\n",
+    "bool.go": "package flag\n",
+    "flag.go": "package flag\n",
+  });
+  expect((await projectAnchors(dir, go, 1024)).anchors).toEqual(["bool.go"]);
+  expect(await firstOpenableFile(dir, go, 1024)).toBe("bool.go");
+});
+
+test("test files by the built-in languages' conventions come after every source file", () => {
+  expect(
+    sourcesBeforeTests([
+      "tests/helpers.py",
+      "test_main.py",
+      "src/app.test.ts",
+      "src/app.spec.tsx",
+      "pkg/flag_test.go",
+      "__tests__/a.js",
+      "src/contest.ts",
+      "src/latest_test_data.py",
+      "src/app.ts",
+    ]),
+  ).toEqual([
+    "src/contest.ts",
+    "src/latest_test_data.py",
+    "src/app.ts",
+    "tests/helpers.py",
+    "test_main.py",
+    "src/app.test.ts",
+    "src/app.spec.tsx",
+    "pkg/flag_test.go",
+    "__tests__/a.js",
+  ]);
 });

@@ -64,7 +64,8 @@ export async function projectAnchors(
     const shared = included.filter((file) => !unique.includes(file));
     groups.push([...typescriptFirst(unique), ...typescriptFirst(shared)]);
   }
-  groups.push(projects.length > 0 ? sources.filter((file) => !projects.some((p) => includes(p, file))) : sources);
+  const loose = projects.length > 0 ? sources.filter((file) => !projects.some((p) => includes(p, file))) : sources;
+  groups.push(sourcesBeforeTests(loose));
 
   const skipped: ProjectAnchors["skipped"] = [];
   const anchors: string[] = [];
@@ -99,7 +100,7 @@ export async function firstOpenableFile(
   maxFileBytes: number,
 ): Promise<string | undefined> {
   const { files } = await listSourceFiles(root, new Set(Object.keys(language.extensions)), FIRST_FILE_SCAN);
-  for (const file of files) if (!(await unopenable(join(root, file), maxFileBytes))) return file;
+  for (const file of sourcesBeforeTests(files)) if (!(await unopenable(join(root, file), maxFileBytes))) return file;
   return undefined;
 }
 
@@ -167,6 +168,20 @@ function inProject(project: ProjectFiles, file: string): boolean {
   if (project.files?.includes(file)) return true;
   if (!project.include?.some((pattern) => pattern.test(file))) return false;
   return !project.exclude.some((pattern) => pattern.test(file));
+}
+
+/** Test files by the conventions of the built-in languages: `_test.go`, `*.test.ts`, `test_*.py`, `tests/`. */
+const TEST_FILE = /(^|\/)(tests?|__tests__|testing|spec)\/|(^|\/)test_[^/]*$|[._-](test|spec)\.[^/.]+$/i;
+
+/**
+ * Source files before test files, each in listing order. Anchoring on a test file changes what
+ * some servers load (gopls then loads the package's test variant and finds references in other
+ * test files that a question about a source file would not): a source file is the entry point a
+ * user has open.
+ */
+export function sourcesBeforeTests(files: readonly string[]): string[] {
+  const isTest = (file: string) => TEST_FILE.test(file);
+  return [...files.filter((file) => !isTest(file)), ...files.filter(isTest)];
 }
 
 function typescriptFirst(files: readonly string[]): string[] {
