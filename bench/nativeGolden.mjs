@@ -39,7 +39,14 @@ const language = values.language;
 const SERVERS = {
   cpp: {
     command: "clangd",
-    args: ["--background-index", "--header-insertion=never", "--pch-storage=memory", "-j=2", "--log=error"],
+    args: [
+      "--background-index",
+      "--header-insertion=never",
+      "--pch-storage=memory",
+      "-j=2",
+      "--log=error",
+      "--limit-references=0",
+    ],
     uses: /\.(c|cc|cpp|cxx)$/,
     declarations: /\.(h|hh|hpp)$/,
     languageId: (file) => (file.endsWith(".c") ? "c" : "cpp"),
@@ -336,7 +343,13 @@ try {
       console.log(
         `  ${name} WRONG ${wrong.key} (${wrong.name}): direct ${wrong.direct}, serve ${wrong.serve}; only direct ${wrong.onlyDirect.join(" ")}; only serve ${wrong.onlyServe.join(" ")}`,
       );
-  writeResult(`nativeGolden-${language}`, { folder, language, queries: queries.length, directVaried: varied, outcomes });
+  writeResult(`nativeGolden-${language}`, {
+    folder,
+    language,
+    queries: queries.map((q) => `${q.file}:${q.line}:${q.column} ${q.name}`),
+    directVaried: varied,
+    outcomes,
+  });
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

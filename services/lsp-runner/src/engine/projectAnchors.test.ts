@@ -83,7 +83,7 @@ test("a workspace without projects is anchored on a source file, not a test file
   expect(await firstOpenableFile(dir, go, 1024)).toBe("bool.go");
 });
 
-test("test files by the built-in languages' conventions come after every source file", () => {
+test("headers come after source files, test files (by the built-in languages' conventions) after both", () => {
   expect(
     sourcesBeforeTests([
       "tests/helpers.py",
@@ -94,12 +94,14 @@ test("test files by the built-in languages' conventions come after every source 
       "__tests__/a.js",
       "src/contest.ts",
       "src/latest_test_data.py",
+      "include/uv.h",
       "src/app.ts",
     ]),
   ).toEqual([
     "src/contest.ts",
     "src/latest_test_data.py",
     "src/app.ts",
+    "include/uv.h",
     "tests/helpers.py",
     "test_main.py",
     "src/app.test.ts",

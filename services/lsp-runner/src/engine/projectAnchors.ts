@@ -172,16 +172,18 @@ function inProject(project: ProjectFiles, file: string): boolean {
 
 /** Test files by the conventions of the built-in languages: `_test.go`, `*.test.ts`, `test_*.py`, `tests/`. */
 const TEST_FILE = /(^|\/)(tests?|__tests__|testing|spec)\/|(^|\/)test_[^/]*$|[._-](test|spec)\.[^/.]+$/i;
+/** C and C++ headers: clangd guesses their flags (they have no compile command of their own). */
+const HEADER_FILE = /\.(h|hh|hpp|hxx|h\+\+|ipp)$/i;
 
 /**
- * Source files before test files, each in listing order. Anchoring on a test file changes what
- * some servers load (gopls then loads the package's test variant and finds references in other
- * test files that a question about a source file would not): a source file is the entry point a
- * user has open.
+ * Source files first, then headers, then test files, each in listing order: the entry point a
+ * user has open. Anchoring on a test file changes what some servers load (gopls then loads the
+ * package's test variant and finds references in other test files that a question about a source
+ * file would not); a header is compiled with guessed flags.
  */
 export function sourcesBeforeTests(files: readonly string[]): string[] {
-  const isTest = (file: string) => TEST_FILE.test(file);
-  return [...files.filter((file) => !isTest(file)), ...files.filter(isTest)];
+  const rank = (file: string) => (TEST_FILE.test(file) ? 2 : HEADER_FILE.test(file) ? 1 : 0);
+  return [0, 1, 2].flatMap((wanted) => files.filter((file) => rank(file) === wanted));
 }
 
 function typescriptFirst(files: readonly string[]): string[] {

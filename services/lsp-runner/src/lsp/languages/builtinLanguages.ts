@@ -176,8 +176,17 @@ export function cppLanguage(): LanguageServerConfig {
     },
     command: "clangd",
     // Background indexing (clangd's default) answers workspace symbols for unopened files; it
-    // writes .cache/clangd/index inside the workspace. -j bounds its worker threads.
-    args: ["--background-index", "--header-insertion=never", "--pch-storage=memory", "-j=2", "--log=error"],
+    // writes .cache/clangd/index inside the workspace. -j bounds its worker threads. clangd stops
+    // at 1 000 references by default and says nothing (a macro used in every test file of libuv has
+    // more), so its answers would be an arbitrary part; lspmesh pages references itself.
+    args: [
+      "--background-index",
+      "--header-insertion=never",
+      "--pch-storage=memory",
+      "-j=2",
+      "--log=error",
+      "--limit-references=0",
+    ],
     // clangd finds compile_commands.json in the folders above a file and their build/ folders.
     indexProgress: {
       title: "indexing",

@@ -266,3 +266,32 @@ test("every complete example in docs/languages.md is a valid languages file", ()
   expect(examples.length).toBeGreaterThanOrEqual(4);
   for (const example of examples) expect(() => merge(example, "/etc/lspmesh")).not.toThrow();
 });
+
+describe("serve: the languages a pool serves", () => {
+  const enabled = (languages: ReturnType<typeof merge>) => languages.filter((l) => l.enabled).map((l) => l.id);
+
+  test("only the languages named are enabled; their overrides still apply", () => {
+    const languages = merge(JSON.stringify({ serve: ["go"], languages: { go: { env: { GOPROXY: "off" } } } }));
+    expect(enabled(languages)).toEqual(["go"]);
+    expect(byId(languages, "go").env).toMatchObject({ GOPROXY: "off", GOTOOLCHAIN: "local" });
+    // The built-ins themselves are not changed by a file that disables them.
+    expect(builtinLanguages().find((l) => l.id === "typescript")?.enabled).toBe(true);
+  });
+
+  test("a language the file adds can be served; languages may be left out", () => {
+    const languages = merge(
+      JSON.stringify({ serve: ["lua"], languages: { lua: { extensions: { ".lua": "lua" }, command: "lua-ls" } } }),
+    );
+    expect(enabled(languages)).toEqual(["lua"]);
+    expect(enabled(merge('{ "serve": ["python", "cpp"] }'))).toEqual(["python", "cpp"]);
+  });
+
+  test("an unknown or empty list is refused, naming what is known", () => {
+    expect(problemsOf(() => merge('{ "serve": ["cobol"] }'))).toEqual([
+      expect.stringMatching(/^serve\[0\]: no language "cobol" \(known: typescript, .*go.*\)$/),
+    ]);
+    expect(problemsOf(() => parseLanguagesFile('{ "serve": [] }', SOURCE))).toEqual([
+      expect.stringContaining("name at least one language"),
+    ]);
+  });
+});

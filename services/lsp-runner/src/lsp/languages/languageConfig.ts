@@ -44,12 +44,16 @@ const languageEntrySchema = z.strictObject({
     .optional(),
 });
 
+const languageIdSchema = z
+  .string()
+  .regex(LANGUAGE_ID, "a language id is lower case letters, digits, '-' and '_', starting with a letter");
+
 const languagesFileSchema = z.strictObject({
   $schema: z.string().optional(),
-  languages: z.record(
-    z.string().regex(LANGUAGE_ID, "a language id is lower case letters, digits, '-' and '_', starting with a letter"),
-    languageEntrySchema,
-  ),
+  // The languages this runner serves: every other one (built-in or from this file) is disabled,
+  // so a pool's file names what it serves and a new built-in language stays off there.
+  serve: z.array(languageIdSchema).min(1, "name at least one language, or leave serve out to serve all").optional(),
+  languages: z.record(languageIdSchema, languageEntrySchema).default({}),
 });
 
 export type LanguageEntry = z.infer<typeof languageEntrySchema>;
@@ -143,6 +147,12 @@ export function mergeLanguages(
     }
     merged.push(overrideLanguage({ id, extensions: {}, command: "", args: [], enabled: true }, entry));
   }
+  const served = file.serve;
+  if (served) {
+    const ids = new Set(merged.map((language) => language.id));
+    for (const [index, id] of served.entries())
+      if (!ids.has(id)) problems.push(`serve[${index}]: no language "${id}" (known: ${[...ids].join(", ")})`);
+  }
   const resolved = merged.map((language) => {
     const command = resolveCommand(language.command, baseDir);
     if (command === undefined) {
@@ -150,7 +160,8 @@ export function mergeLanguages(
         `languages.${language.id}.command: '${language.command}' is relative; give a name on PATH or an absolute path`,
       );
     }
-    return { ...language, command: command ?? language.command };
+    const enabled = language.enabled && (!served || served.includes(language.id));
+    return { ...language, enabled, command: command ?? language.command };
   });
   problems.push(...extensionConflicts(resolved));
   if (problems.length > 0) throw new LanguageConfigError(source, problems);
