@@ -6,7 +6,6 @@ import { SESSION_CLIENT_CAPABILITIES } from "../lsp/session/clientCapabilities.j
 import { codeActionsFeature } from "./codeActions.js";
 import { completionsFeature } from "./completions.js";
 import { diagnosticsFeature } from "./diagnostics.js";
-import { documentHighlightFeature } from "./documentHighlight.js";
 import { documentSymbolsFeature } from "./documentSymbols.js";
 import { formattingFeature } from "./formatting.js";
 import { callHierarchyFeature, typeHierarchyFeature } from "./hierarchies.js";
@@ -27,7 +26,6 @@ export const RUNNER_FEATURES: readonly RunnerFeature[] = [
   locationsFeature,
   referencesFeature,
   hoverFeature,
-  documentHighlightFeature,
   documentSymbolsFeature,
   workspaceSymbolsFeature,
   diagnosticsFeature,
