@@ -97,8 +97,6 @@ export interface RunnerServer {
    * graceMs), workspaces unwatched, every language server stopped. Idempotent.
    */
   close(graceMs?: number): Promise<void>;
-  /** close() with the default grace period: `await using runner = await startRunnerServer(…)`. */
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** How long close() lets in-flight calls finish before cancelling them, in ms (default 5 000). */
@@ -151,15 +149,6 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   await core.indexesAnnounced;
   const warmedUp = warmUpSessions(options.warmUp ?? [], { locator, languages, sessions, log });
   let closing: Promise<void> | undefined;
-  const close = (graceMs = DEFAULT_GRACE_MS) => {
-    closing ??= (async () => {
-      await endpoint.close(graceMs);
-      await core.close();
-      if (ownsBus) await bus.close();
-      await metrics?.close();
-    })();
-    return closing;
-  };
   return {
     address: endpoint.address,
     id,
@@ -170,7 +159,14 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     symbolIndex: bus.symbolIndex,
     inProcessClient: endpoint.inProcessClient,
     warmedUp,
-    close,
-    [Symbol.asyncDispose]: () => close(),
+    close(graceMs = DEFAULT_GRACE_MS) {
+      closing ??= (async () => {
+        await endpoint.close(graceMs);
+        await core.close();
+        if (ownsBus) await bus.close();
+        await metrics?.close();
+      })();
+      return closing;
+    },
   };
 }

@@ -2,10 +2,12 @@
 // syncs the language servers. Always a write.
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
+import type { WorkspaceTarget } from "../../workspaces.js";
 import { defineTool, writingAnnotations } from "../defineTool.js";
+import type { ToolCall } from "../toolCall.js";
 import {
   editAnswer,
-  editAnswerOutput,
+  editAnswerShape,
   touchedFiles,
   workspaceEditFrom,
   workspaceEditInput,
@@ -19,6 +21,8 @@ const input = z.object({
   ),
 });
 
+const output = z.object(editAnswerShape);
+
 export const applyWorkspaceEditTool = defineTool({
   name: "apply_workspace_edit",
   title: "Apply workspace edit",
@@ -26,7 +30,7 @@ export const applyWorkspaceEditTool = defineTool({
     "Write a workspace edit to the files and sync the language servers, e.g. the edit of a rename_symbol, code_actions or format_document preview. " +
     "Give expected_sha256 per file (from the preview) to refuse the edit if the file changed in between. Needs the lsp:write scope.",
   input,
-  output: editAnswerOutput,
+  output,
   annotations: writingAnnotations(false),
   writes: () => true,
   async run(args, call) {
@@ -34,11 +38,13 @@ export const applyWorkspaceEditTool = defineTool({
     if (edit.files.length === 0 && edit.operations.length === 0)
       throw new GatewayError("INVALID_ARGUMENT", "the edit is empty: give edit.files and/or edit.operations");
     const workspace = await call.workspace(args.workspace);
-    const files = touchedFiles({ ...args.edit, operations: args.edit.operations });
-    call.audit({ workspace: workspace.workspace, files: files.join(",") });
-    const answer = await call.sendForEdit(
+    call.audit({
+      workspace: workspace.workspace,
+      files: touchedFiles({ ...args.edit, operations: args.edit.operations }).join(","),
+    });
+    const answer = await call.send(
       workspace,
-      files,
+      editLanguage(call, workspace, touchedFiles({ ...args.edit, operations: args.edit.operations })),
       (runner, options) => runner.applyWorkspaceEdit({ workspace, edit }, options),
       { write: true },
     );
@@ -47,3 +53,19 @@ export const applyWorkspaceEditTool = defineTool({
     return result;
   },
 });
+
+/**
+ * The runner that applies an edit is the one serving the first touched file with a language server
+ * (it then tells that server); an edit of files no server reads (docs, data) goes to the
+ * workspace's first language.
+ */
+function editLanguage(call: ToolCall, workspace: WorkspaceTarget, files: readonly string[]): string {
+  for (const file of files) {
+    try {
+      return call.languageOf(workspace, file);
+    } catch (error) {
+      if (!(error instanceof GatewayError) || error.code !== "NO_LANGUAGE_SERVER") throw error;
+    }
+  }
+  return call.languagesOf(workspace)[0] ?? "";
+}

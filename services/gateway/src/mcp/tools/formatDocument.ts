@@ -1,8 +1,9 @@
 // format_document: the formatting edits the language server proposes for a file; optionally applied.
 import { z } from "zod";
-import { applyArgument } from "../toolSupport/edits.js";
-import { editTool } from "../toolSupport/editTool.js";
+import { defineTool, writingAnnotations } from "../defineTool.js";
+import { editAnswerShape, sendEdit } from "../toolSupport/edits.js";
 import { fileArgument, workspaceArgument } from "../toolSupport/shared.js";
+import { applyArgument } from "./renameSymbol.js";
 
 const input = z.object({
   workspace: workspaceArgument,
@@ -21,22 +22,32 @@ const input = z.object({
     .describe("Indent with spaces (default true) or tabs."),
 });
 
-export const formatDocumentTool = editTool({
+const output = z.object(editAnswerShape);
+
+export const formatDocumentTool = defineTool({
   name: "format_document",
   title: "Format document",
   description:
     "Format one file with the language server's formatter. By default only previews the edits; pass apply: true to write them (needs lsp:write). " +
     "Formatting an already formatted file changes nothing.",
   input,
+  output,
   // Formatting twice gives the same file: idempotent.
-  idempotent: true,
-  request: (args) => ({
-    file: args.file,
-    ask: (runner, workspace, options) =>
-      runner.formatDocument(
-        { workspace, file: args.file, apply: args.apply, tabSize: args.tab_size, insertSpaces: args.insert_spaces },
-        options,
-      ),
-    wording: () => ({ what: `formatting ${args.file}`, nothing: `${args.file} is already formatted.` }),
-  }),
+  annotations: writingAnnotations(true),
+  writes: (args) => args.apply,
+  async run(args, call) {
+    const workspace = await call.workspace(args.workspace);
+    return sendEdit(
+      call,
+      workspace,
+      args.file,
+      args.apply,
+      (runner, options) =>
+        runner.formatDocument(
+          { workspace, file: args.file, apply: args.apply, tabSize: args.tab_size, insertSpaces: args.insert_spaces },
+          options,
+        ),
+      () => ({ what: `formatting ${args.file}`, nothing: `${args.file} is already formatted.` }),
+    );
+  },
 });

@@ -1,10 +1,15 @@
 // rename_symbol: the workspace edit renaming the identifier at a position everywhere; a preview
 // unless apply is true.
 import { z } from "zod";
+import { defineTool, writingAnnotations } from "../defineTool.js";
 import { describeTarget } from "../text.js";
-import { applyArgument } from "../toolSupport/edits.js";
-import { editTool } from "../toolSupport/editTool.js";
+import { editAnswerShape, sendEdit } from "../toolSupport/edits.js";
 import { positionArguments, positionFrom, statusFrom } from "../toolSupport/shared.js";
+
+export const applyArgument = z
+  .boolean({ error: "apply must be true or false" })
+  .default(false)
+  .describe("false (default): only preview the edit. true: write it to the files (needs the lsp:write scope).");
 
 const input = z.object({
   ...positionArguments,
@@ -16,7 +21,9 @@ const input = z.object({
   apply: applyArgument,
 });
 
-export const renameSymbolTool = editTool({
+const output = z.object(editAnswerShape);
+
+export const renameSymbolTool = defineTool({
   name: "rename_symbol",
   title: "Rename symbol",
   description:
@@ -24,17 +31,22 @@ export const renameSymbolTool = editTool({
     "By default only previews the workspace edit (every file, line and column that would change); pass apply: true to write it. " +
     "Point at the identifier with file plus line and column (1-based, code points), or with file plus symbol and optionally line.",
   input,
-  idempotent: false,
-  request: (args) => {
+  output,
+  annotations: writingAnnotations(false),
+  writes: (args) => args.apply,
+  async run(args, call) {
     const at = positionFrom(args);
-    return {
-      file: at.file,
-      ask: (runner, workspace, options) =>
-        runner.renameSymbol({ workspace, at, newName: args.new_name, apply: args.apply }, options),
-      wording: (answer) => {
+    const workspace = await call.workspace(args.workspace);
+    return sendEdit(
+      call,
+      workspace,
+      at.file,
+      args.apply,
+      (runner, options) => runner.renameSymbol({ workspace, at, newName: args.new_name, apply: args.apply }, options),
+      (answer) => {
         const target = describeTarget(at, statusFrom(answer.status));
         return { what: `renaming ${target} to ${args.new_name}`, nothing: `Nothing to rename at ${target}.` };
       },
-    };
+    );
   },
 });

@@ -103,8 +103,9 @@ export const workspaceStatusTool = defineTool({
     const visible = (await call.visibleWorkspaces()).map((target) => target.workspace);
     if (args.workspace === undefined && visible.length !== 1) return workspaceStatusAnswer(visible, undefined, [], []);
     const workspace = await call.workspace(args.workspace);
-    const parts = await call.sendToWorkspace(
+    const parts = await call.sendEach(
       workspace,
+      call.languagesOf(workspace),
       (runner, options) => runner.workspaceStatus({ workspace }, options),
       { progress: false },
     );
