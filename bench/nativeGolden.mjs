@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { languageServers } from "@lspmesh/lsp-runner";
 import { startServe } from "@lspmesh/test-kit";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node.js";
 import { callTool, connectMcp, copyWorkspace } from "./lib/cluster.mjs";
@@ -35,25 +36,16 @@ const folder = resolve(positionals[0] ?? "");
 if (!positionals[0]) throw new Error("usage: node bench/nativeGolden.mjs DIR [--language cpp|go]");
 const language = values.language;
 
-/** The server as the runner starts it (services/lsp-runner builtinLanguages.ts). */
+/** The server as the runner starts it (its arguments are the runner's own, below). */
 const SERVERS = {
   cpp: {
     command: "clangd",
-    args: [
-      "--background-index",
-      "--header-insertion=never",
-      "--pch-storage=memory",
-      "-j=2",
-      "--log=error",
-      "--limit-references=0",
-    ],
     uses: /\.(c|cc|cpp|cxx)$/,
     declarations: /\.(h|hh|hpp)$/,
     languageId: (file) => (file.endsWith(".c") ? "c" : "cpp"),
   },
   go: {
     command: "gopls",
-    args: [],
     uses: /\.go$/,
     declarations: /\.go$/,
     languageId: () => "go",
@@ -61,6 +53,8 @@ const SERVERS = {
 };
 const server = SERVERS[language];
 if (!server) throw new Error(`--language cpp or go, not ${language}`);
+// The arguments the runner starts the server with, so both sides run the same server.
+server.args = (await languageServers()).find((served) => served.id === language)?.args ?? [];
 
 /** The longest the direct server may index before the run gives up, ms. */
 const INDEX_TIMEOUT_MS = 600_000;

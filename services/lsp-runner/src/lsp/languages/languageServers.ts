@@ -8,6 +8,8 @@ export interface LanguageServerSummary {
   id: string;
   /** File extensions it serves, e.g. [".ts", ".tsx"]. */
   extensions: string[];
+  /** The arguments the runner starts it with. */
+  args: string[];
   /** Name and version when known ("pyright 1.1.414"), else the command. */
   server: string;
   /** The executable found (absolute path), or undefined when it is not installed. */
@@ -24,6 +26,7 @@ export async function languageServers(languagesFile?: string): Promise<LanguageS
     const summary: LanguageServerSummary = {
       id: language.id,
       extensions: Object.keys(language.extensions),
+      args: [...language.args],
       server: language.serverDescription ?? language.command,
       executable,
     };
