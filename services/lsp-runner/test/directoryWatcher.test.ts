@@ -1,9 +1,9 @@
 // The workspace watcher on a real folder tree: one watch per folder, skipped folders ignored,
 // new folders followed, changes classified, and flush() delivering what is pending.
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "@lspmesh/test-kit";
+import { startFolderSwapper, waitFor } from "@lspmesh/test-kit";
 import { afterEach, beforeEach, expect, test } from "vitest";
 import { DirectoryWatcher, type WatchedChange } from "../src/workspace/directoryWatcher.js";
 
@@ -73,3 +73,37 @@ test("a folder moved in is watched, and the files inside are reported as created
     return relative(seen).includes("created src/pkg/sub/c.ts");
   });
 });
+
+test("a folder renamed in a loop has its watch paused, and what changed in it meanwhile is still reported", async () => {
+  const outside = mkdtempSync(join(tmpdir(), "lspmesh-watch-out-"));
+  mkdirSync(join(root, "src/race"));
+  symlinkSync(outside, join(root, "src/race-link"));
+  await waitFor("the race folder watched", async () => {
+    await watcher!.flush();
+    return watcher!.watchedDirectories === 4;
+  });
+  try {
+    await using swapper = await startFolderSwapper(join(root, "src/race"), join(root, "src/race-link"));
+    // Hundreds of thousands of events a second in src: its watch is paused rather than followed.
+    await waitFor("src's watch paused", () => watcher!.pausedFolders === 1, { timeoutMs: 10_000 });
+    writeFileSync(join(root, "src/during.ts"), "during\n");
+    expect(await swapper.stop()).toBeGreaterThan(1_000);
+  } finally {
+    rmSync(outside, { recursive: true, force: true });
+  }
+  // src's watch resumes (after 1 s, 2 s, … while the storm lasted) and its entries are compared.
+  await waitFor(
+    "the file created during the storm",
+    async () => {
+      await watcher!.flush();
+      return relative(seen).includes("created src/during.ts");
+    },
+    { timeoutMs: 40_000 },
+  );
+  await waitFor("src watched again", () => watcher!.pausedFolders === 0, { timeoutMs: 35_000 });
+  writeFileSync(join(root, "src/after.ts"), "after\n");
+  await waitFor("a file created after the storm", async () => {
+    await watcher!.flush();
+    return relative(seen).includes("created src/after.ts");
+  });
+}, 90_000);

@@ -268,6 +268,7 @@ describe.each(MODES)("%s", (mode) => {
       globex: caller(globex),
       workspaces: deployment.workspaces,
       runnersAlive: async () => deployment.runners.every((runner) => runner.child.exitCode === null),
+      niceSwapper: true,
     };
   }, 120_000);
 

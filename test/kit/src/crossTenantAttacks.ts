@@ -176,10 +176,11 @@ export interface CrossTenantDeployment {
   /** True while every runner of the deployment still runs (none crashed under the attacks). */
   runnersAlive(): Promise<boolean>;
   /**
-   * Run the folder swapper at the lowest CPU priority: where the runner is a container, all its
-   * processes share one scheduling group that weighs as much as the swapper's busy loop alone, so
-   * the race would mostly measure CPU starvation (in a cluster the attacker's loop runs in its own
-   * pod, one group among others).
+   * Run the folder swapper at the lowest CPU priority: its busy loop would otherwise take a whole
+   * core of the two a test machine has from the servers (where the runner is a container, all its
+   * processes share one scheduling group that weighs as much as the loop alone), so the race would
+   * mostly measure CPU starvation. In a cluster the attacker's loop runs in its own pod, one
+   * scheduling group among others.
    */
   niceSwapper?: boolean;
 }

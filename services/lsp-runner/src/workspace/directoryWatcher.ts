@@ -4,6 +4,9 @@
 // for debounceMs after the last one (at most maxDelayMs after the first) and classified by a
 // stat when delivered. A folder that cannot be watched (the tenant's watch budget spent, the
 // folder limit reached, the kernel out of watches) is polled instead, with everything below it.
+// A folder whose events come faster than a checkout or a build makes them (a folder renamed in a
+// loop: hundreds of thousands per second, which starve the event loop's timers) has its watch
+// paused, with a growing backoff; what changed in it meanwhile is found by comparing its entries.
 import { type FSWatcher, watch } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -13,6 +16,11 @@ import type { WatchAllowance } from "./watchBudget.js";
 /** Files and folders one poll looks at, at most, over all unwatched folders (50 000 and 20 000). */
 const MAX_POLLED_FILES = 50_000;
 const MAX_POLLED_FOLDERS = 20_000;
+/** A paused folder's first pause, ms; each storm soon after doubles it, up to the longest (1 s, 30 s). */
+const FIRST_PAUSE_MS = 1_000;
+const LONGEST_PAUSE_MS = 30_000;
+/** A folder calm for this long after a pause starts again from the first pause, ms (60 s). */
+const CALM_RESET_MS = 60_000;
 
 export type WatchedChangeKind = "created" | "changed" | "deleted";
 
@@ -38,6 +46,24 @@ export interface DirectoryWatcherOptions {
   allowance?: WatchAllowance;
   /** How often folders that cannot be watched are polled, ms (default 5 000). */
   pollMs?: number;
+  /**
+   * Events one folder may deliver in a second before its watch is paused (default 20 000: a
+   * checkout of thousands of files stays well below it; a folder renamed in a loop does not).
+   */
+  stormEventsPerSecond?: number;
+}
+
+/** A folder whose watch is paused after an event storm. */
+interface PausedFolder {
+  timer: NodeJS.Timeout;
+  /** Its entries when paused ("name" → "type:mtimeMs:size"), compared when it resumes. */
+  entries: Promise<Map<string, string>>;
+}
+
+/** Events counted for one folder in the current one-second window. */
+interface EventRate {
+  windowStart: number;
+  count: number;
 }
 
 export class DirectoryWatcher {
@@ -56,6 +82,11 @@ export class DirectoryWatcher {
   private polled = new Map<string, string>();
   private pollTimer: NodeJS.Timeout | undefined;
   private polling = false;
+  /** Folders whose watch is paused after a storm (still counted as watched). */
+  private readonly paused = new Map<string, PausedFolder>();
+  private readonly rates = new Map<string, EventRate>();
+  /** The last pause of each folder that had one: its length and when it ended (for the backoff). */
+  private readonly pauses = new Map<string, { pauseMs: number; endedAt: number }>();
 
   private constructor(private readonly options: DirectoryWatcherOptions) {}
 
@@ -67,7 +98,12 @@ export class DirectoryWatcher {
   }
 
   get watchedDirectories(): number {
-    return this.watchers.size;
+    return this.watchers.size + this.paused.size;
+  }
+
+  /** Folders whose watch is paused after an event storm (0 normally). */
+  get pausedFolders(): number {
+    return this.paused.size;
   }
 
   /** Folders polled instead of watched (0: every folder is watched). */
@@ -100,14 +136,16 @@ export class DirectoryWatcher {
     clearInterval(this.pollTimer);
     this.pending.clear();
     for (const watcher of this.watchers.values()) watcher.close();
-    this.options.allowance?.give(this.watchers.size);
+    for (const folder of this.paused.values()) clearTimeout(folder.timer);
+    this.options.allowance?.give(this.watchers.size + this.paused.size);
     this.watchers.clear();
+    this.paused.clear();
     this.unwatched.clear();
   }
 
   /** Watches dir and the folders below it; collects the files found into `found` (for new trees). */
   private async watchTree(dir: string, found: string[]): Promise<void> {
-    if (this.closed || this.watchers.has(dir) || this.isPolled(dir)) return;
+    if (this.closed || this.isWatched(dir) || this.isPolled(dir)) return;
     if (this.watchers.size >= (this.options.maxDirectories ?? 20_000)) {
       await this.pollInstead(dir, found, "folder limit reached");
       return;
@@ -117,9 +155,7 @@ export class DirectoryWatcher {
       return;
     }
     try {
-      const watcher = watch(dir, { persistent: false }, (_event, name) => this.onEvent(dir, _event, name));
-      watcher.on("error", () => this.unwatchTree(dir));
-      this.watchers.set(dir, watcher);
+      this.watchers.set(dir, this.watchFolder(dir));
     } catch (error) {
       this.options.allowance?.give();
       const code = (error as NodeJS.ErrnoException).code;
@@ -140,11 +176,29 @@ export class DirectoryWatcher {
     }
   }
 
+  private watchFolder(dir: string): FSWatcher {
+    const watcher = watch(dir, { persistent: false }, (_event, name) => this.onEvent(dir, _event, name));
+    watcher.on("error", () => this.unwatchTree(dir));
+    return watcher;
+  }
+
+  private isWatched(dir: string): boolean {
+    return this.watchers.has(dir) || this.paused.has(dir);
+  }
+
   private unwatchTree(dir: string): void {
     for (const [path, watcher] of this.watchers) {
       if (path === dir || path.startsWith(`${dir}/`)) {
         watcher.close();
         this.watchers.delete(path);
+        this.rates.delete(path);
+        this.options.allowance?.give();
+      }
+    }
+    for (const [path, folder] of this.paused) {
+      if (path === dir || path.startsWith(`${dir}/`)) {
+        clearTimeout(folder.timer);
+        this.paused.delete(path);
         this.options.allowance?.give();
       }
     }
@@ -241,6 +295,55 @@ export class DirectoryWatcher {
   private onEvent(dir: string, event: string, name: string | Buffer | null): void {
     if (this.closed || name === null) return;
     this.record(`${dir}/${name.toString()}`, event === "rename");
+    let rate = this.rates.get(dir);
+    if (!rate || this.lastEventAt - rate.windowStart >= 1_000) {
+      rate = { windowStart: this.lastEventAt, count: 0 };
+      this.rates.set(dir, rate);
+    }
+    if (++rate.count > (this.options.stormEventsPerSecond ?? 20_000)) this.pause(dir);
+  }
+
+  /**
+   * Stops the storm reaching this process: the folder's watch is closed (its allowance kept) and
+   * opened again after a pause that doubles while storms follow each other. Its entries now and
+   * when it resumes are compared, so a change made meanwhile is still reported.
+   */
+  private pause(dir: string): void {
+    const watcher = this.watchers.get(dir);
+    if (!watcher) return;
+    watcher.close();
+    this.watchers.delete(dir);
+    this.rates.delete(dir);
+    const last = this.pauses.get(dir);
+    const pauseMs =
+      last && Date.now() - last.endedAt < CALM_RESET_MS ? Math.min(last.pauseMs * 2, LONGEST_PAUSE_MS) : FIRST_PAUSE_MS;
+    if (!last) {
+      const limit = this.options.stormEventsPerSecond ?? 20_000;
+      this.options.onWarning?.(
+        `${dir} changes faster than ${limit} events a second: its watch is paused (${FIRST_PAUSE_MS}-${LONGEST_PAUSE_MS} ms at a time) and its changes found when it resumes`,
+      );
+    }
+    this.pauses.set(dir, { pauseMs, endedAt: Date.now() + pauseMs });
+    const timer = setTimeout(() => void this.resume(dir), pauseMs);
+    timer.unref();
+    this.paused.set(dir, { timer, entries: folderEntries(dir) });
+  }
+
+  private async resume(dir: string): Promise<void> {
+    const folder = this.paused.get(dir);
+    if (!folder || this.closed) return;
+    this.paused.delete(dir);
+    try {
+      this.watchers.set(dir, this.watchFolder(dir));
+    } catch {
+      // Gone or no longer a folder: delivering it reports it deleted and drops what was below it.
+      this.options.allowance?.give();
+      this.record(dir, true);
+      return;
+    }
+    const [before, after] = await Promise.all([folder.entries, folderEntries(dir)]);
+    for (const [name, stamp] of after) if (before.get(name) !== stamp) this.record(`${dir}/${name}`, true);
+    for (const name of before.keys()) if (!after.has(name)) this.record(`${dir}/${name}`, true);
   }
 
   /** Delivers once events paused for debounceMs, or maxDelayMs after the first of the batch. */
@@ -265,7 +368,7 @@ export class DirectoryWatcher {
         changes.push({ absolute: path, kind: "deleted" });
       } else if (info.isDirectory()) {
         const name = path.slice(path.lastIndexOf("/") + 1);
-        if (this.watchers.has(path) || isSkippedDirectory(name)) continue;
+        if (this.isWatched(path) || isSkippedDirectory(name)) continue;
         // A folder moved or created: watch it, and report the files already inside as created.
         const found: string[] = [];
         await this.watchTree(path, found);
@@ -277,4 +380,14 @@ export class DirectoryWatcher {
     }
     if (changes.length > 0 && !this.closed) await this.options.onChanges(changes);
   }
+}
+
+/** A folder's entries: name → "type:mtimeMs:size" (links not followed); empty when it cannot be read. */
+async function folderEntries(dir: string): Promise<Map<string, string>> {
+  const entries = new Map<string, string>();
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const info = await lstat(`${dir}/${entry.name}`).catch(() => undefined);
+    if (info) entries.set(entry.name, `${info.mode & 0o170000}:${info.mtimeMs}:${info.size}`);
+  }
+  return entries;
 }
