@@ -5,24 +5,31 @@ import { create, type DescMessage, type MessageInitShape } from "@bufbuild/proto
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import * as grpc from "@grpc/grpc-js";
 import {
-  type CallContext,
   type CallOptions,
   GrpcStatusError,
+  handlerOf,
   type ServiceClient,
   type ServiceImplementation,
+  type ServiceOptions,
   toServiceError,
 } from "./grpcAdapter.js";
+import { applyInterceptors, type CallContext } from "./interceptors.js";
 
 /** A grpc-js ServiceError as the network client would raise it. */
 export function serviceError(code: grpc.status, details: string, metadata = new grpc.Metadata()): grpc.ServiceError {
   return Object.assign(new Error(`${code} ${grpc.status[code]}: ${details}`), { code, details, metadata });
 }
 
+/**
+ * What runs around an in-process client's calls. The interceptors run as on a server, around the
+ * implementation: they see the request message and the context the handler gets.
+ */
+export type InProcessClientOptions = Pick<ServiceOptions, "interceptors" | "onUnexpectedError">;
+
 export function createInProcessClient<M extends GenServiceMethods>(
   service: GenService<M>,
   implementation: ServiceImplementation<M>,
-  /** Told of failures that are not a GrpcStatusError (they reach the caller as INTERNAL). */
-  onUnexpectedError: (method: string, error: unknown, context: CallContext) => void = () => {},
+  { interceptors = [], onUnexpectedError = () => {} }: InProcessClientOptions = {},
 ): ServiceClient<M> {
   let closed = false;
   const client: Record<string, unknown> = {
@@ -31,10 +38,7 @@ export function createInProcessClient<M extends GenServiceMethods>(
     },
   };
   for (const method of service.methods) {
-    const handle = implementation[method.localName as keyof M] as (
-      request: unknown,
-      context: CallContext,
-    ) => Promise<unknown>;
+    const handle = applyInterceptors(interceptors, handlerOf(implementation, method.localName));
     const { input, output } = method as { input: DescMessage; output: DescMessage };
     client[method.localName] = (request: MessageInitShape<DescMessage>, options: CallOptions = {}) => {
       if (closed) return Promise.reject(serviceError(grpc.status.UNAVAILABLE, "the client was closed"));
@@ -62,7 +66,7 @@ export function createInProcessClient<M extends GenServiceMethods>(
           clearTimeout(timer);
           options.signal?.removeEventListener("abort", onCancel);
         };
-        handle(create(input, request), context).then(
+        handle({ method, request: create(input, request), context }).then(
           (answer) => {
             settle();
             resolve(create(output, answer as MessageInitShape<DescMessage>));

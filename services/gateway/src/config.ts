@@ -11,15 +11,17 @@ import {
   LOCAL_TENANT,
 } from "@lspmesh/proto";
 import {
+  credentialSetting,
   type Environment,
   integerSetting,
   isLoopbackHost,
-  LOG_LEVELS,
   type LogLevel,
   listSetting,
+  logLevelSetting,
+  metricsListenSetting,
   parseFlags,
   SettingsError,
-  setting as settingOf,
+  setting,
 } from "@lspmesh/service-kit";
 
 export type RunnerSource =
@@ -97,139 +99,46 @@ serving:
                          LSPMESH_MAX_CONNECTIONS (1024)  LSPMESH_UNAUTHENTICATED_RPS (10 per client address)
 See docs/gateway.md.`;
 
+/** The gateway's flags; each overrides the LSPMESH_* variable GATEWAY_USAGE names next to it. */
+const GATEWAY_FLAGS = {
+  runners: { type: "string" },
+  runner: { type: "string" },
+  nats: { type: "string" },
+  "api-keys": { type: "string" },
+  "jwks-url": { type: "string" },
+  "jwt-issuer": { type: "string" },
+  "jwt-audience": { type: "string" },
+  tenants: { type: "string" },
+  host: { type: "string" },
+  port: { type: "string" },
+  "public-url": { type: "string" },
+  "metrics-listen": { type: "string" },
+  tenant: { type: "string" },
+  workspace: { type: "string" },
+} as const;
+
+type GatewayFlags = { readonly [name in keyof typeof GATEWAY_FLAGS]?: string | undefined };
+
 /** Throws a SettingsError whose message says which setting is wrong and how to fix it. */
 export function gatewayConfig(argv: readonly string[], env: Environment): GatewayConfig {
-  const { values: flags } = parseFlags({
-    args: [...argv],
-    options: {
-      runners: { type: "string" },
-      runner: { type: "string" },
-      nats: { type: "string" },
-      "api-keys": { type: "string" },
-      "jwks-url": { type: "string" },
-      "jwt-issuer": { type: "string" },
-      "jwt-audience": { type: "string" },
-      tenants: { type: "string" },
-      host: { type: "string" },
-      port: { type: "string" },
-      "public-url": { type: "string" },
-      "metrics-listen": { type: "string" },
-      tenant: { type: "string" },
-      workspace: { type: "string" },
-    },
-    strict: true,
-  });
-  const setting = (flag: string | undefined, name: string) => settingOf(flag, env, name);
-
-  let grpcAuth: GrpcAuthSettings | undefined;
-  let natsAuth: NatsClientAuth;
-  try {
-    grpcAuth = grpcAuthSettings((name) => settingOf(undefined, env, name));
-    natsAuth = natsClientAuth((name) => settingOf(undefined, env, name));
-  } catch (error) {
-    throw error instanceof GrpcAuthError || error instanceof NatsAuthError ? new SettingsError(error.message) : error;
-  }
-
-  // Runners: a static list or the NATS registry.
-  const runnerList = listSetting(
-    setting(flags.runners ?? flags.runner, "LSPMESH_RUNNERS") ?? env.LSPMESH_RUNNER_ADDRESS,
-  );
-  const natsUrl = setting(flags.nats, "LSPMESH_NATS_URL");
-  if (runnerList && natsUrl)
-    throw new SettingsError("give either LSPMESH_RUNNERS (--runners) or LSPMESH_NATS_URL (--nats), not both");
-  if (!runnerList && !natsUrl)
-    throw new SettingsError(
-      "no runners: set LSPMESH_NATS_URL (--nats) for the registry, or LSPMESH_RUNNERS (--runners) to host:port[,host:port]",
-    );
-  for (const address of runnerList ?? []) {
-    if (!/^[^\s,]+:\d{1,5}$/.test(address))
-      throw new SettingsError(`invalid runner address '${address}': use host:port`);
-  }
-  const runners: RunnerSource = runnerList
-    ? { kind: "static", addresses: runnerList }
-    : { kind: "nats", url: natsUrl!, auth: natsAuth };
-
-  const host = setting(flags.host, "LSPMESH_HOST") ?? DEFAULTS.host;
-
-  // Authentication: tokens, or none on loopback.
-  const apiKeysFile = setting(flags["api-keys"], "LSPMESH_API_KEYS_FILE");
-  const jwksUrl = setting(flags["jwks-url"], "LSPMESH_JWKS_URL");
-  const issuer = setting(flags["jwt-issuer"], "LSPMESH_JWT_ISSUER");
-  const audience = setting(flags["jwt-audience"], "LSPMESH_JWT_AUDIENCE");
-  let auth: AuthConfig;
-  if (apiKeysFile || jwksUrl) {
-    if (jwksUrl) {
-      if (!issuer || !audience)
-        throw new SettingsError(
-          "JWT verification needs LSPMESH_JWT_ISSUER and LSPMESH_JWT_AUDIENCE next to LSPMESH_JWKS_URL",
-        );
-      try {
-        new URL(jwksUrl);
-      } catch {
-        throw new SettingsError(`invalid LSPMESH_JWKS_URL '${jwksUrl}': give an https:// URL`);
-      }
-    }
-    const tenantsFile = setting(flags.tenants, "LSPMESH_TENANTS_FILE");
-    if (!tenantsFile)
-      throw new SettingsError(
-        "token authentication needs LSPMESH_TENANTS_FILE (--tenants): which workspaces each tenant has",
-      );
-    auth = {
-      kind: "tokens",
-      apiKeysFile,
-      jwt: jwksUrl
-        ? {
-            jwksUrl,
-            issuer: issuer!,
-            audience: audience!,
-            tenantClaim: settingOf(undefined, env, "LSPMESH_JWT_TENANT_CLAIM") ?? "tenant",
-          }
-        : undefined,
-      tenantsFile,
-    };
-  } else {
-    if (!isLoopbackHost(host))
-      throw new SettingsError(
-        `refusing to serve ${host} without tokens: set LSPMESH_API_KEYS_FILE or LSPMESH_JWKS_URL, or bind to 127.0.0.1`,
-      );
-    const tenant = setting(flags.tenant, "LSPMESH_TENANT") ?? DEFAULTS.tenant;
-    const workspace = setting(flags.workspace, "LSPMESH_WORKSPACE") ?? DEFAULTS.workspace;
-    for (const [name, id] of [
-      ["tenant", tenant],
-      ["workspace", workspace],
-    ]) {
-      if (!ID_PATTERN.test(id ?? ""))
-        throw new SettingsError(`invalid ${name} '${id}': use lowercase letters, digits, '_' or '-'`);
-    }
-    auth = { kind: "none", tenant, workspace };
-  }
-
-  const logLevel = (settingOf(undefined, env, "LSPMESH_LOG_LEVEL") ?? "info") as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel))
-    throw new SettingsError(`invalid LSPMESH_LOG_LEVEL '${logLevel}': use ${LOG_LEVELS.join(", ")}`);
-  const publicUrl = setting(flags["public-url"], "LSPMESH_PUBLIC_URL");
-  if (publicUrl && !/^https?:\/\/[^/]+/.test(publicUrl))
-    throw new SettingsError(
-      `invalid LSPMESH_PUBLIC_URL '${publicUrl}': give the base URL, e.g. https://lspmesh.example.com`,
-    );
-
-  if (auth.kind === "tokens" && !publicUrl && !isLoopbackHost(host))
-    throw new SettingsError(
-      `set LSPMESH_PUBLIC_URL (--public-url) to the URL clients use, e.g. https://lspmesh.example.com: a gateway on ${host} must not name its resource after whatever Host header a request brings`,
-    );
-  const metricsListen = setting(flags["metrics-listen"], "LSPMESH_METRICS_LISTEN");
-  if (metricsListen !== undefined && !/^[^\s]*:\d{1,5}$/.test(metricsListen))
-    throw new SettingsError(`invalid metrics address '${metricsListen}': use host:port`);
-  const tenantLabels = settingOf(undefined, env, "LSPMESH_METRICS_TENANT_LABELS") ?? "1";
+  const { values: flags } = parseFlags({ args: [...argv], options: GATEWAY_FLAGS, strict: true });
+  const grpcAuth = credentialSetting(env, grpcAuthSettings, GrpcAuthError);
+  const natsAuth = credentialSetting(env, natsClientAuth, NatsAuthError);
+  const runners = runnerSource(flags, env, natsAuth);
+  const host = setting(flags.host, env, "LSPMESH_HOST") ?? DEFAULTS.host;
+  const auth = authConfig(flags, env, host);
+  const logLevel = logLevelSetting(env);
+  const publicUrl = publicUrlSetting(flags, env, auth, host);
+  const metricsListen = metricsListenSetting(flags["metrics-listen"], env);
+  const tenantLabels = setting(undefined, env, "LSPMESH_METRICS_TENANT_LABELS") ?? "1";
   if (tenantLabels !== "0" && tenantLabels !== "1")
     throw new SettingsError(`invalid LSPMESH_METRICS_TENANT_LABELS '${tenantLabels}': use 1 or 0`);
-
   return {
     runners,
     ...(grpcAuth ? { grpcAuth } : {}),
     auth,
     host,
-    port: integerSetting(setting(flags.port, "LSPMESH_PORT"), "port (LSPMESH_PORT)", DEFAULTS.port, 0, 65_535),
+    port: integerSetting(setting(flags.port, env, "LSPMESH_PORT"), "port (LSPMESH_PORT)", DEFAULTS.port, 0, 65_535),
     callTimeoutMs: integerSetting(
       env.LSPMESH_CALL_TIMEOUT_MS,
       "LSPMESH_CALL_TIMEOUT_MS",
@@ -242,8 +151,96 @@ export function gatewayConfig(argv: readonly string[], env: Environment): Gatewa
     publicUrl,
     logLevel,
     metricsListen,
-    metricsTokenFile: settingOf(undefined, env, "LSPMESH_METRICS_TOKEN_FILE"),
+    metricsTokenFile: setting(undefined, env, "LSPMESH_METRICS_TOKEN_FILE"),
     metricsTenantLabels: tenantLabels === "1",
+    ...connectionLimits(env),
+  };
+}
+
+/** Runners: a static list (--runners, or the older LSPMESH_RUNNER_ADDRESS) or the NATS registry. */
+function runnerSource(flags: GatewayFlags, env: Environment, natsAuth: NatsClientAuth): RunnerSource {
+  const runnerList = listSetting(
+    setting(flags.runners ?? flags.runner, env, "LSPMESH_RUNNERS") ?? env.LSPMESH_RUNNER_ADDRESS,
+  );
+  const natsUrl = setting(flags.nats, env, "LSPMESH_NATS_URL");
+  if (runnerList && natsUrl)
+    throw new SettingsError("give either LSPMESH_RUNNERS (--runners) or LSPMESH_NATS_URL (--nats), not both");
+  if (!runnerList && !natsUrl)
+    throw new SettingsError(
+      "no runners: set LSPMESH_NATS_URL (--nats) for the registry, or LSPMESH_RUNNERS (--runners) to host:port[,host:port]",
+    );
+  for (const address of runnerList ?? []) {
+    if (!/^[^\s,]+:\d{1,5}$/.test(address))
+      throw new SettingsError(`invalid runner address '${address}': use host:port`);
+  }
+  return runnerList ? { kind: "static", addresses: runnerList } : { kind: "nats", url: natsUrl!, auth: natsAuth };
+}
+
+/** Tokens when API keys or a JWKS are set; otherwise no tokens, which only a loopback host may serve. */
+function authConfig(flags: GatewayFlags, env: Environment, host: string): AuthConfig {
+  const apiKeysFile = setting(flags["api-keys"], env, "LSPMESH_API_KEYS_FILE");
+  const jwksUrl = setting(flags["jwks-url"], env, "LSPMESH_JWKS_URL");
+  if (apiKeysFile || jwksUrl) {
+    const jwt = jwksUrl ? jwtConfig(flags, env, jwksUrl) : undefined;
+    const tenantsFile = setting(flags.tenants, env, "LSPMESH_TENANTS_FILE");
+    if (!tenantsFile)
+      throw new SettingsError(
+        "token authentication needs LSPMESH_TENANTS_FILE (--tenants): which workspaces each tenant has",
+      );
+    return { kind: "tokens", apiKeysFile, jwt, tenantsFile };
+  }
+  if (!isLoopbackHost(host))
+    throw new SettingsError(
+      `refusing to serve ${host} without tokens: set LSPMESH_API_KEYS_FILE or LSPMESH_JWKS_URL, or bind to 127.0.0.1`,
+    );
+  const tenant = setting(flags.tenant, env, "LSPMESH_TENANT") ?? DEFAULTS.tenant;
+  const workspace = setting(flags.workspace, env, "LSPMESH_WORKSPACE") ?? DEFAULTS.workspace;
+  for (const [name, id] of [
+    ["tenant", tenant],
+    ["workspace", workspace],
+  ]) {
+    if (!ID_PATTERN.test(id ?? ""))
+      throw new SettingsError(`invalid ${name} '${id}': use lowercase letters, digits, '_' or '-'`);
+  }
+  return { kind: "none", tenant, workspace };
+}
+
+/** JWT verification: the JWKS needs an issuer and an audience to check as well. */
+function jwtConfig(flags: GatewayFlags, env: Environment, jwksUrl: string) {
+  const issuer = setting(flags["jwt-issuer"], env, "LSPMESH_JWT_ISSUER");
+  const audience = setting(flags["jwt-audience"], env, "LSPMESH_JWT_AUDIENCE");
+  if (!issuer || !audience)
+    throw new SettingsError(
+      "JWT verification needs LSPMESH_JWT_ISSUER and LSPMESH_JWT_AUDIENCE next to LSPMESH_JWKS_URL",
+    );
+  try {
+    new URL(jwksUrl);
+  } catch {
+    throw new SettingsError(`invalid LSPMESH_JWKS_URL '${jwksUrl}': give an https:// URL`);
+  }
+  return { jwksUrl, issuer, audience, tenantClaim: setting(undefined, env, "LSPMESH_JWT_TENANT_CLAIM") ?? "tenant" };
+}
+
+/**
+ * The base URL clients use. Required for tokens off loopback: the resource metadata must not be
+ * named after whatever Host header a request brings.
+ */
+function publicUrlSetting(flags: GatewayFlags, env: Environment, auth: AuthConfig, host: string): string | undefined {
+  const publicUrl = setting(flags["public-url"], env, "LSPMESH_PUBLIC_URL");
+  if (publicUrl && !/^https?:\/\/[^/]+/.test(publicUrl))
+    throw new SettingsError(
+      `invalid LSPMESH_PUBLIC_URL '${publicUrl}': give the base URL, e.g. https://lspmesh.example.com`,
+    );
+  if (auth.kind === "tokens" && !publicUrl && !isLoopbackHost(host))
+    throw new SettingsError(
+      `set LSPMESH_PUBLIC_URL (--public-url) to the URL clients use, e.g. https://lspmesh.example.com: a gateway on ${host} must not name its resource after whatever Host header a request brings`,
+    );
+  return publicUrl;
+}
+
+/** Open HTTP connections (default 1 024) and requests per second without a valid token per client address (default 10). */
+function connectionLimits(env: Environment): Pick<GatewayConfig, "maxConnections" | "unauthenticatedPerSecond"> {
+  return {
     maxConnections: integerSetting(env.LSPMESH_MAX_CONNECTIONS, "LSPMESH_MAX_CONNECTIONS", 1024, 1, 1_000_000),
     unauthenticatedPerSecond: integerSetting(
       env.LSPMESH_UNAUTHENTICATED_RPS,

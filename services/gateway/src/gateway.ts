@@ -1,18 +1,14 @@
 // Starts the gateway: MCP over HTTP in front of the runners a RunnerRouter picks.
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { SymbolIndexReader } from "@lspmesh/events";
 import { DEFAULT_CALL_TIMEOUT_MS } from "@lspmesh/proto";
 import { type Logger, serveMetrics, silentLogger } from "@lspmesh/service-kit";
-import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Authenticator } from "./auth/authenticator.js";
-import type { Scope } from "./auth/principal.js";
-import { scopeFor } from "./auth/scopeDecision.js";
 import { allowlistsFor } from "./http/allowlists.js";
-import { createHttpServer, type HttpTimeouts, MCP_PATH } from "./http/httpServer.js";
-import { withJsonResponses } from "./http/jsonResponses.js";
-import { SharedToolCalls } from "./http/sharedToolCalls.js";
+import { createHttpServer, type HttpServerOptions, type HttpTimeouts, MCP_PATH } from "./http/httpServer.js";
 import { TenantLimiter } from "./limits/tenantLimiter.js";
-import { createGatewayMcpServer, GATEWAY_TOOLS } from "./mcp/createMcpServer.js";
+import { McpServing } from "./mcp/serving/mcpServing.js";
 import type { ToolDeps } from "./mcp/toolCall.js";
 import { GatewayMetrics } from "./ops/metrics.js";
 import type { RunnerRouter } from "./routing/runnerRouter.js";
@@ -84,21 +80,11 @@ export interface RunningGateway {
   readonly metricsAddress: string | undefined;
   /** Stops serving: closes the HTTP server and its connections, the MCP handler and the router. Idempotent. */
   close(): Promise<void>;
+  /** close(), for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** lsp:write for a tools/call whose arguments make it write files, lsp:read for everything else. */
-export function requiredScope(message: unknown): Scope {
-  const request = message as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
-  if (request?.method !== "tools/call") return "lsp:read";
-  const tool = GATEWAY_TOOLS.find((candidate) => candidate.name === request.params?.name);
-  if (!tool) return "lsp:read";
-  try {
-    return scopeFor(tool.writes(request.params?.arguments));
-  } catch {
-    // Invalid arguments: the tool answers INVALID_ARGUMENT itself.
-    return "lsp:read";
-  }
-}
+export { requiredScope } from "./mcp/serving/requiredScope.js";
 
 /** Requests without a valid token a client address may send per second (bursts alike). */
 const DEFAULT_UNAUTHENTICATED_PER_SECOND = 10;
@@ -127,65 +113,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     tenantLabels: options.metricsTenantLabels,
   });
   const symbolIndex = options.symbolIndex ? new SymbolIndexCache(options.symbolIndex) : undefined;
-  const deps: ToolDeps = {
-    router: options.router,
-    workspaces: options.workspaces,
-    logger,
-    auditLogger: options.auditLogger,
-    callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
-    limiter: options.limiter,
-    metrics,
-    progressIntervalMs: options.progressIntervalMs,
-    readOnly: options.readOnly,
-    symbolIndex,
-  };
-  // legacy: 'stateless' (the default) serves 2025-era clients next to 2026-07-28 ones.
-  const serverFactory = () => createGatewayMcpServer(deps);
-  const mcp = createMcpHandler(serverFactory, {
-    onerror: (error) => logger.warn("mcp request rejected", { error: error.message }),
-  });
-  const toolCalls = await SharedToolCalls.start(createGatewayMcpServer(deps));
-  const closeMcp = () => Promise.all([mcp.close(), toolCalls.close()]);
-  const allowlists = allowlistsFor(options.host, { hosts: options.allowedHosts, origins: options.allowedOrigins });
-  if (!allowlists.hosts) logger.warn("Host header not checked: no allowed hosts configured for a non-loopback bind");
-  const server = createHttpServer({
-    mcp: withJsonResponses(mcp, serverFactory),
-    toolCalls,
-    allowlists,
-    logger,
-    authenticator: options.authenticator,
-    // Read-only serves no writing tool: a call naming one is answered "not found" by MCP.
-    requiredScope: options.readOnly ? () => "lsp:read" : requiredScope,
-    publicUrl: options.publicUrl,
-    authorizationServers: options.authorizationServers,
-    metrics,
-    requestLimiter: options.limiter ? httpRequestLimiter(options.limiter) : undefined,
-    unauthenticatedLimiter: options.authenticator.required
-      ? new TenantLimiter(
-          () => ({ callsPerSecond: options.unauthenticatedPerSecond ?? DEFAULT_UNAUTHENTICATED_PER_SECOND }),
-          undefined,
-          MAX_TRACKED_ADDRESSES,
-        )
-      : undefined,
-    metricsToken: options.metricsToken,
-    maxConnections: options.maxConnections,
-    timeouts: options.httpTimeouts,
-    notReady: () => (options.router.ready() ? undefined : "no live runner yet"),
-    degraded: () => options.router.degraded(),
-  });
-
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(options.port, options.host, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-  } catch (error) {
+  const deps = gatewayToolDeps(options, logger, metrics, symbolIndex);
+  const mcp = await McpServing.start(deps);
+  const closeMcp = () => mcp.close();
+  const server = gatewayHttpServer(options, logger, metrics, mcp);
+  await listen(server, options.port, options.host).catch(async (error: unknown) => {
     await closeMcp();
     throw error;
-  }
+  });
 
   const port = (server.address() as AddressInfo).port;
   const metricsServer = options.metricsListen
@@ -205,16 +140,83 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     symbolIndex?.close();
     await options.router.close();
   };
+  const close = () => {
+    closing ??= shutdown();
+    return closing;
+  };
   return {
     url: `http://${connectableHost(options.host)}:${port}${MCP_PATH}`,
     port,
     metrics,
     metricsAddress: metricsServer?.address,
-    close: () => {
-      closing ??= shutdown();
-      return closing;
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
+}
+
+/** What every tool call of this gateway shares. */
+function gatewayToolDeps(
+  options: GatewayOptions,
+  logger: Logger,
+  metrics: GatewayMetrics,
+  symbolIndex: SymbolIndexCache | undefined,
+): ToolDeps {
+  return {
+    router: options.router,
+    workspaces: options.workspaces,
+    logger,
+    auditLogger: options.auditLogger,
+    callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    limiter: options.limiter,
+    metrics,
+    progressIntervalMs: options.progressIntervalMs,
+    readOnly: options.readOnly,
+    symbolIndex,
+  };
+}
+
+/** The HTTP server in front of the MCP handlers: Host/Origin allowlists, authentication, limits, readiness. */
+function gatewayHttpServer(
+  options: GatewayOptions,
+  logger: Logger,
+  metrics: GatewayMetrics,
+  mcp: HttpServerOptions["mcp"],
+): Server {
+  const allowlists = allowlistsFor(options.host, { hosts: options.allowedHosts, origins: options.allowedOrigins });
+  if (!allowlists.hosts) logger.warn("Host header not checked: no allowed hosts configured for a non-loopback bind");
+  return createHttpServer({
+    mcp,
+    allowlists,
+    logger,
+    authenticator: options.authenticator,
+    publicUrl: options.publicUrl,
+    authorizationServers: options.authorizationServers,
+    metrics,
+    requestLimiter: options.limiter ? httpRequestLimiter(options.limiter) : undefined,
+    unauthenticatedLimiter: options.authenticator.required
+      ? new TenantLimiter(
+          () => ({ callsPerSecond: options.unauthenticatedPerSecond ?? DEFAULT_UNAUTHENTICATED_PER_SECOND }),
+          undefined,
+          MAX_TRACKED_ADDRESSES,
+        )
+      : undefined,
+    metricsToken: options.metricsToken,
+    maxConnections: options.maxConnections,
+    timeouts: options.httpTimeouts,
+    notReady: () => (options.router.ready() ? undefined : "no live runner yet"),
+    degraded: () => options.router.degraded(),
+  });
+}
+
+/** Resolves once the server listens; rejects with the bind error (EADDRINUSE, EACCES). */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
 }
 
 /** A host to put in a URL: wildcard binds become loopback, IPv6 literals get brackets. */

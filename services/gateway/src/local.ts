@@ -73,6 +73,8 @@ export function startLocalGateway(
 export interface LocalStdioGateway {
   /** Stops serving stdin/stdout and closes the runner connection. Idempotent. */
   close(): Promise<void>;
+  /** close(), for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** MCP over this process's stdin/stdout; stdout then carries the protocol only. */
@@ -93,14 +95,13 @@ export function serveLocalStdio(options: LocalGatewayOptions): LocalStdioGateway
     onerror: (error) => logger.warn("stdio error", { error: error.message }),
   });
   let closing: Promise<void> | undefined;
-  return {
-    close() {
-      closing ??= (async () => {
-        await handle.close().catch(() => {});
-        symbolIndex?.close();
-        await router.close();
-      })();
-      return closing;
-    },
+  const close = () => {
+    closing ??= (async () => {
+      await handle.close().catch(() => {});
+      symbolIndex?.close();
+      await router.close();
+    })();
+    return closing;
   };
+  return { close, [Symbol.asyncDispose]: close };
 }

@@ -4,12 +4,16 @@ import { NatsAuthError, type NatsClientAuth, natsClientAuth } from "@lspmesh/eve
 import { GrpcAuthError, type GrpcAuthSettings, grpcAuthSettings } from "@lspmesh/grpc";
 import { DEFAULT_RUNNER_PORT, ID_PATTERN, ID_RULE } from "@lspmesh/proto";
 import {
+  choiceSetting,
+  credentialSetting,
   type Environment,
+  hostPortSetting,
   integerSetting,
   isLoopbackHost,
-  LOG_LEVELS,
   type LogLevel,
   listSetting,
+  logLevelSetting,
+  metricsListenSetting,
   parseFlags,
   SettingsError,
   setting,
@@ -131,87 +135,32 @@ export function answerCacheSetting(env: Environment): number | undefined {
   return integerSetting(env.LSPMESH_ANSWER_CACHE, "LSPMESH_ANSWER_CACHE", undefined, 0, 1_000_000);
 }
 
+/** The runner's flags; each overrides the LSPMESH_* variable RUNNER_USAGE names next to it. */
+const RUNNER_FLAGS = {
+  listen: { type: "string" },
+  "workspaces-root": { type: "string" },
+  languages: { type: "string" },
+  nats: { type: "string" },
+  "metrics-listen": { type: "string" },
+} as const;
+
+type RunnerFlags = { readonly [name in keyof typeof RUNNER_FLAGS]?: string | undefined };
+
 /** Throws a SettingsError whose message names the setting and the fix. */
 export function runnerConfig(argv: readonly string[], env: Environment): RunnerConfig {
-  const { values: flags, positionals } = parseFlags({
-    args: [...argv],
-    options: {
-      listen: { type: "string" },
-      "workspaces-root": { type: "string" },
-      languages: { type: "string" },
-      nats: { type: "string" },
-      "metrics-listen": { type: "string" },
-    },
-    allowPositionals: true,
-  });
+  const { values: flags, positionals } = parseFlags({ args: [...argv], options: RUNNER_FLAGS, allowPositionals: true });
   if (positionals.length > 0) throw new SettingsError(`unexpected argument '${positionals[0]}'`);
-
-  const listen = setting(flags.listen, env, "LSPMESH_LISTEN") ?? `127.0.0.1:${DEFAULT_RUNNER_PORT}`;
-  if (!/^[^\s]*:\d{1,5}$/.test(listen)) throw new SettingsError(`invalid listen address '${listen}': use host:port`);
-  let grpcAuth: GrpcAuthSettings | undefined;
-  let natsAuth: NatsClientAuth;
-  try {
-    grpcAuth = grpcAuthSettings((name) => setting(undefined, env, name));
-    natsAuth = natsClientAuth((name) => setting(undefined, env, name));
-  } catch (error) {
-    throw error instanceof GrpcAuthError || error instanceof NatsAuthError ? new SettingsError(error.message) : error;
-  }
-  const listenHost = listen.slice(0, listen.lastIndexOf(":"));
-  if (!grpcAuth && !isLoopbackHost(listenHost))
-    throw new SettingsError(
-      `refusing to listen on ${listen} without credentials: set LSPMESH_GRPC_SECRET_FILE (a shared secret the gateways also read) or LSPMESH_GRPC_TLS_CERT, LSPMESH_GRPC_TLS_KEY and LSPMESH_GRPC_TLS_CA (mTLS), or listen on 127.0.0.1`,
-    );
-
-  const metricsListen = setting(flags["metrics-listen"], env, "LSPMESH_METRICS_LISTEN");
-  if (metricsListen !== undefined && !/^[^\s]*:\d{1,5}$/.test(metricsListen)) {
-    throw new SettingsError(`invalid metrics address '${metricsListen}': use host:port`);
-  }
-  const tenants = listSetting(env.LSPMESH_TENANTS);
-  for (const tenant of tenants ?? []) {
-    if (!ID_PATTERN.test(tenant)) throw new SettingsError(`invalid tenant '${tenant}' in LSPMESH_TENANTS: ${ID_RULE}`);
-  }
-  let warmUp: WarmUpEntry[];
-  try {
-    warmUp = parseWarmUpList(env.LSPMESH_WARMUP ?? "");
-  } catch (error) {
-    throw new SettingsError(`invalid LSPMESH_WARMUP: ${(error as Error).message}`);
-  }
-  const sandbox = (setting(undefined, env, "LSPMESH_SANDBOX") ?? "auto") as SandboxSetting;
-  if (!SANDBOX_SETTINGS.includes(sandbox))
-    throw new SettingsError(`invalid LSPMESH_SANDBOX '${sandbox}': use ${SANDBOX_SETTINGS.join(", ")}`);
-  const workers = (setting(undefined, env, "LSPMESH_WORKERS") ?? "auto") as WorkersSetting;
-  if (!WORKERS_SETTINGS.includes(workers))
-    throw new SettingsError(`invalid LSPMESH_WORKERS '${workers}': use ${WORKERS_SETTINGS.join(", ")}`);
-  const workerUserText = setting(undefined, env, "LSPMESH_WORKER_USER");
-  const workerUserMatch = workerUserText === undefined ? undefined : /^(\d{1,10}):(\d{1,10})$/.exec(workerUserText);
-  if (workerUserText !== undefined && !workerUserMatch)
-    throw new SettingsError(`invalid LSPMESH_WORKER_USER '${workerUserText}': use uid:gid, e.g. 65534:65534`);
-  const tenantMemoryMb = integerSetting(
-    env.LSPMESH_TENANT_MEMORY_MB,
-    "LSPMESH_TENANT_MEMORY_MB",
-    undefined,
-    0,
-    1 << 30,
-  );
-  const tenantLimits = {
-    sessions: integerSetting(env.LSPMESH_TENANT_MAX_SESSIONS, "LSPMESH_TENANT_MAX_SESSIONS", undefined, 0, 100_000),
-    processes: integerSetting(
-      env.LSPMESH_TENANT_MAX_PROCESSES,
-      "LSPMESH_TENANT_MAX_PROCESSES",
-      undefined,
-      0,
-      1_000_000,
-    ),
-    memoryBytes: tenantMemoryMb === undefined ? undefined : tenantMemoryMb * 1024 * 1024,
-    watches: integerSetting(env.LSPMESH_TENANT_MAX_WATCHES, "LSPMESH_TENANT_MAX_WATCHES", undefined, 0, 100_000_000),
-  };
-  const logLevel = (setting(undefined, env, "LSPMESH_LOG_LEVEL") ?? "info") as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new SettingsError(`invalid LSPMESH_LOG_LEVEL '${logLevel}': use ${LOG_LEVELS.join(", ")}`);
-  }
+  const { listen, grpcAuth, natsAuth } = listenSettings(flags, env);
+  const metricsListen = metricsListenSetting(flags["metrics-listen"], env);
+  const tenants = tenantsSetting(env);
+  const warmUp = warmUpSetting(env);
+  const sandbox = choiceSetting(env, "LSPMESH_SANDBOX", SANDBOX_SETTINGS, "auto");
+  const workers = choiceSetting(env, "LSPMESH_WORKERS", WORKERS_SETTINGS, "auto");
+  const workerUser = workerUserSetting(env);
+  const tenantLimits = tenantLimitsSetting(env);
+  const logLevel = logLevelSetting(env);
   const memoryMb = integerSetting(env.LSPMESH_SERVER_MEMORY_MB, "LSPMESH_SERVER_MEMORY_MB", undefined, 0, 1 << 30);
   const idleSeconds = integerSetting(env.LSPMESH_IDLE_TIMEOUT_S, "LSPMESH_IDLE_TIMEOUT_S", undefined, 0, 1 << 30);
-
   return {
     listen,
     ...(grpcAuth ? { grpcAuth } : {}),
@@ -229,28 +178,102 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     watchWorkspaces: setting(undefined, env, "LSPMESH_WATCH") !== "0",
     metricsListen,
     drainMs: integerSetting(env.LSPMESH_DRAIN_MS, "LSPMESH_DRAIN_MS", DEFAULT_DRAIN_MS, 0, 3_600_000),
-    serverMemoryBytes: memoryMb === undefined ? undefined : memoryMb * 1024 * 1024,
+    serverMemoryBytes: mebibytes(memoryMb),
     idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
     warmUp,
     sandbox,
     workers,
     stateDir: setting(undefined, env, "LSPMESH_STATE_DIR"),
-    ...(workerUserMatch ? { workerUser: { uid: Number(workerUserMatch[1]), gid: Number(workerUserMatch[2]) } } : {}),
+    ...(workerUser ? { workerUser } : {}),
     tenantLimits,
     logLevel,
     answerCacheEntries: answerCacheSetting(env),
     allowGitWrites: setting(undefined, env, "LSPMESH_ALLOW_GIT_WRITES") === "1",
-    symbolIndex: {
-      enabled: setting(undefined, env, "LSPMESH_SYMBOL_INDEX") !== "0",
-      maxFiles: integerSetting(env.LSPMESH_INDEX_MAX_FILES, "LSPMESH_INDEX_MAX_FILES", undefined, 1, 10_000_000),
-      maxSymbolsPerFile: integerSetting(
-        env.LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE,
-        "LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE",
-        undefined,
-        1,
-        1_000_000,
-      ),
-      maxBytesPerTenant: integerSetting(env.LSPMESH_INDEX_MAX_BYTES, "LSPMESH_INDEX_MAX_BYTES", undefined, -1, 2 ** 50),
-    },
+    symbolIndex: symbolIndexSetting(env),
+  };
+}
+
+/** Megabytes (as the variables give them) in bytes; unset stays unset. */
+function mebibytes(megabytes: number | undefined): number | undefined {
+  return megabytes === undefined ? undefined : megabytes * 1024 * 1024;
+}
+
+/**
+ * The gRPC address and the credentials gateways and NATS need: an address off loopback is
+ * refused without gRPC credentials (a shared secret file, mTLS files, or both).
+ */
+function listenSettings(flags: RunnerFlags, env: Environment) {
+  const listen = hostPortSetting(
+    setting(flags.listen, env, "LSPMESH_LISTEN") ?? `127.0.0.1:${DEFAULT_RUNNER_PORT}`,
+    "listen",
+  );
+  const grpcAuth = credentialSetting(env, grpcAuthSettings, GrpcAuthError);
+  const natsAuth = credentialSetting(env, natsClientAuth, NatsAuthError);
+  const listenHost = listen.slice(0, listen.lastIndexOf(":"));
+  if (!grpcAuth && !isLoopbackHost(listenHost))
+    throw new SettingsError(
+      `refusing to listen on ${listen} without credentials: set LSPMESH_GRPC_SECRET_FILE (a shared secret the gateways also read) or LSPMESH_GRPC_TLS_CERT, LSPMESH_GRPC_TLS_KEY and LSPMESH_GRPC_TLS_CA (mTLS), or listen on 127.0.0.1`,
+    );
+  return { listen, grpcAuth, natsAuth };
+}
+
+/** LSPMESH_TENANTS: the tenant allowlist of a dedicated pool; unset = any tenant. */
+function tenantsSetting(env: Environment): string[] | undefined {
+  const tenants = listSetting(env.LSPMESH_TENANTS);
+  for (const tenant of tenants ?? []) {
+    if (!ID_PATTERN.test(tenant)) throw new SettingsError(`invalid tenant '${tenant}' in LSPMESH_TENANTS: ${ID_RULE}`);
+  }
+  return tenants;
+}
+
+/** LSPMESH_WARMUP: tenant/workspace/language entries, comma-separated; unset = none. */
+function warmUpSetting(env: Environment): WarmUpEntry[] {
+  try {
+    return parseWarmUpList(env.LSPMESH_WARMUP ?? "");
+  } catch (error) {
+    throw new SettingsError(`invalid LSPMESH_WARMUP: ${(error as Error).message}`);
+  }
+}
+
+/** LSPMESH_WORKER_USER: "uid:gid"; unset = the runner's own user. */
+function workerUserSetting(env: Environment): RunnerConfig["workerUser"] {
+  const text = setting(undefined, env, "LSPMESH_WORKER_USER");
+  if (text === undefined) return undefined;
+  const match = /^(\d{1,10}):(\d{1,10})$/.exec(text);
+  if (!match) throw new SettingsError(`invalid LSPMESH_WORKER_USER '${text}': use uid:gid, e.g. 65534:65534`);
+  return { uid: Number(match[1]), gid: Number(match[2]) };
+}
+
+/** LSPMESH_TENANT_*: what one tenant may hold on this runner; unset = the session policy's defaults. */
+function tenantLimitsSetting(env: Environment): NonNullable<RunnerConfig["tenantLimits"]> {
+  const memoryMb = integerSetting(env.LSPMESH_TENANT_MEMORY_MB, "LSPMESH_TENANT_MEMORY_MB", undefined, 0, 1 << 30);
+  return {
+    sessions: integerSetting(env.LSPMESH_TENANT_MAX_SESSIONS, "LSPMESH_TENANT_MAX_SESSIONS", undefined, 0, 100_000),
+    processes: integerSetting(
+      env.LSPMESH_TENANT_MAX_PROCESSES,
+      "LSPMESH_TENANT_MAX_PROCESSES",
+      undefined,
+      0,
+      1_000_000,
+    ),
+    memoryBytes: mebibytes(memoryMb),
+    watches: integerSetting(env.LSPMESH_TENANT_MAX_WATCHES, "LSPMESH_TENANT_MAX_WATCHES", undefined, 0, 100_000_000),
+  };
+}
+
+/** LSPMESH_SYMBOL_INDEX (on unless "0") and LSPMESH_INDEX_* limits; unset = the indexer's defaults. */
+function symbolIndexSetting(env: Environment): RunnerConfig["symbolIndex"] {
+  return {
+    enabled: setting(undefined, env, "LSPMESH_SYMBOL_INDEX") !== "0",
+    maxFiles: integerSetting(env.LSPMESH_INDEX_MAX_FILES, "LSPMESH_INDEX_MAX_FILES", undefined, 1, 10_000_000),
+    maxSymbolsPerFile: integerSetting(
+      env.LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE,
+      "LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE",
+      undefined,
+      1,
+      1_000_000,
+    ),
+    // Bytes per tenant; -1 = no limit.
+    maxBytesPerTenant: integerSetting(env.LSPMESH_INDEX_MAX_BYTES, "LSPMESH_INDEX_MAX_BYTES", undefined, -1, 2 ** 50),
   };
 }

@@ -4,6 +4,7 @@
 import { DEFAULT_WORKSPACE, LOCAL_TENANT } from "@lspmesh/proto";
 import type { DiagnosticsAnswer } from "./engine/answers.js";
 import { QueryEngine } from "./engine/queryEngine.js";
+import { runnerClientCapabilities } from "./features/index.js";
 import { loadLanguageRegistry } from "./lsp/languages/languageConfig.js";
 import { SessionManager } from "./lsp/pool/sessionManager.js";
 import { SingleWorkspaceLocator } from "./workspace/workspaceLocator.js";
@@ -29,22 +30,29 @@ export interface EmbeddedEngine {
   diagnostics(request: { files: string[]; waitMs: number; signal?: AbortSignal }): Promise<DiagnosticsAnswer>;
   /** Stops every language server it started. Idempotent. */
   close(): Promise<void>;
+  /** close(), for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Throws LanguageConfigError for a bad languages file. */
 export async function openEmbeddedEngine(options: EmbeddedEngineOptions): Promise<EmbeddedEngine> {
   const languages = await loadLanguageRegistry(options.languagesFile);
   const log = options.log;
-  const sessions = new SessionManager({ onLog: log ? (entry) => log(`${entry.language}: ${entry.line}`) : undefined });
+  const sessions = new SessionManager({
+    clientCapabilities: runnerClientCapabilities(),
+    onLog: log ? (entry) => log(`${entry.language}: ${entry.line}`) : undefined,
+  });
   const ref = { tenant: LOCAL_TENANT, workspace: options.workspace ?? DEFAULT_WORKSPACE };
   const engine = new QueryEngine({
     locator: new SingleWorkspaceLocator(options.dir, ref.tenant, ref.workspace),
     languages,
     sessions,
   });
+  const close = () => sessions.close();
   return {
     supports: (file) => languages.forFile(file) !== undefined,
     diagnostics: ({ files, waitMs, signal }) => engine.diagnostics.diagnostics({ ref, files, waitMs, signal }),
-    close: () => sessions.close(),
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }

@@ -10,6 +10,7 @@ import type { WorkspaceRef } from "./engine/answers.js";
 import { QueryEngine } from "./engine/queryEngine.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { RunnerEvents } from "./events/runnerEvents.js";
+import { cachedMethods, runnerClientCapabilities } from "./features/index.js";
 import { runnerService } from "./grpc/runnerService.js";
 import { withAgentActivity } from "./grpc/trackedCalls.js";
 import type { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
@@ -80,6 +81,8 @@ export interface RunnerCore {
   readonly indexesAnnounced: Promise<void>;
   /** Stops indexing, watching and every language server. Idempotent. */
   close(): Promise<void>;
+  /** close(), for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Languages whose server is installed, as Describe and the registry announce them. */
@@ -105,7 +108,56 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
   });
   // Created after the engine it queries; session events reach it once it exists.
   let indexer: SymbolIndexer | undefined;
-  const sessions = new SessionManager({
+  const sessions = coreSessions(options, events, () => indexer);
+  const activity = new AgentActivity();
+  const engine: QueryEngine = new QueryEngine({
+    locator,
+    languages,
+    sessions,
+    changes: events,
+    answers: new AnswerCache(options.answerCacheEntries, cachedMethods()),
+    allowGitWrites: options.allowGitWrites,
+    log,
+    onWorkspaceUsed: (ref) => void indexer?.ensure(ref),
+  });
+  if (options.symbolIndex?.enabled ?? true) indexer = coreIndexer(options, { sessions, engine, activity, watchBudget });
+  const served = servedLanguages(languages);
+  const implementation = withAgentActivity(runnerService(engine, { runnerId, languages: served }), activity);
+  const indexesAnnounced = announceIndexes(options, engine, indexer);
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await indexer?.close();
+      await events.close();
+      await sessions.close();
+    })();
+    return closing;
+  };
+  return {
+    sessions,
+    engine,
+    events,
+    symbolIndexer: indexer,
+    implementation,
+    served,
+    indexesAnnounced,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/**
+ * The core's language sessions: their events are published, logged, shown on a console
+ * (onServerState), and a server turning ready lets the symbol indexer (once there is one) use it.
+ */
+function coreSessions(
+  options: RunnerCoreOptions,
+  events: RunnerEvents,
+  indexer: () => SymbolIndexer | undefined,
+): SessionManager {
+  const { log } = options;
+  return new SessionManager({
+    clientCapabilities: runnerClientCapabilities(),
     maxFileBytes: options.maxFileBytes,
     policy: options.sessionPolicy,
     onLog: (entry) => log({ level: "debug", msg: "language server", ...entry }),
@@ -116,7 +168,7 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
     onOutgoing: options.onServerMessage,
     onSessionEvent: (origin, event) => {
       events.onSessionEvent(origin, event);
-      if (event.type === "state" && event.state === "ready") indexer?.serverReady(origin, origin.language);
+      if (event.type === "state" && event.state === "ready") indexer()?.serverReady(origin, origin.language);
       if (event.type === "diagnostics") return;
       options.onServerState?.({
         tenant: origin.tenant,
@@ -127,45 +179,50 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
       });
     },
   });
-  const activity = new AgentActivity();
-  const engine: QueryEngine = new QueryEngine({
-    locator,
-    languages,
-    sessions,
-    changes: events,
-    answers: new AnswerCache(options.answerCacheEntries),
-    allowGitWrites: options.allowGitWrites,
-    log,
-    onWorkspaceUsed: (ref) => void indexer?.ensure(ref),
+}
+
+/** The symbol indexer: reads document symbols through the engine, from servers already running. */
+function coreIndexer(
+  options: RunnerCoreOptions,
+  parts: { sessions: SessionManager; engine: QueryEngine; activity: AgentActivity; watchBudget: WatchBudget },
+): SymbolIndexer {
+  const { sessions, engine } = parts;
+  return new SymbolIndexer({
+    bus: options.bus,
+    runnerId: options.runnerId,
+    tenants: options.tenants,
+    locator: options.locator,
+    languages: options.languages,
+    activity: parts.activity,
+    serverRunning: (ref, language) =>
+      sessions
+        .statusOf(ref.tenant, ref.workspace)
+        .some((status) => status.language === language && (status.state === "ready" || status.state === "indexing")),
+    documentSymbols: async (ref, file, signal) =>
+      (await engine.navigation.documentSymbols({ ref, file, signal, transient: true })).symbols,
+    watchLocally: options.watchWorkspaces ?? true,
+    debounceMs: options.watchDebounceMs,
+    pollMs: options.watchPollMs,
+    watchBudget: parts.watchBudget,
+    maxFiles: options.symbolIndex?.maxFiles,
+    maxSymbolsPerFile: options.symbolIndex?.maxSymbolsPerFile,
+    maxFileBytes: options.symbolIndex?.maxFileBytes ?? options.maxFileBytes,
+    log: options.log,
   });
-  if (options.symbolIndex?.enabled ?? true) {
-    indexer = new SymbolIndexer({
-      bus,
-      runnerId,
-      tenants: options.tenants,
-      locator,
-      languages,
-      activity,
-      serverRunning: (ref, language) =>
-        sessions
-          .statusOf(ref.tenant, ref.workspace)
-          .some((status) => status.language === language && (status.state === "ready" || status.state === "indexing")),
-      documentSymbols: async (ref, file, signal) =>
-        (await engine.navigation.documentSymbols({ ref, file, signal, transient: true })).symbols,
-      watchLocally: options.watchWorkspaces ?? true,
-      debounceMs: options.watchDebounceMs,
-      pollMs: options.watchPollMs,
-      watchBudget,
-      maxFiles: options.symbolIndex?.maxFiles,
-      maxSymbolsPerFile: options.symbolIndex?.maxSymbolsPerFile,
-      maxFileBytes: options.symbolIndex?.maxFileBytes ?? options.maxFileBytes,
-      log,
-    });
-  }
-  const served = servedLanguages(languages);
-  const implementation = withAgentActivity(runnerService(engine, { runnerId, languages: served }), activity);
+}
+
+/**
+ * Settles once the indexes of `symbolIndex.workspaces` are announced (RunnerCore.indexesAnnounced);
+ * meanwhile the indexes this runner stored before a restart are taken up again.
+ */
+function announceIndexes(
+  options: RunnerCoreOptions,
+  engine: QueryEngine,
+  indexer: SymbolIndexer | undefined,
+): Promise<void> {
+  const { log } = options;
   // Edits a crash interrupted are undone before anything reads the workspace (the indexer included).
-  const indexesAnnounced = Promise.all(
+  const announced = Promise.all(
     (options.symbolIndex?.workspaces ?? []).map(async (ref) => {
       await engine
         .recoverEdits(ref)
@@ -177,22 +234,5 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
     ?.catchUpOwned()
     .then((count) => count > 0 && log({ level: "info", msg: "symbol indexes taken up again", count }))
     .catch((error) => log({ level: "warn", msg: "stored symbol indexes not listed", error: String(error) }));
-  let closing: Promise<void> | undefined;
-  return {
-    sessions,
-    engine,
-    events,
-    symbolIndexer: indexer,
-    implementation,
-    served,
-    indexesAnnounced,
-    close() {
-      closing ??= (async () => {
-        await indexer?.close();
-        await events.close();
-        await sessions.close();
-      })();
-      return closing;
-    },
-  };
+  return announced;
 }

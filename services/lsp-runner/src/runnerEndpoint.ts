@@ -4,14 +4,22 @@
 // process, or the supervisor's routing to tenant workers.
 import { hostname } from "node:os";
 import * as grpc from "@grpc/grpc-js";
-import { addService, type CallContext, GrpcAuth, type ServiceClient, type ServiceImplementation } from "@lspmesh/grpc";
+import {
+  addService,
+  createInProcessClient,
+  GrpcAuth,
+  InFlightCalls,
+  type Interceptor,
+  MAX_GRPC_MESSAGE_BYTES,
+  type ServiceClient,
+  type ServiceImplementation,
+} from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
 import { splitHostPort } from "@lspmesh/service-kit";
 import { HealthImplementation } from "grpc-health-check";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { DEFAULT_HEARTBEAT_MS, RunnerRegistration } from "./events/runnerRegistration.js";
-import { requestIdOf, withCallLog } from "./grpc/callLog.js";
-import { InProcessCalls } from "./grpc/inProcessCalls.js";
+import { callLogInterceptor, unexpectedErrorLog } from "./grpc/callLog.js";
 import type { ServedLanguage } from "./runnerCore.js";
 
 export interface RunnerEndpointOptions {
@@ -42,21 +50,21 @@ export interface RunnerEndpoint {
 export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promise<RunnerEndpoint> {
   const { id, log, served } = options;
   const grpcAuth = options.grpcAuth ?? GrpcAuth.none();
-  const server = new grpc.Server({ "grpc.max_receive_message_length": 16 * 1024 * 1024 });
+  const server = new grpc.Server({ "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES });
   const health = new HealthImplementation({ "": "SERVING", "lspmesh.v1.Runner": "SERVING" });
   health.addToServer(server);
-  const implementation = withCallLog(options.implementation, log);
-  const onUnexpectedError = (method: string, error: unknown, context: CallContext) =>
-    log({
-      level: "error",
-      msg: "unexpected error",
-      method,
-      requestId: requestIdOf(context),
-      error: String((error as Error)?.stack ?? error),
-    });
-  addService(server, Runner, implementation, onUnexpectedError, (call) => grpcAuth.authorizes(call));
+  // close() lets the calls under way finish; grpc-js tryShutdown alone would not wait for in-process ones.
+  const inFlight = new InFlightCalls();
+  // Every Runner call, over the network or in this process, passes these, the first outermost.
+  const interceptors: Interceptor[] = [inFlight.interceptor, callLogInterceptor(log)];
+  const onUnexpectedError = unexpectedErrorLog(log);
+  addService(server, Runner, options.implementation, {
+    authorize: (call) => grpcAuth.authorizes(call),
+    interceptors,
+    onUnexpectedError,
+  });
   // Same process, same service, no credentials to check: nothing crosses a process boundary.
-  const inProcess = new InProcessCalls(implementation, onUnexpectedError);
+  const inProcessClient = createInProcessClient(Runner, options.implementation, { interceptors, onUnexpectedError });
   let advertised = "";
   const registration = new RunnerRegistration(
     options.bus,
@@ -85,7 +93,7 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
   let closing: Promise<void> | undefined;
   return {
     address,
-    inProcessClient: inProcess.client,
+    inProcessClient,
     close(graceMs) {
       closing ??= (async () => {
         // Gateways stop routing here first: health checks fail and the registry entry goes.
@@ -102,7 +110,9 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
             resolve();
           });
         });
-        await Promise.all([network, inProcess.drain(graceMs)]);
+        // New in-process calls are refused (UNAVAILABLE), as the closing server refuses network ones.
+        inProcessClient.close();
+        await Promise.all([network, inFlight.settled(graceMs)]);
       })();
       return closing;
     },

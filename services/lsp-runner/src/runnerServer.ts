@@ -97,6 +97,8 @@ export interface RunnerServer {
    * graceMs), workspaces unwatched, every language server stopped. Idempotent.
    */
   close(graceMs?: number): Promise<void>;
+  /** close() with the default grace period: `await using runner = await startRunnerServer(…)`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** How long close() lets in-flight calls finish before cancelling them, in ms (default 5 000). */
@@ -149,6 +151,15 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   await core.indexesAnnounced;
   const warmedUp = warmUpSessions(options.warmUp ?? [], { locator, languages, sessions, log });
   let closing: Promise<void> | undefined;
+  const close = (graceMs = DEFAULT_GRACE_MS) => {
+    closing ??= (async () => {
+      await endpoint.close(graceMs);
+      await core.close();
+      if (ownsBus) await bus.close();
+      await metrics?.close();
+    })();
+    return closing;
+  };
   return {
     address: endpoint.address,
     id,
@@ -159,14 +170,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     symbolIndex: bus.symbolIndex,
     inProcessClient: endpoint.inProcessClient,
     warmedUp,
-    close(graceMs = DEFAULT_GRACE_MS) {
-      closing ??= (async () => {
-        await endpoint.close(graceMs);
-        await core.close();
-        if (ownsBus) await bus.close();
-        await metrics?.close();
-      })();
-      return closing;
-    },
+    close,
+    [Symbol.asyncDispose]: () => close(),
   };
 }

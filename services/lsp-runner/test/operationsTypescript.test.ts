@@ -1,7 +1,10 @@
 // Completion, signature help, inlay hints, hierarchies and edit previews through the runner's gRPC
 // service against a real typescript-language-server. Nothing here writes to the workspace.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { GrpcStatus } from "@lspmesh/grpc";
 import { HierarchyRequest_Direction } from "@lspmesh/proto";
+import { fixturePath } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { at, editLines, failure, span, symbol } from "./support/calls.js";
 import { type FixtureRunner, startFixtureRunner } from "./support/fixtureRunner.js";
@@ -311,5 +314,32 @@ describe("edit previews", () => {
     );
     expect([error.code, error.lspmeshCode]).toEqual([GrpcStatus.NOT_FOUND, "NOT_FOUND"]);
     expect(error.details).toContain(`available: 'Add import from "./geometry"'`);
+  });
+});
+
+describe("document highlights", () => {
+  // Columns in code points: line 5 has two astral emoji (two UTF-16 units each) before 正方形.
+  const main = readFileSync(join(fixturePath("typescript-ops"), "src/main.ts"), "utf8").split("\n");
+  const columnsOf = (line: number, name: string) => {
+    const text = main[line - 1]!;
+    const start = [...text.slice(0, text.indexOf(name))].length + 1;
+    return `${line}:${start}-${line}:${start + [...name].length}`;
+  };
+
+  test("a constant's declaration and uses, as typescript-language-server kinds them, each range in code points", async () => {
+    const answer = await client.documentHighlights({ workspace: ws, at: symbol("src/main.ts", "正方形", 4) });
+    expect(answer.highlights.map((h) => `${span(h.range)} ${h.kind}`)).toEqual([
+      // typescript-language-server reports a const's declaration as read (only assignments are write).
+      `${columnsOf(4, "正方形")} read`,
+      `${columnsOf(5, "正方形")} read`,
+      `${columnsOf(6, "正方形")} read`,
+    ]);
+    expect(answer.status?.partial).toBe(false);
+  });
+
+  test("a position on no symbol has no highlights, and the answer says it is complete", async () => {
+    const answer = await client.documentHighlights({ workspace: ws, at: at("src/main.ts", 3, 1) });
+    expect(answer.highlights).toEqual([]);
+    expect(answer.status?.partial).toBe(false);
   });
 });

@@ -12,6 +12,7 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { TOOL_CALLS } from "../src/toolCalls.js";
 
 const CLI = fileURLToPath(new URL("../../../apps/cli/bin/lspmesh.js", import.meta.url));
 
@@ -39,7 +40,7 @@ test("embedded: tools over stdio, and closing stdin stops every language server"
   let children: number[] = [];
   try {
     const { tools } = await client.listTools();
-    expect(tools.length).toBe(21);
+    expect(tools.length).toBe(Object.keys(TOOL_CALLS).length);
     const result = (await client.callTool({
       name: "find_definition",
       arguments: { file: "src/main.ts", symbol: "PoliteGreeter", line: 3 },

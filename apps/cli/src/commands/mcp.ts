@@ -1,18 +1,15 @@
 // `lspmesh mcp`: MCP over stdio for desktop agents. Embedded (a runner in this process serving a
 // folder, like `serve`) or proxying to a gateway over HTTP with a bearer token from the
 // environment. stdout carries the protocol only; diagnostics go to stderr.
-import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { serveLocalStdio } from "@lspmesh/gateway";
-import { answerCacheSetting, LanguageConfigError, startRunner } from "@lspmesh/lsp-runner";
-import { DEFAULT_WORKSPACE, ID_PATTERN, ID_RULE, LOCAL_TENANT } from "@lspmesh/proto";
+import { DEFAULT_WORKSPACE } from "@lspmesh/proto";
 import { createJsonLogger, parseFlags } from "@lspmesh/service-kit";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Server } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { stdioConfigs, stdioLaunch } from "../agentConfig.js";
-import { localRunnerAuth } from "../localRunnerAuth.js";
-import { ConfigFileError, UsageError } from "../usage.js";
+import { requireFolder, startLocal, usageCheckedWorkspace } from "../local/startLocal.js";
+import { UsageError } from "../usage.js";
 
 export const HELP = `usage: lspmesh mcp DIR [--workspace ${DEFAULT_WORKSPACE}] [--read-only] [--languages FILE]   embedded: serve DIR over stdio
        lspmesh mcp --gateway URL [--token-env LSPMESH_TOKEN]     proxy: forward to a gateway
@@ -82,36 +79,15 @@ async function runEmbedded(
   languagesFile: string | undefined,
 ): Promise<void> {
   const dir = resolve(folder);
-  const info = await stat(dir).catch(() => undefined);
-  if (!info?.isDirectory()) throw new UsageError(`'${folder}' is not a folder`);
-  if (!ID_PATTERN.test(workspace)) throw new UsageError(`invalid workspace id '${workspace}': ${ID_RULE}`);
+  await requireFolder(dir, folder);
+  usageCheckedWorkspace(workspace);
   const logger = createJsonLogger({
     service: "mcp",
     level: process.env.LSPMESH_LOG_LEVEL === "debug" ? "debug" : "warn",
   });
-  const runnerAuth = localRunnerAuth();
-  const runner = await startRunner({
-    listen: "127.0.0.1:0",
-    grpcAuth: runnerAuth,
-    workspaces: { dir, tenant: LOCAL_TENANT, workspace },
-    languagesFile,
-    answerCacheEntries: answerCacheSetting(process.env),
-  }).catch((error: unknown) => {
-    throw error instanceof LanguageConfigError ? new ConfigFileError(error.message) : error;
-  });
-  const stdio = serveLocalStdio({
-    runnerAddress: runner.address,
-    runnerAuth,
-    runnerClient: runner.inProcessClient,
-    workspace,
-    logger,
-    readOnly,
-    symbolIndex: runner.symbolIndex,
-  });
-  stopWhenDone(async () => {
-    await stdio.close();
-    await runner.close();
-  });
+  // No runner hooks: the runner's own log entries are discarded; stderr has the logger's warnings.
+  const local = await startLocal({ dir, workspace, languagesFile, readOnly, logger, transport: { kind: "stdio" } });
+  stopWhenDone(() => local.close());
   const mode = readOnly ? " (read-only: no tool writes files)" : "";
   process.stderr.write(`lspmesh mcp: serving ${dir} as workspace '${workspace}' over stdio${mode}\n`);
   // A person at a terminal (an agent never gives a TTY): how to have an agent start it instead.

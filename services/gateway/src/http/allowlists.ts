@@ -1,8 +1,7 @@
 // Which Host and Origin headers the MCP endpoint accepts (DNS-rebinding and CSRF protection).
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 import { isLoopbackHost } from "@lspmesh/service-kit";
-import { originValidation } from "@modelcontextprotocol/node";
-import { localhostAllowedHostnames } from "@modelcontextprotocol/server";
+import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from "@modelcontextprotocol/server";
 
 export interface Allowlists {
   /** Allowed Host hostnames (no port; IPv6 in brackets); undefined = Host is not checked. */
@@ -41,26 +40,31 @@ export function allowlistsFor(bindHost: string, configured: { hosts?: string[]; 
   return { hosts: configured.hosts, origins: configured.origins ?? [], exactOrigins: false };
 }
 
-/** The Origin guard: returns whether the request may proceed, else it has answered 403. */
-export function originGuard(allowlists: Allowlists): (req: IncomingMessage, res: ServerResponse) => boolean {
-  if (!allowlists.exactOrigins) return originValidation(allowlists.origins);
+/** Why a request's Host is refused (DNS rebinding), or undefined when it may proceed. */
+export function hostRefusal(allowlists: Allowlists): (req: IncomingMessage) => string | undefined {
+  const hosts = allowlists.hosts;
+  if (!hosts) return () => undefined;
+  return (req) => {
+    const result = validateHostHeader(req.headers.host, hosts);
+    return result.ok ? undefined : result.message;
+  };
+}
+
+/** Why a request's Origin is refused (a browser page it may not come from), or undefined when it may proceed. */
+export function originRefusal(allowlists: Allowlists): (req: IncomingMessage) => string | undefined {
+  if (!allowlists.exactOrigins) {
+    return (req) => {
+      const result = validateOriginHeader(req.headers.origin, allowlists.origins);
+      return result.ok ? undefined : result.message;
+    };
+  }
   const allowed = new Set(allowlists.origins);
-  return (req, res) => {
+  return (req) => {
     const header = req.headers.origin;
-    if (header === undefined) return true;
+    if (header === undefined) return undefined;
     const origin = normalizeOrigin(header) ?? "";
     // Same origin (the Host already checked to be a localhost name): no other site's page.
-    if (allowed.has(origin) || origin === normalizeOrigin(`http://${req.headers.host ?? ""}`)) return true;
-    res.writeHead(403, { "content-type": "application/json" }).end(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        error: {
-          code: -32_000,
-          message: `Origin '${header}' may not call this local lspmesh: browser pages are refused unless it is started with --allow-origin ${normalizeOrigin(header) ?? "ORIGIN"}`,
-        },
-        id: null,
-      }),
-    );
-    return false;
+    if (allowed.has(origin) || origin === normalizeOrigin(`http://${req.headers.host ?? ""}`)) return undefined;
+    return `Origin '${header}' may not call this local lspmesh: browser pages are refused unless it is started with --allow-origin ${normalizeOrigin(header) ?? "ORIGIN"}`;
   };
 }

@@ -10,6 +10,7 @@ test("the catalogue is the documented one (docs/tools.md), each tool once", () =
       "find_implementations",
       "find_references",
       "hover",
+      "document_highlights",
       "document_symbols",
       "workspace_symbols",
       "search_symbols",

@@ -7,6 +7,7 @@ import { batchTool } from "./tools/batch.js";
 import { codeActionsTool } from "./tools/codeActions.js";
 import { completionsTool } from "./tools/completions.js";
 import { diagnosticsTool } from "./tools/diagnostics.js";
+import { documentHighlightsTool } from "./tools/documentHighlights.js";
 import { documentSymbolsTool } from "./tools/documentSymbols.js";
 import { findDefinitionTool, findImplementationsTool, findTypeDefinitionTool } from "./tools/findDefinition.js";
 import { findReferencesTool } from "./tools/findReferences.js";
@@ -30,6 +31,7 @@ export const GATEWAY_TOOLS: readonly GatewayTool[] = [
   findImplementationsTool,
   findReferencesTool,
   hoverTool,
+  documentHighlightsTool,
   documentSymbolsTool,
   workspaceSymbolsTool,
   searchSymbolsTool,
@@ -50,7 +52,7 @@ export const GATEWAY_TOOLS: readonly GatewayTool[] = [
 
 /** Sent to clients at initialization; models read it before choosing tools. */
 const INSTRUCTIONS = [
-  "lspmesh answers questions about code with real language servers: definitions, references, hover, outlines, symbol search (one workspace or all of yours), diagnostics, completions, call and type hierarchies, and semantic edits (rename, format, code actions).",
+  "lspmesh answers questions about code with real language servers: definitions, references, hover, highlights in a file, outlines, symbol search (one workspace or all of yours), diagnostics, completions, call and type hierarchies, and semantic edits (rename, format, code actions).",
   "Files are workspace-relative paths such as src/index.ts. Positions are 1-based: the first line is 1 and columns count Unicode code points from 1.",
   "Instead of a column you may give symbol (the exact identifier) with line as an optional hint; the answer says where it resolved.",
   "Every answer carries the language server's state. When partial is true the server was not ready: an empty answer then means 'not known yet', not 'none', so retry shortly.",

@@ -1,5 +1,11 @@
 // Declares a tool once (schemas, description, annotations, body) and registers it on an McpServer.
-import type { McpServer, StandardSchemaWithJSON, ToolAnnotations } from "@modelcontextprotocol/server";
+import type {
+  CallToolResult,
+  McpServer,
+  ServerContext,
+  StandardSchemaWithJSON,
+  ToolAnnotations,
+} from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { GatewayError } from "../errors.js";
 import { runTool } from "./pipeline/runTool.js";
@@ -54,51 +60,48 @@ export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject
 ): GatewayTool {
   const annotations = definition.annotations ?? READ_ONLY;
   // Built once per tool, shared by every per-request server.
-  const inputSchema = advertisedOnly(definition.input);
-  const outputSchema = memoizedOutput(definition.output);
+  const config = {
+    title: definition.title,
+    description: definition.description,
+    inputSchema: advertisedOnly(definition.input),
+    outputSchema: memoizedOutput(definition.output),
+    annotations,
+  };
   const writes = (args: z.output<Input>) => definition.writes?.(args) ?? false;
   return {
     name: definition.name,
     annotations,
     register(server, deps) {
-      server.registerTool(
-        definition.name,
-        {
-          title: definition.title,
-          description: definition.description,
-          inputSchema,
-          outputSchema,
-          annotations,
-        },
-        async (rawArgs, ctx) => {
-          let args: z.output<Input>;
-          try {
-            args = parseArguments(definition.input, rawArgs);
-          } catch (error) {
-            // Still one logged, counted call (and subject to limits) with the coded error.
-            return runTool(deps, ctx, definition.name, async () => {
-              throw error;
-            });
-          }
-          return runTool(
-            deps,
-            ctx,
-            definition.name,
-            async (call) => {
-              const answer = await definition.run(args, call);
-              return {
-                content: [{ type: "text", text: withinBudget(answer.text) }],
-                structuredContent: answer.structured,
-              };
-            },
-            { write: writes(args) },
-          );
-        },
-      );
+      // An object of its own per server: nothing one server does to it reaches another.
+      server.registerTool(definition.name, { ...config }, toolHandler(definition, deps, writes));
     },
-    // A tool that never writes need not parse the arguments to say so (the HTTP layer asks per request).
+    // A tool that never writes need not parse the arguments to say so (MCP serving asks for every tools/call).
     writes: definition.writes ? (rawArgs) => writes(parseArguments(definition.input, rawArgs)) : () => false,
     invoke: (rawArgs, call) => definition.run(parseArguments(definition.input, rawArgs), call),
+  };
+}
+
+/** The MCP handler of one tool: arguments validated by the tool, the body run through the call pipeline. */
+function toolHandler<Input extends z.ZodObject, Output extends z.ZodObject>(
+  definition: ToolDefinition<Input, Output>,
+  deps: ToolDeps,
+  writes: (args: z.output<Input>) => boolean,
+): (rawArgs: unknown, ctx: ServerContext) => Promise<CallToolResult> {
+  return async (rawArgs, ctx) => {
+    let args: z.output<Input>;
+    try {
+      args = parseArguments(definition.input, rawArgs);
+    } catch (error) {
+      // Still one logged, counted call (and subject to limits) with the coded error.
+      return runTool(deps, ctx, definition.name, async () => {
+        throw error;
+      });
+    }
+    const body = async (call: ToolCall): Promise<CallToolResult> => {
+      const answer = await definition.run(args, call);
+      return { content: [{ type: "text", text: withinBudget(answer.text) }], structuredContent: answer.structured };
+    };
+    return runTool(deps, ctx, definition.name, body, { write: writes(args) });
   };
 }
 

@@ -50,6 +50,19 @@ export function emptyAnswerText(status: AnswerStatusOutput, noResults: string): 
   return `No results yet: ${serverName(status)} ${STATE_PHRASES[status.state]}; ${RETRY_ADVICE[status.state]}.${noteSuffix(status)}`;
 }
 
+/**
+ * The text of an answer: its results under the status header, or, when nothing was found, `none`
+ * as emptyAnswerText words it.
+ */
+export function answerText(
+  status: AnswerStatusOutput,
+  found: boolean,
+  none: string,
+  ...results: Array<string | undefined>
+): string {
+  return found ? lines(statusHeader(status), ...results) : emptyAnswerText(status, none);
+}
+
 /** "src/a.ts:3:5", or "`name` at src/a.ts:3:5" for a symbol target (at the position it resolved to). */
 export function describeTarget(at: PositionAt, status: AnswerStatusOutput): string {
   if (at.target.case === "position") return `${at.file}:${at.target.value.line}:${at.target.value.column}`;

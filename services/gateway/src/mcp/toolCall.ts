@@ -9,11 +9,12 @@ import type { Principal } from "../auth/principal.js";
 import { GatewayError } from "../errors.js";
 import type { TenantLimiter } from "../limits/tenantLimiter.js";
 import type { GatewayMetrics } from "../ops/metrics.js";
-import type { RunnerClient, RunnerRouter } from "../routing/runnerRouter.js";
+import type { RunnerClient, RunnerHandle, RunnerRouter } from "../routing/runnerRouter.js";
 import type { SymbolIndexCache } from "../symbols/symbolIndexCache.js";
 import type { TenantIndex } from "../symbols/tenantIndex.js";
 import type { Caller, WorkspaceResolver, WorkspaceTarget } from "../workspaces.js";
 import { pollRunnerProgress } from "./progress.js";
+import type { RunnerPart } from "./runnerPart.js";
 import { internalError, isUnreachable, toGatewayError } from "./toolErrors.js";
 
 /** How often a long runner call polls the workspace status for progress to forward, in ms. */
@@ -55,6 +56,19 @@ export interface SendOptions {
   progress?: boolean;
 }
 
+export interface WorkspaceSendOptions extends SendOptions {
+  /** Only these languages; default the workspace's: configured ones, else those the runners serve. */
+  languages?: readonly string[];
+}
+
+/** One runner call: the request, sent with the options the call object makes (deadline, request id, cancellation). */
+export type RunnerRpc<T> = (runner: RunnerClient, options: CallOptions) => Promise<T>;
+
+/** One call of a fan-out; `group` is what this runner is asked about (its languages, or its files). */
+export type RunnerGroupRpc<T> = (runner: RunnerClient, options: CallOptions, group: string[]) => Promise<T>;
+
+export type { RunnerPart } from "./runnerPart.js";
+
 /** The per-call services a tool body uses. */
 export interface ToolCall {
   readonly requestId: string;
@@ -72,30 +86,53 @@ export interface ToolCall {
    * when the gateway has no index store or the tenant has nothing stored yet.
    */
   symbolIndex(): Promise<TenantIndex | undefined>;
-  /** Languages of a workspace for workspace-wide calls: configured ones, else those the runners serve. */
-  languagesOf(target: WorkspaceTarget): string[];
-  /** The language a file is routed by (see RunnerRouter.languageOf); throws NO_LANGUAGE_SERVER. */
-  languageOf(target: WorkspaceTarget, file: string): string;
+  /** The call about one file: to the runner of the file's language (NO_LANGUAGE_SERVER when none reads it). */
+  sendForFile<T>(target: WorkspaceTarget, file: string, rpc: RunnerRpc<T>, options?: SendOptions): Promise<T>;
+  /**
+   * The call applying an edit to `files`: to the runner of the first file a language server reads
+   * (it then tells that server); an edit of files no server reads (docs, data) goes to the
+   * workspace's first language.
+   */
+  sendForEdit<T>(
+    target: WorkspaceTarget,
+    files: readonly string[],
+    rpc: RunnerRpc<T>,
+    options?: SendOptions,
+  ): Promise<T>;
+  /**
+   * Calls about several files: one per language in parallel (`group` = that language's files). A
+   * file no server reads is a failed part named by the file. Failures are returned, not thrown.
+   */
+  sendForFiles<T>(
+    target: WorkspaceTarget,
+    files: readonly string[],
+    rpc: RunnerGroupRpc<T>,
+    options?: SendOptions,
+  ): Promise<Array<RunnerPart<T>>>;
+  /**
+   * A workspace-wide call: one per runner owning some of the workspace's languages, in parallel
+   * (`group` = those languages). Failures are returned, not thrown.
+   */
+  sendToWorkspace<T>(
+    target: WorkspaceTarget,
+    rpc: RunnerGroupRpc<T>,
+    options?: WorkspaceSendOptions,
+  ): Promise<Array<RunnerPart<T>>>;
   /**
    * One runner call for (workspace, language): to the HRW-first runner, retried once on the next
    * one when the first is unreachable and the call is not a write.
    */
-  send<T>(
-    target: WorkspaceTarget,
-    language: string,
-    rpc: (runner: RunnerClient, options: CallOptions) => Promise<T>,
-    options?: SendOptions,
-  ): Promise<T>;
+  send<T>(target: WorkspaceTarget, language: string, rpc: RunnerRpc<T>, options?: SendOptions): Promise<T>;
   /**
-   * A workspace-wide call: the workspace's languages grouped by the runner that owns each, one call
-   * per runner in parallel (`languages` = the group's languages). Failures are returned, not thrown.
+   * The given languages grouped by the runner that owns each, one call per runner in parallel
+   * (`group` = the group's languages). Failures are returned, not thrown.
    */
   sendEach<T>(
     target: WorkspaceTarget,
     languages: readonly string[],
-    rpc: (runner: RunnerClient, options: CallOptions, languages: string[]) => Promise<T>,
+    rpc: RunnerGroupRpc<T>,
     options?: SendOptions,
-  ): Promise<Array<{ languages: string[]; answer?: T; error?: GatewayError }>>;
+  ): Promise<Array<RunnerPart<T>>>;
   /** Sends `notifications/progress` when the client asked for progress; a no-op otherwise. */
   progress(message: string, total?: number): void;
   /** Adds details (workspace, files) to the audit line every write call gets when it ends. */
@@ -119,12 +156,17 @@ export interface ToolCallInput {
 }
 
 export function createToolCall(input: ToolCallInput): ToolCall {
-  const { deps, tool, requestId, signal, auditFields } = input;
+  const { deps, requestId, signal, auditFields } = input;
   const caller: Caller = { principal: input.principal };
-  const notifyProgress = input.notifyProgress ?? (() => {});
-  const forwardsProgress = input.notifyProgress !== undefined;
-  const runOptions = { write: input.write };
-  const call: ToolCall = {
+  const send = <T>(target: WorkspaceTarget, language: string, rpc: RunnerRpc<T>, options: SendOptions = {}) =>
+    sendWithFailover(input, target, language, rpc, options);
+  const sendEach = <T>(
+    target: WorkspaceTarget,
+    languages: readonly string[],
+    rpc: RunnerGroupRpc<T>,
+    options: SendOptions = {},
+  ) => sendPerRunner(input, target, languages, rpc, options);
+  return {
     requestId,
     caller,
     signal,
@@ -135,95 +177,196 @@ export function createToolCall(input: ToolCallInput): ToolCall {
       const tenant = caller.principal?.tenant;
       return tenant && deps.symbolIndex ? deps.symbolIndex.tenant(tenant) : undefined;
     },
-    languagesOf(target) {
-      const configured = deps.workspaces.languagesOf(target);
-      if (configured && configured.length > 0) return [...configured];
-      const served = deps.router.languagesFor(target.tenant);
-      return served.length > 0 ? served : [""];
-    },
-    languageOf: (target, file) => deps.router.languageOf(target.tenant, file),
-    async send(target, language, rpc, options = {}) {
-      const candidates = deps.router.candidates({ ...target, language });
-      const retry = !options.write && !runOptions.write && options.failover !== false;
-      const attempts = candidates.slice(0, retry ? 2 : 1);
-      const stopProgress =
-        forwardsProgress && options.progress !== false
-          ? pollRunnerProgress(
-              candidates[0]!,
-              target,
-              notifyProgress,
-              deps.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
-            )
-          : () => {};
-      try {
-        for (let index = 0; ; index++) {
-          const runner = attempts[index]!;
-          if (signal.aborted) throw new GatewayError("UNAVAILABLE", "the request was cancelled; send it again");
-          try {
-            const answer = await rpc(runner.client, callOptions(options));
-            deps.router.reportAnswered(runner.id);
-            deps.metrics?.runnerCalls.inc({ runner: runner.id, outcome: "ok" });
-            return answer;
-          } catch (error) {
-            const unreachable = isUnreachable(error);
-            deps.metrics?.runnerCalls.inc({ runner: runner.id, outcome: unreachable ? "unavailable" : "error" });
-            // An error the runner wrote is an answer: the runner is reachable.
-            if (!unreachable) deps.router.reportAnswered(runner.id);
-            if (!unreachable || signal.aborted) throw error;
-            deps.router.reportUnavailable(runner.id);
-            const next = attempts[index + 1];
-            if (!next) throw error;
-            deps.logger.warn("runner unavailable; retrying on the next runner", {
-              requestId,
-              tool,
-              runner: runner.id,
-              next: next.id,
-            });
-          }
-        }
-      } finally {
-        stopProgress();
-      }
-    },
-    async sendEach(target, languages, rpc, options = {}) {
-      const groups = new Map<string, string[]>();
-      const failures: Array<{ languages: string[]; error: GatewayError }> = [];
-      for (const language of languages) {
-        try {
-          const first = deps.router.candidates({ ...target, language })[0]!;
-          groups.set(first.id, [...(groups.get(first.id) ?? []), language]);
-        } catch (error) {
-          failures.push({ languages: [language], error: toGatewayError(error) ?? unexpected(error) });
-        }
-      }
-      const answers = await Promise.all(
-        [...groups.values()].map(async (group) => {
-          try {
-            const answer = await call.send(target, group[0]!, (runner, o) => rpc(runner, o, group), options);
-            return { languages: group, answer };
-          } catch (error) {
-            return { languages: group, error: toGatewayError(error) ?? unexpected(error) };
-          }
-        }),
-      );
-      return [...answers, ...failures];
-    },
-    progress: notifyProgress,
+    sendForFile: async (target, file, rpc, options) => send(target, languageOf(deps, target, file), rpc, options),
+    sendForEdit: async (target, files, rpc, options) => send(target, editLanguage(deps, target, files), rpc, options),
+    sendForFiles: async (target, files, rpc, options = {}) => sendPerLanguage(input, target, files, rpc, options),
+    sendToWorkspace: async (target, rpc, options = {}) =>
+      sendEach(target, options.languages ?? workspaceLanguages(deps, target), rpc, options),
+    send,
+    sendEach,
+    progress: input.notifyProgress ?? (() => {}),
     audit(fields) {
       Object.assign(auditFields, fields);
     },
   };
+}
 
-  function unexpected(error: unknown): GatewayError {
-    deps.logger.error("runner call failed unexpectedly", { requestId, tool, error: String(error) });
-    return internalError(requestId);
+// ---------------------------------------------------------------------------------------------
+// Routing: which language a call goes by
+
+/** The language a file is routed by (see RunnerRouter.languageOf); throws NO_LANGUAGE_SERVER. */
+function languageOf(deps: ToolDeps, target: WorkspaceTarget, file: string): string {
+  return deps.router.languageOf(target.tenant, file);
+}
+
+/** Languages of a workspace for workspace-wide calls: configured ones, else those the runners serve. */
+function workspaceLanguages(deps: ToolDeps, target: WorkspaceTarget): string[] {
+  const configured = deps.workspaces.languagesOf(target);
+  if (configured && configured.length > 0) return [...configured];
+  const served = deps.router.languagesFor(target.tenant);
+  return served.length > 0 ? served : [""];
+}
+
+/** The first touched file a language server reads, else the workspace's first language. */
+function editLanguage(deps: ToolDeps, target: WorkspaceTarget, files: readonly string[]): string {
+  for (const file of files) {
+    try {
+      return languageOf(deps, target, file);
+    } catch (error) {
+      if (!(error instanceof GatewayError) || error.code !== "NO_LANGUAGE_SERVER") throw error;
+    }
   }
+  return workspaceLanguages(deps, target)[0] ?? "";
+}
 
-  function callOptions(options: SendOptions): CallOptions {
-    const metadata = new Metadata();
-    metadata.set(REQUEST_ID_METADATA, requestId);
-    return { timeoutMs: options.timeoutMs ?? deps.callTimeoutMs + (options.extraMs ?? 0), metadata, signal };
+// ---------------------------------------------------------------------------------------------
+// One runner call, with failover
+
+async function sendWithFailover<T>(
+  input: ToolCallInput,
+  target: WorkspaceTarget,
+  language: string,
+  rpc: RunnerRpc<T>,
+  options: SendOptions,
+): Promise<T> {
+  const candidates = input.deps.router.candidates({ ...target, language });
+  const retry = !options.write && !input.write && options.failover !== false;
+  const stopProgress = forwardProgress(input, candidates[0]!, target, options);
+  try {
+    return await tryInTurn(input, candidates.slice(0, retry ? 2 : 1), rpc, options);
+  } finally {
+    stopProgress();
   }
+}
 
-  return call;
+/** Polls the runner's progress for the client while a call runs; returns what stops it. */
+function forwardProgress(
+  input: ToolCallInput,
+  runner: RunnerHandle,
+  target: WorkspaceTarget,
+  options: SendOptions,
+): () => void {
+  if (!input.notifyProgress || options.progress === false) return () => {};
+  const interval = input.deps.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+  return pollRunnerProgress(runner, target, input.notifyProgress, interval);
+}
+
+/** Asks the runners in turn: the next one only when the one before was unreachable. */
+async function tryInTurn<T>(
+  input: ToolCallInput,
+  attempts: readonly RunnerHandle[],
+  rpc: RunnerRpc<T>,
+  options: SendOptions,
+): Promise<T> {
+  const { deps, signal } = input;
+  for (let index = 0; ; index++) {
+    const runner = attempts[index]!;
+    if (signal.aborted) throw new GatewayError("UNAVAILABLE", "the request was cancelled; send it again");
+    try {
+      const answer = await rpc(runner.client, callOptions(input, options));
+      deps.router.reportAnswered(runner.id);
+      deps.metrics?.runnerCalls.inc({ runner: runner.id, outcome: "ok" });
+      return answer;
+    } catch (error) {
+      const unreachable = isUnreachable(error);
+      deps.metrics?.runnerCalls.inc({ runner: runner.id, outcome: unreachable ? "unavailable" : "error" });
+      // An error the runner wrote is an answer: the runner is reachable.
+      if (!unreachable) deps.router.reportAnswered(runner.id);
+      if (!unreachable || signal.aborted) throw error;
+      deps.router.reportUnavailable(runner.id);
+      const next = attempts[index + 1];
+      if (!next) throw error;
+      deps.logger.warn("runner unavailable; retrying on the next runner", {
+        requestId: input.requestId,
+        tool: input.tool,
+        runner: runner.id,
+        next: next.id,
+      });
+    }
+  }
+}
+
+function callOptions(input: ToolCallInput, options: SendOptions): CallOptions {
+  const metadata = new Metadata();
+  metadata.set(REQUEST_ID_METADATA, input.requestId);
+  const timeoutMs = options.timeoutMs ?? input.deps.callTimeoutMs + (options.extraMs ?? 0);
+  return { timeoutMs, metadata, signal: input.signal };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fan-outs: several runner calls in parallel, each failure returned as a part
+
+/** The languages grouped by the runner first in line for each; one call per group. */
+async function sendPerRunner<T>(
+  input: ToolCallInput,
+  target: WorkspaceTarget,
+  languages: readonly string[],
+  rpc: RunnerGroupRpc<T>,
+  options: SendOptions,
+): Promise<Array<RunnerPart<T>>> {
+  const groups = new Map<string, string[]>();
+  const failures: Array<RunnerPart<T>> = [];
+  for (const language of languages) {
+    try {
+      const first = input.deps.router.candidates({ ...target, language })[0]!;
+      groups.set(first.id, [...(groups.get(first.id) ?? []), language]);
+    } catch (error) {
+      failures.push({ languages: [language], error: toGatewayError(error) ?? unexpected(input, error) });
+    }
+  }
+  const answers = await Promise.all(
+    [...groups.values()].map(async (group): Promise<RunnerPart<T>> => {
+      try {
+        const answer = await sendWithFailover(input, target, group[0]!, (r, o) => rpc(r, o, group), options);
+        return { languages: group, answer };
+      } catch (error) {
+        return { languages: group, error: toGatewayError(error) ?? unexpected(input, error) };
+      }
+    }),
+  );
+  return [...answers, ...failures];
+}
+
+/** The files grouped by their language; one call per group. */
+async function sendPerLanguage<T>(
+  input: ToolCallInput,
+  target: WorkspaceTarget,
+  files: readonly string[],
+  rpc: RunnerGroupRpc<T>,
+  options: SendOptions,
+): Promise<Array<RunnerPart<T>>> {
+  const byLanguage = new Map<string, string[]>();
+  const unserved: Array<RunnerPart<T>> = [];
+  for (const file of files) {
+    try {
+      const language = languageOf(input.deps, target, file);
+      byLanguage.set(language, [...(byLanguage.get(language) ?? []), file]);
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      unserved.push({ languages: [file], error });
+    }
+  }
+  const answers = await Promise.all(
+    [...byLanguage].map(async ([language, group]): Promise<RunnerPart<T>> => {
+      try {
+        const answer = await sendWithFailover(input, target, language, (r, o) => rpc(r, o, group), options);
+        return { languages: [language], answer };
+      } catch (error) {
+        // Anything but a coded error is a bug: it fails the whole call.
+        const coded = toGatewayError(error);
+        if (!coded) throw error;
+        return { languages: [language || group[0]!], error: coded };
+      }
+    }),
+  );
+  return [...answers, ...unserved];
+}
+
+function unexpected(input: ToolCallInput, error: unknown): GatewayError {
+  input.deps.logger.error("runner call failed unexpectedly", {
+    requestId: input.requestId,
+    tool: input.tool,
+    error: String(error),
+  });
+  return internalError(input.requestId);
 }

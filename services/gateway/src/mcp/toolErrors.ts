@@ -1,13 +1,13 @@
 // The one translation at the MCP boundary: whatever a call threw (a GatewayError, or a gRPC status
 // from a runner) becomes an `isError` tool result with a stable code.
 import { GrpcStatus } from "@lspmesh/grpc";
-import { ERROR_CODE_TRAILER } from "@lspmesh/proto";
+import { ERROR_CODE_TRAILER, ERROR_META_KEY } from "@lspmesh/proto";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { GatewayError } from "../errors.js";
 import { isServiceError, toolErrorFromGrpc } from "../grpcErrors.js";
 
-/** `_meta` key of a tool error result: `{ code, message, requestId, retryAfterMs? }` for programs to read. */
-export const ERROR_META_KEY = "lspmesh/error";
+/** `_meta[ERROR_META_KEY]` of a tool error result (`@lspmesh/proto`): `{ code, message, requestId, retryAfterMs? }` for programs to read. */
+export { ERROR_META_KEY };
 
 /** A transport failure (runner down or unreachable), not an answer the runner wrote. */
 export function isUnreachable(error: unknown): boolean {

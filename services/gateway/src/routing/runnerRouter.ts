@@ -1,7 +1,13 @@
 // Picks runners for a route key: HRW order over the live runners that serve the language and
 // admit the tenant, with runners that just failed at the transport level set aside for a while.
 // Holds one gRPC channel (with keepalive) per runner address.
-import { createClient, GrpcAuth, type ServiceClient } from "@lspmesh/grpc";
+import {
+  callMetadataInterceptor,
+  createClient,
+  GrpcAuth,
+  MAX_GRPC_MESSAGE_BYTES,
+  type ServiceClient,
+} from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
 import { GatewayError } from "../errors.js";
 import { type RouteKey, rankByHrw } from "./hrw.js";
@@ -46,7 +52,7 @@ const CHANNEL_OPTIONS = {
   "grpc.keepalive_time_ms": 20_000,
   "grpc.keepalive_timeout_ms": 5_000,
   "grpc.keepalive_permit_without_calls": 1,
-  "grpc.max_receive_message_length": 16 * 1024 * 1024,
+  "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES,
   // Reconnect quickly after a runner restarts (default backoff grows to 120 s).
   "grpc.max_reconnect_backoff_ms": 5_000,
   "grpc.initial_reconnect_backoff_ms": 200,
@@ -175,6 +181,10 @@ export class HrwRunnerRouter implements RunnerRouter {
     await this.directory.close();
   }
 
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   private handle(entry: RunnerEntry): RunnerHandle {
     let channel = this.channels.get(entry.id);
     if (channel && channel.address !== entry.address) {
@@ -194,9 +204,10 @@ export class HrwRunnerRouter implements RunnerRouter {
     if (own) return own;
     // grpc-js connects lazily, so creating a channel does not need the runner to be up yet.
     const auth = this.options.grpcAuth ?? GrpcAuth.none();
-    return createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, () =>
-      auth.callMetadata(entry.id),
-    );
+    return createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, {
+      // Read per call: a rotated secret file applies without new channels.
+      interceptors: [callMetadataInterceptor(() => auth.callMetadata(entry.id))],
+    });
   }
 
   /** Closes channels of runners no longer live (their workspaces moved on). */

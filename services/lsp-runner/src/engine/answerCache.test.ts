@@ -5,6 +5,8 @@ import { AnswerCache, type CacheableSession, copyJson, type ServerAnswer } from 
 const ready = <R>(value: R): ServerAnswer<R> => ({ value, askedWhileReady: true });
 
 const DEFINITION = "textDocument/definition";
+/** The methods this cache may remember (the runner derives its set from its features). */
+const READ_ONLY: ReadonlySet<string> = new Set([DEFINITION]);
 const params = { textDocument: { uri: "file:///w/a.ts" }, position: { line: 1, character: 2 } };
 
 function session(state = "ready"): CacheableSession & { contentEpoch: number; state: string } {
@@ -25,7 +27,7 @@ function server() {
 
 describe("AnswerCache", () => {
   it("answers a repeated read from memory until the session's content changes", async () => {
-    const cache = new AnswerCache();
+    const cache = new AnswerCache(undefined, READ_ONLY);
     const s = session();
     let asked = 0;
     const ask = async () => ready([{ uri: "file:///w/b.ts", asked: ++asked }]);
@@ -37,7 +39,7 @@ describe("AnswerCache", () => {
   });
 
   it("gives every caller its own copy", async () => {
-    const cache = new AnswerCache();
+    const cache = new AnswerCache(undefined, READ_ONLY);
     const s = session();
     const first = await cache.answer(s, DEFINITION, params, async () => ready([{ line: 1 }]));
     first[0]!.line = 99;
@@ -45,7 +47,7 @@ describe("AnswerCache", () => {
   });
 
   it("keeps no answer given while the server was not ready, nor one the epoch moved under", async () => {
-    const cache = new AnswerCache();
+    const cache = new AnswerCache(undefined, READ_ONLY);
     const indexing = session();
     let asked = 0;
     const askIndexing = async () => ({ value: ++asked, askedWhileReady: false });
@@ -64,7 +66,7 @@ describe("AnswerCache", () => {
   });
 
   it("does not remember requests that are not read-only, or other questions", async () => {
-    const cache = new AnswerCache();
+    const cache = new AnswerCache(undefined, READ_ONLY);
     const s = session();
     let asked = 0;
     const ask = async () => ready(++asked);
@@ -75,7 +77,7 @@ describe("AnswerCache", () => {
   });
 
   it("shares one server request between identical requests in flight", async () => {
-    const cache = new AnswerCache();
+    const cache = new AnswerCache(undefined, READ_ONLY);
     const s = session();
     const slow = server();
     const calls = [1, 2, 3].map(() => cache.answer(s, DEFINITION, params, slow.ask));
@@ -86,7 +88,7 @@ describe("AnswerCache", () => {
   });
 
   it("cancels a shared request only when every caller gave up", async () => {
-    const cache = new AnswerCache();
+    const cache = new AnswerCache(undefined, READ_ONLY);
     const s = session();
     const slow = server();
     const one = new AbortController();
@@ -102,7 +104,7 @@ describe("AnswerCache", () => {
   });
 
   it("drops the least recently used answers beyond its size", async () => {
-    const cache = new AnswerCache(2);
+    const cache = new AnswerCache(2, READ_ONLY);
     const s = session();
     let asked = 0;
     const ask = async () => ready(++asked);
@@ -116,7 +118,7 @@ describe("AnswerCache", () => {
   });
 
   it("switched off (size 0), sends every request to the server", async () => {
-    const cache = new AnswerCache(0);
+    const cache = new AnswerCache(0, READ_ONLY);
     const s = session();
     const slow = server();
     const calls = [1, 2].map(() => cache.answer(s, DEFINITION, params, slow.ask));

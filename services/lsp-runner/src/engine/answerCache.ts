@@ -13,26 +13,6 @@ export interface CacheableSession {
   readonly state: string;
 }
 
-/** Requests that only read: the same question with the same epoch has the same answer. */
-export const CACHED_METHODS: ReadonlySet<string> = new Set([
-  "textDocument/definition",
-  "textDocument/declaration",
-  "textDocument/typeDefinition",
-  "textDocument/implementation",
-  "textDocument/references",
-  "textDocument/hover",
-  "textDocument/documentSymbol",
-  "textDocument/documentHighlight",
-  "textDocument/signatureHelp",
-  "textDocument/prepareCallHierarchy",
-  "callHierarchy/incomingCalls",
-  "callHierarchy/outgoingCalls",
-  "textDocument/prepareTypeHierarchy",
-  "typeHierarchy/supertypes",
-  "typeHierarchy/subtypes",
-  "workspace/symbol",
-]);
-
 /** Answers kept per session (least recently used dropped first; default 2 000). */
 export const MAX_ANSWERS_PER_SESSION = 2_000;
 
@@ -64,8 +44,15 @@ export class AnswerCache {
   private readonly sessions = new WeakMap<CacheableSession, SessionAnswers>();
   readonly counts: AnswerCacheCounts = { hit: 0, shared: 0, miss: 0 };
 
-  /** maxPerSession 0 switches the cache off: every request goes to the server. */
-  constructor(private readonly maxPerSession = MAX_ANSWERS_PER_SESSION) {}
+  /**
+   * maxPerSession 0 switches the cache off: every request goes to the server. Only the methods in
+   * cachedMethods (requests that only read; each LSP feature declares its own) are shared and
+   * remembered; none when not given.
+   */
+  constructor(
+    private readonly maxPerSession = MAX_ANSWERS_PER_SESSION,
+    private readonly cachedMethods: ReadonlySet<string> = new Set(),
+  ) {}
 
   /**
    * The answer to `method(params)`: remembered, shared with an identical request in flight, or
@@ -78,7 +65,7 @@ export class AnswerCache {
     ask: (signal: AbortSignal | undefined) => Promise<ServerAnswer<R>>,
     signal?: AbortSignal,
   ): Promise<R> {
-    if (this.maxPerSession === 0 || !CACHED_METHODS.has(method)) return (await ask(signal)).value;
+    if (this.maxPerSession === 0 || !this.cachedMethods.has(method)) return (await ask(signal)).value;
     const key = `${method}\n${JSON.stringify(params)}`;
     const entry = this.answersOf(session);
     if (session.state === "ready" && entry.answers.has(key)) {

@@ -17,8 +17,8 @@ import { decodeDocument, sha256 } from "../lsp/documents/textDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
 import { statOf } from "../workspace/metadata.js";
 import { folderOf, PinnedFolders } from "../workspace/pinnedFolder.js";
-import { pathError, type WorkspacePaths } from "../workspace/workspacePaths.js";
-import type { WorkspaceEdit, WorkspaceRef } from "./answers.js";
+import { pathError, type ResolvedFile, type WorkspacePaths } from "../workspace/workspacePaths.js";
+import type { FileEdit, WorkspaceEdit, WorkspaceRef } from "./answers.js";
 import { backUp, EditJournal, type JournalEntry } from "./editJournal.js";
 import type { EngineContext } from "./engineContext.js";
 import { applyTextEdits } from "./textEdits.js";
@@ -89,153 +89,12 @@ export class EditApplier {
     edit: WorkspaceEdit,
   ): Promise<AppliedChanges> {
     const relativeTo = (absolute: string) => relative(paths.root, absolute).split(sep).join("/");
-    /** The path naming a workspace file through its pinned folder. */
-    const pinned = (absolute: string) => folders.pathOf(relativeTo(absolute));
+    const scope: EditScope = { paths, folders, relativeTo, pinned: (absolute) => folders.pathOf(relativeTo(absolute)) };
     const sessions = await this.engine.options.sessions.sessionsOf(ref.tenant, ref.workspace);
-    const writes = new Map<string, PlannedWrite>();
-    const folderPlan = new Set<string>();
-
-    // Plan: validate every path and precondition before touching anything.
-    if (!this.engine.options.allowGitWrites) {
-      for (const path of [
-        ...edit.files.map((fileEdit) => fileEdit.file),
-        ...edit.operations.flatMap((operation) => [
-          operation.file,
-          operation.kind === "rename" ? operation.newFile : "",
-        ]),
-      ]) {
-        refuseGitPath(path);
-      }
-    }
-    for (const operation of edit.operations.filter((o) => o.kind === "create")) {
-      const target = await paths.resolveNewFile(operation.file);
-      if (writes.has(target.path)) throw invalidEdit(`the edit creates '${target.path}' twice`);
-      for (const folder of target.missingFolders) folderPlan.add(folder);
-      writes.set(target.path, {
-        path: target.path,
-        absolute: target.absolute,
-        before: undefined,
-        text: "",
-        bom: false,
-        mode: undefined,
-      });
-    }
-    for (const fileEdit of edit.files) {
-      let write = writes.get(normalisedKey(fileEdit.file));
-      const file = write ? undefined : await paths.resolveFile(fileEdit.file);
-      if (file) write = writes.get(file.path);
-      if (!write && file) {
-        const relativePath = relativeTo(file.absolute);
-        const folder = await folders.folder(folderOf(relativePath));
-        const { bytes: before, mode } = await folder.readFile(posix.basename(relativePath), file.path);
-        const text = decodeDocument(before);
-        if (text === undefined) throw invalidEdit(`${file.path} is a binary file; text edits cannot apply to it`);
-        checkUnchanged(file.path, text, fileEdit, openDocumentIn(sessions, file.absolute));
-        write = {
-          path: file.path,
-          absolute: file.absolute,
-          before,
-          text,
-          bom: before.subarray(0, 3).equals(Buffer.from(BOM, "utf8")),
-          mode,
-        };
-        writes.set(file.path, write);
-      }
-      if (!write) throw invalidEdit(`'${fileEdit.file}' could not be planned`);
-      write.text = applyTextEdits(write.text, fileEdit.edits, write.path);
-    }
-    const moves: PlannedMove[] = [];
-    // Paths the edit fills (created files, rename targets) and paths it empties.
-    const taken = new Set([...writes.values()].filter((w) => w.before === undefined).map((w) => w.path));
-    const gone = new Set<string>();
-    for (const operation of edit.operations.filter((o) => o.kind !== "create")) {
-      const source = await paths.resolveFile(operation.file);
-      if (gone.has(source.path)) throw invalidEdit(`the edit moves or deletes '${source.path}' twice`);
-      gone.add(source.path);
-      // The name itself moves (a symlink stays a symlink), not the file it may point to.
-      const absolute = join(paths.root, source.path);
-      if (operation.kind === "delete") {
-        moves.push({ kind: "delete", path: source.path, absolute, newPath: "", newAbsolute: "", missingFolders: [] });
-        continue;
-      }
-      const target = await paths.resolveNewFile(operation.newFile);
-      if (taken.has(target.path)) throw invalidEdit(`the edit puts two files at '${target.path}'`);
-      await refuseLinkLeavingWorkspace(paths.root, source.path, absolute, target.path, target.absolute);
-      taken.add(target.path);
-      for (const folder of target.missingFolders) folderPlan.add(folder);
-      moves.push({
-        kind: "rename",
-        path: source.path,
-        absolute,
-        newPath: target.path,
-        newAbsolute: target.absolute,
-        missingFolders: target.missingFolders,
-      });
-    }
-
-    // Commit through a journal: a failure here, or a crash anywhere, leaves every file as it was.
-    const written = [...writes.values()];
-    const entries: JournalEntry[] = [
-      ...written.map(
-        (w): JournalEntry => ({ kind: w.before === undefined ? "create" : "write", path: relativeTo(w.absolute) }),
-      ),
-      ...moves.map(
-        (m): JournalEntry =>
-          m.kind === "delete"
-            ? { kind: "delete", path: relativeTo(m.absolute) }
-            : { kind: "rename", path: relativeTo(m.absolute), newPath: relativeTo(m.newAbsolute) },
-      ),
-    ];
-    const created = [...folderPlan].sort().filter((folder) => !statOf(folder));
-    let journal: EditJournal | undefined;
-    try {
-      journal = await EditJournal.begin(folders, created.map(relativeTo), entries);
-      for (const folder of created) await mkdir(await pinned(folder));
-      // Every new content is staged first: a full disk fails here, before any original is touched.
-      for (const [index, write] of written.entries()) {
-        const staged = await journal.staged(index);
-        await writeFile(staged, (write.bom ? BOM : "") + write.text, { flag: "wx", mode: write.mode ?? 0o644 });
-        if (write.mode !== undefined) await chmod(staged, write.mode);
-        if (write.before !== undefined) await backUp(await pinned(write.absolute), await journal.backup(index));
-      }
-      await journal.mark("prepared");
-      for (const [index, write] of written.entries()) {
-        const staged = await journal.staged(index);
-        if (write.before === undefined) await moveWithoutOverwriting(staged, await pinned(write.absolute), write.path);
-        else await rename(staged, await pinned(write.absolute));
-      }
-      for (const [offset, move] of moves.entries()) {
-        // A deleted file is moved aside and removed only once the whole edit is in place.
-        const from = await pinned(move.absolute);
-        if (move.kind === "delete") await rename(from, await journal.backup(written.length + offset));
-        else await moveWithoutOverwriting(from, await pinned(move.newAbsolute), move.newPath);
-      }
-      await journal.mark("committed");
-    } catch (error) {
-      await journal?.rollBack().catch(() => {}); // What a rollback cannot undo, the next start does.
-      if (error instanceof RunnerError) throw error;
-      const code = (error as NodeJS.ErrnoException).code ?? "error";
-      if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP" || code === "EEXIST") {
-        // A file or folder of the edit moved or appeared after it was planned (by someone else, a swap).
-        throw new RunnerError(
-          "STALE_EDIT",
-          `a file or folder of the edit moved while it was applied (${code}); nothing was changed: compute the edit again`,
-        );
-      }
-      throw new RunnerError(
-        "UNAVAILABLE",
-        `the workspace could not be written (${code}); no file was changed: check the volume's space and permissions`,
-      );
-    }
-    await journal.finish().catch(() => {});
-
-    const applied: AppliedChanges = {
-      created: [...writes.values()].filter((w) => w.before === undefined).map((w) => w.path),
-      changed: [...writes.values()].filter((w) => w.before !== undefined).map((w) => w.path),
-      renamed: moves.filter((m) => m.kind === "rename").map((m) => ({ from: m.path, to: m.newPath })),
-      deleted: moves.filter((m) => m.kind === "delete").map((m) => m.path),
-    };
-    await this.tellServers(paths, sessions, writes, moves);
+    const plan = await planEdit(scope, sessions, edit, this.engine.options.allowGitWrites ?? false);
+    await commitEdit(scope, plan);
+    const applied = appliedChanges(plan);
+    await this.tellServers(paths, sessions, plan.writes, plan.moves);
     return applied;
   }
 
@@ -288,6 +147,236 @@ export class EditApplier {
       }),
     );
   }
+}
+
+/** How planning and committing an edit reach the workspace's files. */
+interface EditScope {
+  paths: WorkspacePaths;
+  folders: PinnedFolders;
+  /** The workspace-relative path ("/"-separated) of an absolute one. */
+  relativeTo(absolute: string): string;
+  /** The path naming a workspace file through its pinned folder. */
+  pinned(absolute: string): Promise<string>;
+}
+
+/** Everything an edit changes, validated before anything is touched. */
+interface EditPlan {
+  /** By workspace-relative path: created files and files with text edits. */
+  writes: Map<string, PlannedWrite>;
+  /** Renames and deletions, in the edit's order. */
+  moves: PlannedMove[];
+  /** Absolute folders created files and rename targets need (some may exist by commit time). */
+  folders: Set<string>;
+}
+
+/** Plan: validate every path and precondition before touching anything. */
+async function planEdit(
+  scope: EditScope,
+  sessions: LanguageSession[],
+  edit: WorkspaceEdit,
+  allowGitWrites: boolean,
+): Promise<EditPlan> {
+  if (!allowGitWrites) {
+    for (const path of [
+      ...edit.files.map((fileEdit) => fileEdit.file),
+      ...edit.operations.flatMap((operation) => [operation.file, operation.kind === "rename" ? operation.newFile : ""]),
+    ]) {
+      refuseGitPath(path);
+    }
+  }
+  const plan: EditPlan = { writes: new Map(), moves: [], folders: new Set() };
+  await planCreations(scope, edit, plan);
+  await planTextEdits(scope, sessions, edit, plan);
+  await planMoves(scope, edit, plan);
+  return plan;
+}
+
+/** Create operations: empty new files, which text edits of the same edit may then fill. */
+async function planCreations(scope: EditScope, edit: WorkspaceEdit, plan: EditPlan): Promise<void> {
+  for (const operation of edit.operations.filter((o) => o.kind === "create")) {
+    const target = await scope.paths.resolveNewFile(operation.file);
+    if (plan.writes.has(target.path)) throw invalidEdit(`the edit creates '${target.path}' twice`);
+    for (const folder of target.missingFolders) plan.folders.add(folder);
+    plan.writes.set(target.path, {
+      path: target.path,
+      absolute: target.absolute,
+      before: undefined,
+      text: "",
+      bom: false,
+      mode: undefined,
+    });
+  }
+}
+
+/** Text edits, against the files' content before any rename; each file is read (and checked) once. */
+async function planTextEdits(
+  scope: EditScope,
+  sessions: LanguageSession[],
+  edit: WorkspaceEdit,
+  plan: EditPlan,
+): Promise<void> {
+  for (const fileEdit of edit.files) {
+    let write = plan.writes.get(normalisedKey(fileEdit.file));
+    const file = write ? undefined : await scope.paths.resolveFile(fileEdit.file);
+    if (file) write = plan.writes.get(file.path);
+    if (!write && file) {
+      write = await plannedFileWrite(scope, sessions, file, fileEdit);
+      plan.writes.set(file.path, write);
+    }
+    if (!write) throw invalidEdit(`'${fileEdit.file}' could not be planned`);
+    write.text = applyTextEdits(write.text, fileEdit.edits, write.path);
+  }
+}
+
+/** An existing file read through its pinned folder, refused when binary or changed since the edit was computed. */
+async function plannedFileWrite(
+  scope: EditScope,
+  sessions: LanguageSession[],
+  file: ResolvedFile,
+  fileEdit: FileEdit,
+): Promise<PlannedWrite> {
+  const relativePath = scope.relativeTo(file.absolute);
+  const folder = await scope.folders.folder(folderOf(relativePath));
+  const { bytes: before, mode } = await folder.readFile(posix.basename(relativePath), file.path);
+  const text = decodeDocument(before);
+  if (text === undefined) throw invalidEdit(`${file.path} is a binary file; text edits cannot apply to it`);
+  checkUnchanged(file.path, text, fileEdit, openDocumentIn(sessions, file.absolute));
+  return {
+    path: file.path,
+    absolute: file.absolute,
+    before,
+    text,
+    bom: before.subarray(0, 3).equals(Buffer.from(BOM, "utf8")),
+    mode,
+  };
+}
+
+/** Rename and delete operations, in their order; no path is emptied or filled twice. */
+async function planMoves(scope: EditScope, edit: WorkspaceEdit, plan: EditPlan): Promise<void> {
+  const { paths } = scope;
+  // Paths the edit fills (created files, rename targets) and paths it empties.
+  const taken = new Set([...plan.writes.values()].filter((w) => w.before === undefined).map((w) => w.path));
+  const gone = new Set<string>();
+  for (const operation of edit.operations.filter((o) => o.kind !== "create")) {
+    const source = await paths.resolveFile(operation.file);
+    if (gone.has(source.path)) throw invalidEdit(`the edit moves or deletes '${source.path}' twice`);
+    gone.add(source.path);
+    // The name itself moves (a symlink stays a symlink), not the file it may point to.
+    const absolute = join(paths.root, source.path);
+    if (operation.kind === "delete") {
+      plan.moves.push({
+        kind: "delete",
+        path: source.path,
+        absolute,
+        newPath: "",
+        newAbsolute: "",
+        missingFolders: [],
+      });
+      continue;
+    }
+    const target = await paths.resolveNewFile(operation.newFile);
+    if (taken.has(target.path)) throw invalidEdit(`the edit puts two files at '${target.path}'`);
+    await refuseLinkLeavingWorkspace(paths.root, source.path, absolute, target.path, target.absolute);
+    taken.add(target.path);
+    for (const folder of target.missingFolders) plan.folders.add(folder);
+    plan.moves.push({
+      kind: "rename",
+      path: source.path,
+      absolute,
+      newPath: target.path,
+      newAbsolute: target.absolute,
+      missingFolders: target.missingFolders,
+    });
+  }
+}
+
+/** Commit through a journal: a failure here, or a crash anywhere, leaves every file as it was. */
+async function commitEdit(scope: EditScope, plan: EditPlan): Promise<void> {
+  const written = [...plan.writes.values()];
+  const entries = journalEntries(scope, written, plan.moves);
+  const created = [...plan.folders].sort().filter((folder) => !statOf(folder));
+  let journal: EditJournal | undefined;
+  try {
+    journal = await EditJournal.begin(scope.folders, created.map(scope.relativeTo), entries);
+    await writeThroughJournal(scope, journal, created, written, plan.moves);
+  } catch (error) {
+    await journal?.rollBack().catch(() => {}); // What a rollback cannot undo, the next start does.
+    throw commitFailure(error);
+  }
+  await journal.finish().catch(() => {});
+}
+
+function journalEntries(scope: EditScope, written: PlannedWrite[], moves: PlannedMove[]): JournalEntry[] {
+  const { relativeTo } = scope;
+  return [
+    ...written.map(
+      (w): JournalEntry => ({ kind: w.before === undefined ? "create" : "write", path: relativeTo(w.absolute) }),
+    ),
+    ...moves.map(
+      (m): JournalEntry =>
+        m.kind === "delete"
+          ? { kind: "delete", path: relativeTo(m.absolute) }
+          : { kind: "rename", path: relativeTo(m.absolute), newPath: relativeTo(m.newAbsolute) },
+    ),
+  ];
+}
+
+/** Folders, staged contents and backups first ("prepared"), then every change in place ("committed"). */
+async function writeThroughJournal(
+  scope: EditScope,
+  journal: EditJournal,
+  created: string[],
+  written: PlannedWrite[],
+  moves: PlannedMove[],
+): Promise<void> {
+  const { pinned } = scope;
+  for (const folder of created) await mkdir(await pinned(folder));
+  // Every new content is staged first: a full disk fails here, before any original is touched.
+  for (const [index, write] of written.entries()) {
+    const staged = await journal.staged(index);
+    await writeFile(staged, (write.bom ? BOM : "") + write.text, { flag: "wx", mode: write.mode ?? 0o644 });
+    if (write.mode !== undefined) await chmod(staged, write.mode);
+    if (write.before !== undefined) await backUp(await pinned(write.absolute), await journal.backup(index));
+  }
+  await journal.mark("prepared");
+  for (const [index, write] of written.entries()) {
+    const staged = await journal.staged(index);
+    if (write.before === undefined) await moveWithoutOverwriting(staged, await pinned(write.absolute), write.path);
+    else await rename(staged, await pinned(write.absolute));
+  }
+  for (const [offset, move] of moves.entries()) {
+    // A deleted file is moved aside and removed only once the whole edit is in place.
+    const from = await pinned(move.absolute);
+    if (move.kind === "delete") await rename(from, await journal.backup(written.length + offset));
+    else await moveWithoutOverwriting(from, await pinned(move.newAbsolute), move.newPath);
+  }
+  await journal.mark("committed");
+}
+
+/** A failed commit (rolled back) as the caller hears it: stale when the workspace moved underneath. */
+function commitFailure(error: unknown): RunnerError {
+  if (error instanceof RunnerError) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? "error";
+  if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP" || code === "EEXIST") {
+    // A file or folder of the edit moved or appeared after it was planned (by someone else, a swap).
+    return new RunnerError(
+      "STALE_EDIT",
+      `a file or folder of the edit moved while it was applied (${code}); nothing was changed: compute the edit again`,
+    );
+  }
+  return new RunnerError(
+    "UNAVAILABLE",
+    `the workspace could not be written (${code}); no file was changed: check the volume's space and permissions`,
+  );
+}
+
+function appliedChanges({ writes, moves }: EditPlan): AppliedChanges {
+  return {
+    created: [...writes.values()].filter((w) => w.before === undefined).map((w) => w.path),
+    changed: [...writes.values()].filter((w) => w.before !== undefined).map((w) => w.path),
+    renamed: moves.filter((m) => m.kind === "rename").map((m) => ({ from: m.path, to: m.newPath })),
+    deleted: moves.filter((m) => m.kind === "delete").map((m) => m.path),
+  };
 }
 
 function invalidEdit(message: string): RunnerError {

@@ -23,12 +23,15 @@ export class QueryEngine {
   readonly editing: EditingQueries;
   /** Read-only answers shared and remembered (its counts are a runner metric). */
   readonly answers: AnswerCache;
+  /** What every query is built from (open documents, ask a server, convert positions): features asking a request of their own use it. */
+  readonly context: EngineContext;
 
   /** Undoes edits a crash interrupted in a workspace (done anyway before its first query). */
   readonly recoverEdits: (ref: WorkspaceRef) => Promise<void>;
 
   constructor(options: EngineOptions) {
     const context = new EngineContext(options);
+    this.context = context;
     this.recoverEdits = (ref) => context.recoverEditsOf(ref);
     this.answers = context.answers;
     this.navigation = new NavigationQueries(context);

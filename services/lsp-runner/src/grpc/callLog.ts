@@ -1,8 +1,9 @@
 // One log line per RPC with the gateway's request id (`x-request-id` metadata), so a tool call can
-// be followed from the gateway's log into the runner's: debug for answers, info for coded errors.
-import type { CallContext, ServiceImplementation } from "@lspmesh/grpc";
+// be followed from the gateway's log into the runner's: debug for answers, info for coded errors,
+// error (with the stack) for unexpected failures.
+import type { CallContext, Interceptor, ServiceOptions } from "@lspmesh/grpc";
 import { GrpcStatusError } from "@lspmesh/grpc";
-import { ERROR_CODE_TRAILER, REQUEST_ID_METADATA, type Runner } from "@lspmesh/proto";
+import { ERROR_CODE_TRAILER, REQUEST_ID_METADATA } from "@lspmesh/proto";
 
 export type RunnerLog = (entry: Record<string, unknown>) => void;
 
@@ -13,36 +14,41 @@ export function requestIdOf(context: Pick<CallContext, "metadata">): string | un
   return typeof value === "string" && /^[\w.:-]{1,128}$/.test(value) ? value : undefined;
 }
 
-export function withCallLog(
-  implementation: ServiceImplementation<typeof Runner.method>,
-  log: RunnerLog,
-): ServiceImplementation<typeof Runner.method> {
-  const logged: Record<string, unknown> = {};
-  for (const [method, handle] of Object.entries(implementation) as Array<
-    [string, (request: unknown, context: CallContext) => Promise<unknown>]
-  >) {
-    logged[method] = async (request: unknown, context: CallContext) => {
-      const started = performance.now();
-      const requestId = requestIdOf(context);
-      try {
-        const answer = await handle(request, context);
-        log({ level: "debug", msg: "rpc", method, requestId, durationMs: Math.round(performance.now() - started) });
-        return answer;
-      } catch (error) {
-        if (error instanceof GrpcStatusError) {
-          const code = error.trailers[ERROR_CODE_TRAILER];
-          log({
-            level: "info",
-            msg: "rpc",
-            method,
-            requestId,
-            durationMs: Math.round(performance.now() - started),
-            code,
-          });
-        }
-        throw error;
+/** Logs each call's outcome and duration under the method's name in code (findDefinition). */
+export function callLogInterceptor(log: RunnerLog): Interceptor {
+  return (next) => async (call) => {
+    const started = performance.now();
+    const method = call.method.localName;
+    const requestId = requestIdOf(call.context);
+    try {
+      const answer = await next(call);
+      log({ level: "debug", msg: "rpc", method, requestId, durationMs: Math.round(performance.now() - started) });
+      return answer;
+    } catch (error) {
+      if (error instanceof GrpcStatusError) {
+        const code = error.trailers[ERROR_CODE_TRAILER];
+        log({
+          level: "info",
+          msg: "rpc",
+          method,
+          requestId,
+          durationMs: Math.round(performance.now() - started),
+          code,
+        });
       }
-    };
-  }
-  return logged as ServiceImplementation<typeof Runner.method>;
+      throw error;
+    }
+  };
+}
+
+/** Logs a failure that is not a GrpcStatusError (the caller sees INTERNAL), with its stack. */
+export function unexpectedErrorLog(log: RunnerLog): NonNullable<ServiceOptions["onUnexpectedError"]> {
+  return (method, error, context) =>
+    log({
+      level: "error",
+      msg: "unexpected error",
+      method,
+      requestId: requestIdOf(context),
+      error: String((error as Error)?.stack ?? error),
+    });
 }

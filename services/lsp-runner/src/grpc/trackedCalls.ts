@@ -1,24 +1,27 @@
 // Marks every gRPC call as agent activity while it runs, so that background indexing waits for it.
-import type { CallContext, ServiceImplementation } from "@lspmesh/grpc";
-import type { Runner } from "@lspmesh/proto";
+import { type Interceptor, interceptImplementation, type ServiceImplementation } from "@lspmesh/grpc";
+import { Runner } from "@lspmesh/proto";
 import type { AgentActivity } from "../symbolIndex/agentActivity.js";
 
+/** Counts a call as agent activity from its start to its end, answered or failed. */
+export function agentActivityInterceptor(activity: AgentActivity): Interceptor {
+  return (next) => async (call) => {
+    const end = activity.begin();
+    try {
+      return await next(call);
+    } finally {
+      end();
+    }
+  };
+}
+
+/**
+ * The implementation with every call counted as agent activity. Applied to the implementation
+ * itself, not on a server: a tenant worker calls it with no server in between.
+ */
 export function withAgentActivity(
   implementation: ServiceImplementation<typeof Runner.method>,
   activity: AgentActivity,
 ): ServiceImplementation<typeof Runner.method> {
-  const tracked: Record<string, unknown> = {};
-  for (const [method, handle] of Object.entries(implementation) as Array<
-    [string, (request: unknown, context: CallContext) => Promise<unknown>]
-  >) {
-    tracked[method] = async (request: unknown, context: CallContext) => {
-      const end = activity.begin();
-      try {
-        return await handle(request, context);
-      } finally {
-        end();
-      }
-    };
-  }
-  return tracked as ServiceImplementation<typeof Runner.method>;
+  return interceptImplementation(Runner, implementation, [agentActivityInterceptor(activity)]);
 }

@@ -1,12 +1,9 @@
-// Workspace edits (rename, format, code actions, file moves): output schema, conversion from the
-// runner's WorkspaceEdit, a readable preview, and the input schema of apply_workspace_edit.
-import type { CallOptions } from "@lspmesh/grpc";
+// Workspace edits (rename, format, code actions, file moves): output schema, the apply argument,
+// conversion from the runner's WorkspaceEdit, a readable preview, and the input schema of
+// apply_workspace_edit.
 import { type EditAnswer, FileOperation_Kind, type WorkspaceEdit } from "@lspmesh/proto";
 import { z } from "zod";
-import type { RunnerClient } from "../../routing/runnerRouter.js";
-import type { WorkspaceTarget } from "../../workspaces.js";
-import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
-import type { ToolCall } from "../toolCall.js";
+import { answerText, counted } from "../text.js";
 import { answerStatusShape, fileArgument, oneBased, rangeFrom, rangeShape, statusFrom } from "./shared.js";
 
 const textEditOutput = z.object({
@@ -39,11 +36,17 @@ export const workspaceEditOutput = z.object({
 export type WorkspaceEditOutput = z.output<typeof workspaceEditOutput>;
 
 /** Output of every tool that answers with an edit. */
-export const editAnswerShape = {
+export const editAnswerOutput = z.object({
   ...answerStatusShape,
   edit: workspaceEditOutput.describe("The workspace edit; with applied=false nothing was changed on disk."),
   applied: z.boolean().describe("True when the edit was written to the files and the language servers synced."),
-};
+});
+
+/** The `apply` argument of the tools that preview an edit unless told to write it. */
+export const applyArgument = z
+  .boolean({ error: "apply must be true or false" })
+  .default(false)
+  .describe("false (default): only preview the edit. true: write it to the files (needs the lsp:write scope).");
 
 const KIND_NAMES: Record<FileOperation_Kind, (typeof OPERATION_KINDS)[number] | undefined> = {
   [FileOperation_Kind.UNSPECIFIED]: undefined,
@@ -106,44 +109,20 @@ export function editPreview(edit: WorkspaceEditOutput): string[] {
   return summary ? [summary, ...out] : [];
 }
 
-/**
- * The shared body of the edit tools: one runner call (a write when `apply`, so never retried),
- * the answer's text, and the audit details of the call.
- */
-export async function sendEdit(
-  call: ToolCall,
-  workspace: WorkspaceTarget,
-  file: string,
-  apply: boolean,
-  rpc: (runner: RunnerClient, options: CallOptions) => Promise<EditAnswer>,
-  wording: (answer: EditAnswer) => { what: string; nothing: string },
-) {
-  const answer = await call.send(workspace, call.languageOf(workspace, file), rpc, { write: apply });
-  const { what, nothing } = wording(answer);
-  const result = editAnswer(answer, what, nothing);
-  call.audit({
-    workspace: workspace.workspace,
-    applied: answer.applied,
-    files: touchedFiles(result.structured.edit).join(","),
-  });
-  return result;
-}
-
 /** Common text of edit answers: what was (or would be) done, or why nothing is. */
 export function editAnswer(answer: EditAnswer, what: string, nothing: string) {
   const status = statusFrom(answer.status);
   const edit = editFrom(answer.edit);
   const preview = editPreview(edit);
-  const text =
-    preview.length === 0
-      ? emptyAnswerText(status, nothing)
-      : lines(
-          statusHeader(status),
-          answer.applied
-            ? `Applied ${what}: ${preview[0]}.`
-            : `Preview of ${what} (not applied; call again with apply: true to write it): ${preview[0]}.`,
-          ...preview.slice(1),
-        );
+  const text = answerText(
+    status,
+    preview.length > 0,
+    nothing,
+    answer.applied
+      ? `Applied ${what}: ${preview[0]}.`
+      : `Preview of ${what} (not applied; call again with apply: true to write it): ${preview[0]}.`,
+    ...preview.slice(1),
+  );
   return { text, structured: { ...status, edit, applied: answer.applied } };
 }
 

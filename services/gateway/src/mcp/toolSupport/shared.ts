@@ -7,9 +7,12 @@ import {
   SERVER_STATES,
   ServerState,
   type ServerStateName,
+  type SymbolKind,
+  symbolKindName,
 } from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
+import type { RunnerPart } from "../runnerPart.js";
 
 /** Upper bound for 1-based line and column numbers; far beyond any real file, well inside uint32. */
 const MAX_POSITION = 10_000_000;
@@ -227,6 +230,26 @@ export function locationFrom(
   return output;
 }
 
+/** A symbol by name and kind, with where it is declared. */
+export interface DeclaredSymbolOutput {
+  name: string;
+  kind: string;
+  location: LocationOutput;
+}
+
+/** Name, kind and declaration of a symbol a runner found (workspace symbols, hierarchy nodes). */
+export function declaredSymbolFrom(symbol: {
+  name: string;
+  kind: SymbolKind;
+  location?: Location | undefined;
+}): DeclaredSymbolOutput {
+  return {
+    name: symbol.name,
+    kind: symbolKindName(symbol.kind),
+    location: locationFrom(symbol.location ?? { file: "", snippet: "" }),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Workspace-wide answers from several language servers (one per language's runner)
 
@@ -274,8 +297,8 @@ export function statusOfAnswers(
       );
 }
 
-/** Answers of a workspace-wide sendEach: all failed → the first error is thrown; else answers + notes. */
-export function collectParts<T>(parts: ReadonlyArray<{ languages: string[]; answer?: T; error?: GatewayError }>): {
+/** Answers of a fan-out (sendToWorkspace, sendForFiles): all failed → the first error is thrown; else answers + notes. */
+export function collectParts<T>(parts: ReadonlyArray<RunnerPart<T>>): {
   answers: T[];
   missing: string[];
 } {

@@ -2,12 +2,10 @@
 // syncs the language servers. Always a write.
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
-import type { WorkspaceTarget } from "../../workspaces.js";
 import { defineTool, writingAnnotations } from "../defineTool.js";
-import type { ToolCall } from "../toolCall.js";
 import {
   editAnswer,
-  editAnswerShape,
+  editAnswerOutput,
   touchedFiles,
   workspaceEditFrom,
   workspaceEditInput,
@@ -21,8 +19,6 @@ const input = z.object({
   ),
 });
 
-const output = z.object(editAnswerShape);
-
 export const applyWorkspaceEditTool = defineTool({
   name: "apply_workspace_edit",
   title: "Apply workspace edit",
@@ -30,7 +26,7 @@ export const applyWorkspaceEditTool = defineTool({
     "Write a workspace edit to the files and sync the language servers, e.g. the edit of a rename_symbol, code_actions or format_document preview. " +
     "Give expected_sha256 per file (from the preview) to refuse the edit if the file changed in between. Needs the lsp:write scope.",
   input,
-  output,
+  output: editAnswerOutput,
   annotations: writingAnnotations(false),
   writes: () => true,
   async run(args, call) {
@@ -38,13 +34,11 @@ export const applyWorkspaceEditTool = defineTool({
     if (edit.files.length === 0 && edit.operations.length === 0)
       throw new GatewayError("INVALID_ARGUMENT", "the edit is empty: give edit.files and/or edit.operations");
     const workspace = await call.workspace(args.workspace);
-    call.audit({
-      workspace: workspace.workspace,
-      files: touchedFiles({ ...args.edit, operations: args.edit.operations }).join(","),
-    });
-    const answer = await call.send(
+    const files = touchedFiles({ ...args.edit, operations: args.edit.operations });
+    call.audit({ workspace: workspace.workspace, files: files.join(",") });
+    const answer = await call.sendForEdit(
       workspace,
-      editLanguage(call, workspace, touchedFiles({ ...args.edit, operations: args.edit.operations })),
+      files,
       (runner, options) => runner.applyWorkspaceEdit({ workspace, edit }, options),
       { write: true },
     );
@@ -53,19 +47,3 @@ export const applyWorkspaceEditTool = defineTool({
     return result;
   },
 });
-
-/**
- * The runner that applies an edit is the one serving the first touched file with a language server
- * (it then tells that server); an edit of files no server reads (docs, data) goes to the
- * workspace's first language.
- */
-function editLanguage(call: ToolCall, workspace: WorkspaceTarget, files: readonly string[]): string {
-  for (const file of files) {
-    try {
-      return call.languageOf(workspace, file);
-    } catch (error) {
-      if (!(error instanceof GatewayError) || error.code !== "NO_LANGUAGE_SERVER") throw error;
-    }
-  }
-  return call.languagesOf(workspace)[0] ?? "";
-}

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 import { defineTool, type GatewayTool } from "../defineTool.js";
 import { counted, lines } from "../text.js";
+import type { ToolCall } from "../toolCall.js";
 import { toGatewayError } from "../toolErrors.js";
 
 export const MAX_BATCH = 20;
@@ -57,33 +58,7 @@ export function batchTool(tools: () => readonly GatewayTool[]): GatewayTool {
       const results = await Promise.all(
         args.queries.map(async (query) => {
           try {
-            const tool = byName.get(query.tool);
-            if (!tool || query.tool === "batch")
-              throw new GatewayError(
-                "INVALID_ARGUMENT",
-                `'${query.tool}' cannot be batched; use a read tool such as hover or find_references`,
-              );
-            if (tool.writes(query.arguments))
-              throw new GatewayError(
-                "INVALID_ARGUMENT",
-                `a batch runs read queries only; call ${query.tool} on its own to write`,
-              );
-            const answer = await tool.invoke(query.arguments, call);
-            return {
-              tool: query.tool,
-              ok: true,
-              text: answer.text,
-              structured: answer.structured as Record<string, unknown>,
-            };
-          } catch (error) {
-            const gatewayError = toGatewayError(error);
-            if (!gatewayError) throw error;
-            return {
-              tool: query.tool,
-              ok: false,
-              text: `${gatewayError.code}: ${gatewayError.message}`,
-              error: { code: gatewayError.code, message: gatewayError.message },
-            };
+            return await answerQuery(byName, query, call);
           } finally {
             done += 1;
             call.progress(`${done} of ${args.queries.length} queries answered`, args.queries.length);
@@ -91,15 +66,57 @@ export function batchTool(tools: () => readonly GatewayTool[]): GatewayTool {
         }),
       );
       const failed = results.filter((result) => !result.ok).length;
-      const text = lines(
-        `${counted(results.length, "query", "queries")}${failed > 0 ? `, ${failed} failed` : ""}:`,
-        ...results.flatMap((result, index) => [
-          "",
-          `## ${index + 1}. ${result.tool}${result.ok ? "" : " (failed)"}`,
-          result.text,
-        ]),
-      );
-      return { text, structured: { results, failed } };
+      return { text: batchText(results, failed), structured: { results, failed } };
     },
   });
+}
+
+type QueryResult = z.output<typeof resultOutput>;
+
+/** One query's answer, or its coded error (anything else is a bug and fails the batch). */
+async function answerQuery(
+  byName: ReadonlyMap<string, GatewayTool>,
+  query: { tool: string; arguments: Record<string, unknown> },
+  call: ToolCall,
+): Promise<QueryResult> {
+  try {
+    const tool = byName.get(query.tool);
+    if (!tool || query.tool === "batch")
+      throw new GatewayError(
+        "INVALID_ARGUMENT",
+        `'${query.tool}' cannot be batched; use a read tool such as hover or find_references`,
+      );
+    if (tool.writes(query.arguments))
+      throw new GatewayError(
+        "INVALID_ARGUMENT",
+        `a batch runs read queries only; call ${query.tool} on its own to write`,
+      );
+    const answer = await tool.invoke(query.arguments, call);
+    return {
+      tool: query.tool,
+      ok: true,
+      text: answer.text,
+      structured: answer.structured as Record<string, unknown>,
+    };
+  } catch (error) {
+    const gatewayError = toGatewayError(error);
+    if (!gatewayError) throw error;
+    return {
+      tool: query.tool,
+      ok: false,
+      text: `${gatewayError.code}: ${gatewayError.message}`,
+      error: { code: gatewayError.code, message: gatewayError.message },
+    };
+  }
+}
+
+function batchText(results: readonly QueryResult[], failed: number): string {
+  return lines(
+    `${counted(results.length, "query", "queries")}${failed > 0 ? `, ${failed} failed` : ""}:`,
+    ...results.flatMap((result, index) => [
+      "",
+      `## ${index + 1}. ${result.tool}${result.ok ? "" : " (failed)"}`,
+      result.text,
+    ]),
+  );
 }

@@ -3,7 +3,7 @@
 import type { CodeActionsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer, writingAnnotations } from "../defineTool.js";
-import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
+import { answerText, counted, lines } from "../text.js";
 import { editFrom, editPreview, touchedFiles, workspaceEditOutput } from "../toolSupport/edits.js";
 import { answerStatusShape, fileArgument, oneBased, statusFrom, workspaceArgument } from "../toolSupport/shared.js";
 
@@ -61,15 +61,15 @@ export function codeActionsAnswer(
       ...preview.map((line) => `   ${line}`),
     );
   });
-  let text: string;
-  if (answer.applied) text = lines(`Applied "${applyTitle}" at ${where}.`, ...described);
-  else if (actions.length === 0) text = emptyAnswerText(status, `No code actions at ${where}.`);
-  else
-    text = lines(
-      statusHeader(status),
-      `${counted(actions.length, "code action")} at ${where}${applyTitle ? ` (none titled "${applyTitle}", nothing applied)` : ""}; apply one with apply_title:`,
-      ...described,
-    );
+  const text = answer.applied
+    ? lines(`Applied "${applyTitle}" at ${where}.`, ...described)
+    : answerText(
+        status,
+        actions.length > 0,
+        `No code actions at ${where}.`,
+        `${counted(actions.length, "code action")} at ${where}${applyTitle ? ` (none titled "${applyTitle}", nothing applied)` : ""}; apply one with apply_title:`,
+        ...described,
+      );
   return { text, structured: { ...status, actions, applied: answer.applied } };
 }
 
@@ -90,9 +90,9 @@ export const codeActionsTool = defineTool({
       args.end_column !== undefined ? { line: endLine, column: args.end_column } : { line: endLine + 1, column: 1 };
     const range = { start: { line: args.line, column: args.column ?? 1 }, end };
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(
+    const answer = await call.sendForFile(
       workspace,
-      call.languageOf(workspace, args.file),
+      args.file,
       (runner, options) =>
         runner.codeActions(
           { workspace, file: args.file, range, kinds: args.kinds ?? [], applyTitle: args.apply_title ?? "" },

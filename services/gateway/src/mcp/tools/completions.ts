@@ -1,14 +1,14 @@
 // completions: what the language server would offer to type at a position.
 import type { CompletionAnswer } from "@lspmesh/proto";
 import { z } from "zod";
-import { defineTool, type ToolAnswer } from "../defineTool.js";
-import { counted, describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
+import type { ToolAnswer } from "../defineTool.js";
+import { answerText, counted, describeTarget } from "../text.js";
+import { positionTool } from "../toolSupport/positionTool.js";
 import {
   answerStatusShape,
   limitArgument,
   type PositionAt,
   positionArguments,
-  positionFrom,
   statusFrom,
 } from "../toolSupport/shared.js";
 
@@ -44,20 +44,19 @@ export function completionsAnswer(answer: CompletionAnswer, at: PositionAt): Too
     return out;
   });
   const target = describeTarget(at, status);
-  const text =
-    items.length === 0
-      ? emptyAnswerText(status, `No completions at ${target}.`)
-      : lines(
-          statusHeader(status),
-          `${counted(items.length, "completion")} at ${target}${answer.incomplete ? " (more exist)" : ""}:`,
-          ...items.map(
-            (item) => `${item.label}${item.kind ? ` [${item.kind}]` : ""}${item.detail ? `: ${item.detail}` : ""}`,
-          ),
-        );
+  const text = answerText(
+    status,
+    items.length > 0,
+    `No completions at ${target}.`,
+    `${counted(items.length, "completion")} at ${target}${answer.incomplete ? " (more exist)" : ""}:`,
+    ...items.map(
+      (item) => `${item.label}${item.kind ? ` [${item.kind}]` : ""}${item.detail ? `: ${item.detail}` : ""}`,
+    ),
+  );
   return { text, structured: { ...status, items, incomplete: answer.incomplete } };
 }
 
-export const completionsTool = defineTool({
+export const completionsTool = positionTool({
   name: "completions",
   title: "Completions",
   description:
@@ -65,12 +64,6 @@ export const completionsTool = defineTool({
     "Point at the position after the text typed so far (e.g. just after `obj.`), with file plus line and column (1-based, code points).",
   input,
   output,
-  async run(args, call) {
-    const at = positionFrom(args);
-    const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
-      runner.completions({ workspace, at, limit: args.limit }, options),
-    );
-    return completionsAnswer(answer, at);
-  },
+  ask: (runner, request, options, args) => runner.completions({ ...request, limit: args.limit }, options),
+  answer: completionsAnswer,
 });

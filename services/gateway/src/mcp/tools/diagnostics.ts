@@ -1,9 +1,7 @@
 // diagnostics: errors and warnings for some files or the whole workspace, optionally waiting
 // for diagnostics that belong to the files' current content. The answer is shaped in diagnosticsReport.ts.
 import { z } from "zod";
-import { GatewayError } from "../../errors.js";
 import { defineTool } from "../defineTool.js";
-import { toGatewayError } from "../toolErrors.js";
 import { collectParts, fileArgument, limitArgument, offsetArgument, workspaceArgument } from "../toolSupport/shared.js";
 import { diagnosticsOutput, mergedDiagnosticsAnswer, SEVERITIES } from "./diagnosticsReport.js";
 
@@ -64,52 +62,28 @@ export const diagnosticsTool = defineTool({
     } as const;
     const workspace = await call.workspace(args.workspace);
     // The runner may spend up to wait_ms waiting, so the deadline grows by that much.
-    const options = { extraMs: args.wait_ms };
-    if (files.length === 0) {
-      const parts = await call.sendEach(
-        workspace,
-        call.languagesOf(workspace),
-        (runner, callOptions, languages) =>
-          runner.diagnostics(
-            { workspace, files, waitMs: args.wait_ms, languages: languages.filter(Boolean) },
-            callOptions,
-          ),
-        options,
-      );
-      const { answers, missing } = collectParts(parts);
-      return mergedDiagnosticsAnswer(answers, view, missing);
-    }
-    // Files go to the runner of their own language, one call per language, in parallel.
-    // A file no runner serves is reported as missing, like a failed group (alone, it is the error).
-    const byLanguage = new Map<string, string[]>();
-    const unserved: Array<{ languages: string[]; error: GatewayError }> = [];
-    for (const file of files) {
-      try {
-        const language = call.languageOf(workspace, file);
-        byLanguage.set(language, [...(byLanguage.get(language) ?? []), file]);
-      } catch (error) {
-        if (!(error instanceof GatewayError) || files.length === 1) throw error;
-        unserved.push({ languages: [file], error });
-      }
-    }
-    const parts = await Promise.all(
-      [...byLanguage].map(async ([language, group]) => {
-        try {
-          const answer = await call.send(
+    const waitingDeadline = { extraMs: args.wait_ms };
+    // Named files go to the runner of their own language, one call per language; a file no runner
+    // serves is reported as missing, like a failed call (when nothing answered, the first failure
+    // is the error).
+    const parts =
+      files.length === 0
+        ? await call.sendToWorkspace(
             workspace,
-            language,
-            (runner, callOptions) => runner.diagnostics({ workspace, files: group, waitMs: args.wait_ms }, callOptions),
-            options,
+            (runner, options, languages) =>
+              runner.diagnostics(
+                { workspace, files, waitMs: args.wait_ms, languages: languages.filter(Boolean) },
+                options,
+              ),
+            waitingDeadline,
+          )
+        : await call.sendForFiles(
+            workspace,
+            files,
+            (runner, options, group) => runner.diagnostics({ workspace, files: group, waitMs: args.wait_ms }, options),
+            waitingDeadline,
           );
-          return { languages: [language], answer };
-        } catch (error) {
-          const gatewayError = toGatewayError(error);
-          if (!gatewayError || byLanguage.size === 1) throw error;
-          return { languages: [language || group[0]!], error: gatewayError };
-        }
-      }),
-    );
-    const { answers, missing } = collectParts([...parts, ...unserved]);
+    const { answers, missing } = collectParts(parts);
     return mergedDiagnosticsAnswer(answers, view, missing);
   },
 });

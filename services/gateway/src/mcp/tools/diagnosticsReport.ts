@@ -5,7 +5,13 @@ import { type Diagnostic, type DiagnosticsAnswer, type FileDiagnostics, Severity
 import { z } from "zod";
 import type { ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
-import { answerStatusShape, rangeFrom, rangeShape, statusOfAnswers } from "../toolSupport/shared.js";
+import {
+  type AnswerStatusOutput,
+  answerStatusShape,
+  rangeFrom,
+  rangeShape,
+  statusOfAnswers,
+} from "../toolSupport/shared.js";
 
 /** Most characters of text in one diagnostics answer (about 4 000 tokens); the rest is paged. */
 export const DIAGNOSTICS_TEXT_BUDGET = 16_000;
@@ -133,10 +139,55 @@ export function mergedDiagnosticsAnswer(
   missing: string[] = [],
 ): ToolAnswer<DiagnosticsOutput> {
   const status = statusOfAnswers(answers, missing);
-  const checked: FileDiagnostics[] = answers.flatMap((answer) => answer.files);
-  const rank = SEVERITIES.indexOf(view.severity);
+  const tally = tallyOf(
+    answers.flatMap((answer) => answer.files),
+    view.severity,
+  );
+  const page = pageOf(tally.listed, view);
+  const structured: DiagnosticsOutput = {
+    ...status,
+    files: filesOutput(tally.checked, page.entries, view),
+    counts: tally.counts,
+    total: tally.listed.length,
+    offset: view.offset,
+    files_checked: tally.checked.length,
+    files_with_problems: tally.withProblems.size,
+    files_clean: tally.clean,
+    not_fresh: tally.stale.slice(0, STALE_NAMED),
+    not_fresh_count: tally.stale.length,
+    unchecked_files: answers.reduce((sum, answer) => sum + answer.truncated, 0),
+    unchecked_at_least: answers.some((answer) => answer.truncatedAtLeast),
+  };
+  if (page.nextOffset !== undefined) structured.next_offset = page.nextOffset;
+  return { text: diagnosticsText(status, view, tally, page), structured };
+}
+
+/** A diagnostic at or above the asked severity, with its file. */
+interface Listed {
+  file: FileDiagnostics;
+  diagnostic: DiagnosticOutput;
+}
+
+/** What the checked files hold, measured against the asked severity. */
+interface Tally {
+  checked: readonly FileDiagnostics[];
+  /** Every diagnostic, by severity. */
+  counts: SeverityCounts;
+  /** The diagnostics at or above the severity, in file order: what paging walks through. */
+  listed: Listed[];
+  withProblems: Set<string>;
+  /** Fresh files without a listed diagnostic. */
+  clean: number;
+  /** Files not fresh (their diagnostics are older than their content) without a listed diagnostic. */
+  staleClean: number;
+  /** Files not fresh. */
+  stale: string[];
+}
+
+function tallyOf(checked: readonly FileDiagnostics[], severity: SeverityName): Tally {
+  const rank = SEVERITIES.indexOf(severity);
   const counts: SeverityCounts = { error: 0, warning: 0, information: 0, hint: 0 };
-  const listed: Array<{ file: FileDiagnostics; diagnostic: DiagnosticOutput }> = [];
+  const listed: Listed[] = [];
   const withProblems = new Set<string>();
   for (const file of checked) {
     for (const diagnostic of file.diagnostics.map(diagnosticFrom)) {
@@ -146,90 +197,107 @@ export function mergedDiagnosticsAnswer(
       withProblems.add(file.file);
     }
   }
-  const stale = checked.filter((file) => !file.fresh).map((file) => file.file);
-  const unchecked = answers.reduce((sum, answer) => sum + answer.truncated, 0);
-  const uncheckedAtLeast = answers.some((answer) => answer.truncatedAtLeast);
+  const unlisted = checked.filter((file) => !withProblems.has(file.file));
+  return {
+    checked,
+    counts,
+    listed,
+    withProblems,
+    clean: unlisted.filter((file) => file.fresh).length,
+    staleClean: unlisted.filter((file) => !file.fresh).length,
+    stale: checked.filter((file) => !file.fresh).map((file) => file.file),
+  };
+}
 
-  // The page: at most `limit` diagnostics from `offset`, and no more text than the budget allows.
+/** One page of the listed diagnostics and its text lines. */
+interface Page {
+  entries: Listed[];
+  lines: string[];
+  nextOffset: number | undefined;
+}
+
+/** At most `limit` diagnostics from `offset`, and no more text than the budget allows. */
+function pageOf(listed: readonly Listed[], view: DiagnosticsView): Page {
+  const entries: Listed[] = [];
   const pageLines: string[] = [];
-  const page: typeof listed = [];
   let textSize = 0;
   for (const entry of listed.slice(view.offset, view.offset + view.limit)) {
     const line = diagnosticLine(entry.file.file, entry.diagnostic);
-    if (page.length > 0 && textSize + line.length + 1 > DIAGNOSTICS_TEXT_BUDGET - 2_000) break;
-    page.push(entry);
+    if (entries.length > 0 && textSize + line.length + 1 > DIAGNOSTICS_TEXT_BUDGET - 2_000) break;
+    entries.push(entry);
     pageLines.push(line);
     textSize += line.length + 1;
   }
-  const nextOffset = view.offset + page.length < listed.length ? view.offset + page.length : undefined;
+  const end = view.offset + entries.length;
+  return { entries, lines: pageLines, nextOffset: end < listed.length ? end : undefined };
+}
 
-  const files: FileDiagnosticsOutput[] = [];
+/** The page's diagnostics by file; named files are all listed, clean ones with none. */
+function filesOutput(
+  checked: readonly FileDiagnostics[],
+  page: readonly Listed[],
+  view: DiagnosticsView,
+): FileDiagnosticsOutput[] {
   const byFile = new Map<string, FileDiagnosticsOutput>();
   const fileOutput = (file: FileDiagnostics) => {
     let output = byFile.get(file.file);
     if (!output) {
       output = { file: file.file, fresh: file.fresh, version: file.version, diagnostics: [] };
       byFile.set(file.file, output);
-      files.push(output);
     }
     return output;
   };
   if (view.requestedFiles.length > 0) for (const file of checked) fileOutput(file);
   for (const { file, diagnostic } of page) fileOutput(file).diagnostics.push(diagnostic);
+  return [...byFile.values()];
+}
 
-  const filesClean = checked.filter((file) => file.fresh && !withProblems.has(file.file)).length;
-  const staleClean = checked.filter((file) => !file.fresh && !withProblems.has(file.file)).length;
-  const hidden = SEVERITIES.filter((severity, index) => index > rank && counts[severity] > 0);
-  const hiddenNote =
-    hidden.length > 0
-      ? `${hidden.map((severity) => severityLabel(severity, counts[severity])).join(", ")} not shown (severity: "${hidden.at(-1)}" includes them)`
-      : undefined;
+function diagnosticsText(status: AnswerStatusOutput, view: DiagnosticsView, tally: Tally, page: Page): string {
+  const hiddenNote = hiddenSeveritiesNote(tally.counts, view.severity);
   const staleNote =
-    stale.length > 0
-      ? `Not yet re-checked after their latest change (retry with a larger wait_ms): ${stale.slice(0, STALE_NAMED).join(", ")}${stale.length > STALE_NAMED ? ` and ${stale.length - STALE_NAMED} more` : ""}`
+    tally.stale.length > 0
+      ? `Not yet re-checked after their latest change (retry with a larger wait_ms): ${tally.stale.slice(0, STALE_NAMED).join(", ")}${tally.stale.length > STALE_NAMED ? ` and ${tally.stale.length - STALE_NAMED} more` : ""}`
       : undefined;
-
-  let text: string;
-  if (listed.length > 0) {
-    const shownSeverities = SEVERITIES.filter((severity, index) => index <= rank && counts[severity] > 0);
-    const parts = [
-      `${shownSeverities.map((severity) => severityLabel(severity, counts[severity])).join(", ")} in ${counted(withProblems.size, "file")}`,
-      `${counted(filesClean, "file")} clean`,
-      staleClean > 0 ? `${counted(staleClean, "file")} not checked again yet` : undefined,
-      hiddenNote,
-    ];
-    const summary = `${parts.filter(Boolean).join("; ")}.`;
+  if (tally.listed.length > 0) {
     const pageNote =
-      nextOffset !== undefined || view.offset > 0
-        ? `Showing ${view.offset + 1}-${view.offset + page.length} of ${listed.length}${nextOffset !== undefined ? `; call again with offset: ${nextOffset} for more` : ""}.`
+      page.nextOffset !== undefined || view.offset > 0
+        ? `Showing ${view.offset + 1}-${view.offset + page.entries.length} of ${tally.listed.length}${page.nextOffset !== undefined ? `; call again with offset: ${page.nextOffset} for more` : ""}.`
         : undefined;
-    text = lines(statusHeader(status), summary, ...pageLines, pageNote, staleNote);
-  } else if (status.state !== "ready" && stale.length === 0) {
-    text = emptyAnswerText(status, "");
-  } else if (staleNote) {
-    text = lines(statusHeader(status), "No diagnostics reported so far.", staleNote);
-  } else {
-    // Ready: a partial answer (files left unchecked, skipped) says why in its header.
-    const scope = view.requestedFiles.length > 0 ? "file" : "checked file";
-    text = lines(
+    return lines(
       statusHeader(status),
-      `No problems: no ${filterPhrase(view.severity)} in ${counted(checked.length, scope)}${hiddenNote ? `; ${hiddenNote}` : ""}.`,
+      summaryLine(tally, view.severity, hiddenNote),
+      ...page.lines,
+      pageNote,
+      staleNote,
     );
   }
-  const structured: DiagnosticsOutput = {
-    ...status,
-    files,
-    counts,
-    total: listed.length,
-    offset: view.offset,
-    files_checked: checked.length,
-    files_with_problems: withProblems.size,
-    files_clean: filesClean,
-    not_fresh: stale.slice(0, STALE_NAMED),
-    not_fresh_count: stale.length,
-    unchecked_files: unchecked,
-    unchecked_at_least: uncheckedAtLeast,
-  };
-  if (nextOffset !== undefined) structured.next_offset = nextOffset;
-  return { text, structured };
+  if (status.state !== "ready" && tally.stale.length === 0) return emptyAnswerText(status, "");
+  if (staleNote) return lines(statusHeader(status), "No diagnostics reported so far.", staleNote);
+  // Ready: a partial answer (files left unchecked, skipped) says why in its header.
+  const scope = view.requestedFiles.length > 0 ? "file" : "checked file";
+  return lines(
+    statusHeader(status),
+    `No problems: no ${filterPhrase(view.severity)} in ${counted(tally.checked.length, scope)}${hiddenNote ? `; ${hiddenNote}` : ""}.`,
+  );
+}
+
+/** "2 errors, 1 warning in 2 files; 5 files clean; …". */
+function summaryLine(tally: Tally, severity: SeverityName, hiddenNote: string | undefined): string {
+  const rank = SEVERITIES.indexOf(severity);
+  const shown = SEVERITIES.filter((listed, index) => index <= rank && tally.counts[listed] > 0);
+  const parts = [
+    `${shown.map((listed) => severityLabel(listed, tally.counts[listed])).join(", ")} in ${counted(tally.withProblems.size, "file")}`,
+    `${counted(tally.clean, "file")} clean`,
+    tally.staleClean > 0 ? `${counted(tally.staleClean, "file")} not checked again yet` : undefined,
+    hiddenNote,
+  ];
+  return `${parts.filter(Boolean).join("; ")}.`;
+}
+
+/** Which severities below the asked one were found, and how to see them; undefined when none. */
+function hiddenSeveritiesNote(counts: SeverityCounts, severity: SeverityName): string | undefined {
+  const rank = SEVERITIES.indexOf(severity);
+  const hidden = SEVERITIES.filter((below, index) => index > rank && counts[below] > 0);
+  if (hidden.length === 0) return undefined;
+  return `${hidden.map((below) => severityLabel(below, counts[below])).join(", ")} not shown (severity: "${hidden.at(-1)}" includes them)`;
 }

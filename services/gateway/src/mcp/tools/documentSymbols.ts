@@ -2,7 +2,7 @@
 import { type DocumentSymbol, type DocumentSymbolsAnswer, symbolKindName } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
-import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
+import { answerText, counted } from "../text.js";
 import {
   answerStatusShape,
   fileArgument,
@@ -77,14 +77,13 @@ export function documentSymbolsAnswer(
 ): ToolAnswer<z.output<typeof output>> {
   const status = statusFrom(answer.status);
   const symbols = answer.symbols.map(symbolFrom);
-  const text =
-    symbols.length === 0
-      ? emptyAnswerText(status, `No symbols in ${file}.`)
-      : lines(
-          statusHeader(status),
-          `Outline of ${file} (${counted(countSymbols(symbols), "symbol")}):`,
-          ...outlineLines(symbols),
-        );
+  const text = answerText(
+    status,
+    symbols.length > 0,
+    `No symbols in ${file}.`,
+    `Outline of ${file} (${counted(countSymbols(symbols), "symbol")}):`,
+    ...outlineLines(symbols),
+  );
   return { text, structured: { ...status, file, symbols } };
 }
 
@@ -98,7 +97,7 @@ export const documentSymbolsTool = defineTool({
   output,
   async run(args, call) {
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, call.languageOf(workspace, args.file), (runner, options) =>
+    const answer = await call.sendForFile(workspace, args.file, (runner, options) =>
       runner.documentSymbols({ workspace, file: args.file }, options),
     );
     return documentSymbolsAnswer(answer, args.file);

@@ -1,8 +1,9 @@
 // find_references: every place that refers to the symbol at a position.
 import type { ReferencesAnswer } from "@lspmesh/proto";
 import { z } from "zod";
-import { defineTool, type ToolAnswer } from "../defineTool.js";
-import { counted, describeTarget, emptyAnswerText, lines, locationText, statusHeader } from "../text.js";
+import type { ToolAnswer } from "../defineTool.js";
+import { answerText, counted, describeTarget, locationText } from "../text.js";
+import { positionTool } from "../toolSupport/positionTool.js";
 import {
   answerStatusShape,
   limitArgument,
@@ -11,7 +12,6 @@ import {
   offsetArgument,
   type PositionAt,
   positionArguments,
-  positionFrom,
   statusFrom,
 } from "../toolSupport/shared.js";
 
@@ -54,10 +54,9 @@ export function referencesAnswer(
   const heading = truncated
     ? `${counted(total, "reference")} to ${target}; showing ${offset + 1}-${offset + locations.length}${next === undefined ? "" : ` (offset: ${next} for the next ones)`}:`
     : `${counted(total, "reference")} to ${target}:`;
-  const text =
-    locations.length === 0 && offset === 0
-      ? emptyAnswerText(status, `No references found to ${target}.`)
-      : lines(statusHeader(status), heading, ...locations.map(locationText));
+  // A page past the end still says how many there are.
+  const found = locations.length > 0 || offset > 0;
+  const text = answerText(status, found, `No references found to ${target}.`, heading, ...locations.map(locationText));
   const structured = {
     ...status,
     locations,
@@ -69,7 +68,7 @@ export function referencesAnswer(
   return { text, structured };
 }
 
-export const findReferencesTool = defineTool({
+export const findReferencesTool = positionTool({
   name: "find_references",
   title: "Find references",
   description:
@@ -81,15 +80,10 @@ export const findReferencesTool = defineTool({
     "partial=true in the answer means the server was still indexing and more references may exist.",
   input,
   output,
-  async run(args, call) {
-    const at = positionFrom(args);
-    const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
-      runner.findReferences(
-        { workspace, at, includeDeclaration: args.include_declaration, limit: args.limit, offset: args.offset },
-        options,
-      ),
-    );
-    return referencesAnswer(answer, at, args.offset);
-  },
+  ask: (runner, request, options, args) =>
+    runner.findReferences(
+      { ...request, includeDeclaration: args.include_declaration, limit: args.limit, offset: args.offset },
+      options,
+    ),
+  answer: (answer, at, args) => referencesAnswer(answer, at, args.offset),
 });

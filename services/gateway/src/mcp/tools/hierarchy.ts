@@ -1,16 +1,16 @@
 // call_hierarchy and type_hierarchy: a tree rooted at the symbol at a position, `depth` levels of
 // callers/callees or subtypes/supertypes.
-import { type HierarchyAnswer, type HierarchyNode, HierarchyRequest_Direction, symbolKindName } from "@lspmesh/proto";
+import { type HierarchyAnswer, type HierarchyNode, HierarchyRequest_Direction } from "@lspmesh/proto";
 import { z } from "zod";
-import { defineTool, type GatewayTool, type ToolAnswer } from "../defineTool.js";
+import type { GatewayTool, ToolAnswer } from "../defineTool.js";
 import { describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
+import { positionTool } from "../toolSupport/positionTool.js";
 import {
   answerStatusShape,
-  locationFrom,
+  declaredSymbolFrom,
   locationOutput,
   type PositionAt,
   positionArguments,
-  positionFrom,
   type RangeOutput,
   rangeFrom,
   rangeShape,
@@ -47,11 +47,7 @@ const output = z.object({
 });
 
 function nodeFrom(node: HierarchyNode): HierarchyNodeOutput {
-  const out: HierarchyNodeOutput = {
-    name: node.name,
-    kind: symbolKindName(node.kind),
-    location: locationFrom(node.location ?? { file: "", snippet: "" }),
-  };
+  const out: HierarchyNodeOutput = declaredSymbolFrom(node);
   if (node.detail) out.detail = node.detail;
   if (node.callSites.length > 0) out.call_sites = node.callSites.map(rangeFrom);
   if (node.children.length > 0) out.children = node.children.map(nodeFrom);
@@ -100,15 +96,16 @@ const depthArgument = z
   .default(1)
   .describe("Levels to expand, 1-3 (default 1).");
 
-function hierarchyTool(spec: {
-  name: string;
-  title: string;
-  relation: string;
-  directions: readonly [string, string];
-  description: string;
-  call: "callHierarchy" | "typeHierarchy";
-}): GatewayTool {
-  const [incoming, outgoing] = spec.directions;
+const POINTING =
+  "Point at the symbol with file plus line and column (1-based, code points), or with file plus symbol and optionally line.";
+
+/**
+ * The `<relation>_hierarchy` tool, calling the runner's `<relation>Hierarchy`: the tree of the
+ * symbol at a position in one of two directions (the first is the default).
+ */
+function hierarchyTool(relation: "call" | "type", directions: readonly [string, string], shows: string): GatewayTool {
+  const [incoming, outgoing] = directions;
+  const rpc = `${relation}Hierarchy` as const;
   const input = z.object({
     ...positionArguments,
     direction: z
@@ -117,46 +114,29 @@ function hierarchyTool(spec: {
       .describe(`'${incoming}' (default) or '${outgoing}'.`),
     depth: depthArgument,
   });
-  return defineTool({
-    name: spec.name,
-    title: spec.title,
-    description: spec.description,
+  return positionTool({
+    name: `${relation}_hierarchy`,
+    title: `${relation[0]!.toUpperCase()}${relation.slice(1)} hierarchy`,
+    description: `${shows} ${POINTING}`,
     input,
     output,
-    async run(args, call) {
-      const at = positionFrom(args);
-      const workspace = await call.workspace(args.workspace);
+    ask: (runner, request, options, args) => {
       const direction =
         args.direction === incoming ? HierarchyRequest_Direction.INCOMING : HierarchyRequest_Direction.OUTGOING;
-      const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
-        runner[spec.call]({ workspace, at, direction, depth: args.depth }, options),
-      );
-      return hierarchyAnswer(answer, at, args.direction, spec.relation);
+      return runner[rpc]({ ...request, direction, depth: args.depth }, options);
     },
+    answer: (answer, at, args) => hierarchyAnswer(answer, at, args.direction, relation),
   });
 }
 
-const POINTING =
-  "Point at the symbol with file plus line and column (1-based, code points), or with file plus symbol and optionally line.";
+export const callHierarchyTool = hierarchyTool(
+  "call",
+  ["incoming", "outgoing"],
+  "Who calls the function or method at a position (direction 'incoming', default) or what it calls ('outgoing'), as a tree up to depth 3, each with its location and call sites.",
+);
 
-export const callHierarchyTool = hierarchyTool({
-  name: "call_hierarchy",
-  title: "Call hierarchy",
-  relation: "call",
-  directions: ["incoming", "outgoing"],
-  call: "callHierarchy",
-  description:
-    "Who calls the function or method at a position (direction 'incoming', default) or what it calls ('outgoing'), as a tree up to depth 3, each with its location and call sites. " +
-    POINTING,
-});
-
-export const typeHierarchyTool = hierarchyTool({
-  name: "type_hierarchy",
-  title: "Type hierarchy",
-  relation: "type",
-  directions: ["subtypes", "supertypes"],
-  call: "typeHierarchy",
-  description:
-    "The subtypes (direction 'subtypes', default: classes extending or implementing it) or supertypes ('supertypes') of the class or interface at a position, as a tree up to depth 3. " +
-    POINTING,
-});
+export const typeHierarchyTool = hierarchyTool(
+  "type",
+  ["subtypes", "supertypes"],
+  "The subtypes (direction 'subtypes', default: classes extending or implementing it) or supertypes ('supertypes') of the class or interface at a position, as a tree up to depth 3.",
+);

@@ -1,13 +1,13 @@
 // hover: the type and documentation of the identifier at a position, as markdown.
 import type { HoverAnswer } from "@lspmesh/proto";
 import { z } from "zod";
-import { defineTool, type ToolAnswer } from "../defineTool.js";
-import { describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
+import type { ToolAnswer } from "../defineTool.js";
+import { answerText, describeTarget } from "../text.js";
+import { positionTool } from "../toolSupport/positionTool.js";
 import {
   answerStatusShape,
   type PositionAt,
   positionArguments,
-  positionFrom,
   rangeFrom,
   rangeShape,
   statusFrom,
@@ -27,14 +27,18 @@ export function hoverAnswer(answer: HoverAnswer, at: PositionAt): ToolAnswer<z.o
   const target = describeTarget(at, status);
   const structured: z.output<typeof output> = { ...status, contents };
   if (answer.range) structured.range = rangeFrom(answer.range);
-  const text =
-    contents === ""
-      ? emptyAnswerText(status, `No hover information for ${target}.`)
-      : lines(statusHeader(status), `Hover for ${target}:`, "", contents);
+  const text = answerText(
+    status,
+    contents !== "",
+    `No hover information for ${target}.`,
+    `Hover for ${target}:`,
+    "",
+    contents,
+  );
   return { text, structured };
 }
 
-export const hoverTool = defineTool({
+export const hoverTool = positionTool({
   name: "hover",
   title: "Hover",
   description:
@@ -43,12 +47,6 @@ export const hoverTool = defineTool({
     "or with file plus symbol (the exact identifier) and optionally line as a hint, which needs no column.",
   input,
   output,
-  async run(args, call) {
-    const at = positionFrom(args);
-    const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
-      runner.hover({ workspace, at }, options),
-    );
-    return hoverAnswer(answer, at);
-  },
+  ask: (runner, request, options) => runner.hover(request, options),
+  answer: hoverAnswer,
 });

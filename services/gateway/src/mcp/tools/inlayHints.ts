@@ -3,7 +3,7 @@ import type { InlayHintsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
-import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
+import { answerText, counted } from "../text.js";
 import { answerStatusShape, fileArgument, oneBased, statusFrom, workspaceArgument } from "../toolSupport/shared.js";
 
 const input = z.object({
@@ -33,14 +33,13 @@ export function inlayHintsAnswer(answer: InlayHintsAnswer, where: string): ToolA
     label: hint.label,
     kind: hint.kind,
   }));
-  const text =
-    hints.length === 0
-      ? emptyAnswerText(status, `No inlay hints in ${where}.`)
-      : lines(
-          statusHeader(status),
-          `${counted(hints.length, "inlay hint")} in ${where}:`,
-          ...hints.map((hint) => `${hint.line}:${hint.column} ${hint.label}${hint.kind ? ` [${hint.kind}]` : ""}`),
-        );
+  const text = answerText(
+    status,
+    hints.length > 0,
+    `No inlay hints in ${where}.`,
+    `${counted(hints.length, "inlay hint")} in ${where}:`,
+    ...hints.map((hint) => `${hint.line}:${hint.column} ${hint.label}${hint.kind ? ` [${hint.kind}]` : ""}`),
+  );
   return { text, structured: { ...status, hints } };
 }
 
@@ -64,7 +63,7 @@ export const inlayHintsTool = defineTool({
         ? { start: { line: args.line, column: 1 }, end: { line: endLine + 1, column: 1 } }
         : undefined;
     const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, call.languageOf(workspace, args.file), (runner, options) =>
+    const answer = await call.sendForFile(workspace, args.file, (runner, options) =>
       runner.inlayHints({ workspace, file: args.file, range }, options),
     );
     const where = range ? `${args.file}:${args.line}-${endLine}` : args.file;

@@ -1,9 +1,8 @@
 // rename_file: move a file and update the imports that refer to it (workspace/willRenameFiles).
 import { z } from "zod";
-import { defineTool, writingAnnotations } from "../defineTool.js";
-import { editAnswerShape, sendEdit } from "../toolSupport/edits.js";
+import { applyArgument } from "../toolSupport/edits.js";
+import { editTool } from "../toolSupport/editTool.js";
 import { fileArgument, workspaceArgument } from "../toolSupport/shared.js";
-import { applyArgument } from "./renameSymbol.js";
 
 const input = z.object({
   workspace: workspaceArgument,
@@ -12,28 +11,18 @@ const input = z.object({
   apply: applyArgument,
 });
 
-const output = z.object(editAnswerShape);
-
-export const renameFileTool = defineTool({
+export const renameFileTool = editTool({
   name: "rename_file",
   title: "Rename file",
   description:
     "Move or rename a file and update every import that refers to it, as the language server computes it. " +
     "By default only previews the edit (the move plus the import changes); pass apply: true to move the file and write the edits (needs lsp:write).",
   input,
-  output,
-  annotations: writingAnnotations(false),
-  writes: (args) => args.apply,
-  async run(args, call) {
-    const workspace = await call.workspace(args.workspace);
-    return sendEdit(
-      call,
-      workspace,
-      args.file,
-      args.apply,
-      (runner, options) =>
-        runner.renameFile({ workspace, file: args.file, newFile: args.new_file, apply: args.apply }, options),
-      () => ({ what: `moving ${args.file} to ${args.new_file}`, nothing: `Nothing to do for ${args.file}.` }),
-    );
-  },
+  idempotent: false,
+  request: (args) => ({
+    file: args.file,
+    ask: (runner, workspace, options) =>
+      runner.renameFile({ workspace, file: args.file, newFile: args.new_file, apply: args.apply }, options),
+    wording: () => ({ what: `moving ${args.file} to ${args.new_file}`, nothing: `Nothing to do for ${args.file}.` }),
+  }),
 });

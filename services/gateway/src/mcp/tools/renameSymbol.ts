@@ -1,15 +1,10 @@
 // rename_symbol: the workspace edit renaming the identifier at a position everywhere; a preview
 // unless apply is true.
 import { z } from "zod";
-import { defineTool, writingAnnotations } from "../defineTool.js";
 import { describeTarget } from "../text.js";
-import { editAnswerShape, sendEdit } from "../toolSupport/edits.js";
+import { applyArgument } from "../toolSupport/edits.js";
+import { editTool } from "../toolSupport/editTool.js";
 import { positionArguments, positionFrom, statusFrom } from "../toolSupport/shared.js";
-
-export const applyArgument = z
-  .boolean({ error: "apply must be true or false" })
-  .default(false)
-  .describe("false (default): only preview the edit. true: write it to the files (needs the lsp:write scope).");
 
 const input = z.object({
   ...positionArguments,
@@ -21,9 +16,7 @@ const input = z.object({
   apply: applyArgument,
 });
 
-const output = z.object(editAnswerShape);
-
-export const renameSymbolTool = defineTool({
+export const renameSymbolTool = editTool({
   name: "rename_symbol",
   title: "Rename symbol",
   description:
@@ -31,22 +24,17 @@ export const renameSymbolTool = defineTool({
     "By default only previews the workspace edit (every file, line and column that would change); pass apply: true to write it. " +
     "Point at the identifier with file plus line and column (1-based, code points), or with file plus symbol and optionally line.",
   input,
-  output,
-  annotations: writingAnnotations(false),
-  writes: (args) => args.apply,
-  async run(args, call) {
+  idempotent: false,
+  request: (args) => {
     const at = positionFrom(args);
-    const workspace = await call.workspace(args.workspace);
-    return sendEdit(
-      call,
-      workspace,
-      at.file,
-      args.apply,
-      (runner, options) => runner.renameSymbol({ workspace, at, newName: args.new_name, apply: args.apply }, options),
-      (answer) => {
+    return {
+      file: at.file,
+      ask: (runner, workspace, options) =>
+        runner.renameSymbol({ workspace, at, newName: args.new_name, apply: args.apply }, options),
+      wording: (answer) => {
         const target = describeTarget(at, statusFrom(answer.status));
         return { what: `renaming ${target} to ${args.new_name}`, nothing: `Nothing to rename at ${target}.` };
       },
-    );
+    };
   },
 });

@@ -2,7 +2,8 @@
 // from the symbol indexes the runners keep live in NATS JetStream (no language server needed at
 // query time); a workspace without an index yet is asked live (labelled partial), and files of
 // languages with no index source give text matches, listed apart from the declarations.
-import { kindRank, symbolKindName, type WorkspaceSymbolsAnswer } from "@lspmesh/proto";
+import type { SymbolIndexMeta } from "@lspmesh/events";
+import { kindRank, type WorkspaceSymbol, type WorkspaceSymbolsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 import { type IndexFilters, type IndexHit, searchIndexes } from "../../symbols/indexSearch.js";
@@ -16,9 +17,9 @@ import type { ToolCall } from "../toolCall.js";
 import {
   type AnswerStatusOutput,
   answerStatusShape,
+  declaredSymbolFrom,
   type LocationOutput,
   limitArgument,
-  locationFrom,
   locationOutput,
   mergeStatuses,
   statusFrom,
@@ -171,161 +172,32 @@ export interface SearchParts {
 export function searchAnswer(parts: SearchParts): ToolAnswer<z.output<typeof output>> {
   const { query, limit, filters } = parts;
   const found = searchIndexes(parts.indexed, query, filters, limit);
-  const outcomes: WorkspaceOutcome[] = [];
-  const statuses: AnswerStatusOutput[] = [];
-  const ranked: Ranked[] = found.symbols.map(rankedHit);
-  let total = found.total;
-
-  const languages = new Set<string>();
-  for (const { workspace, view } of parts.indexed) {
-    const meta = view.meta;
-    for (const file of view.files.values()) languages.add(file.entry.language);
-    const complete = meta?.state === "ready";
-    const outcome: WorkspaceOutcome = {
-      workspace,
-      outcome: complete ? "ok" : "indexing",
-      source: "index",
-      count: found.counts.get(workspace) ?? 0,
-    };
-    if (meta) {
-      const skippedFiles = meta.skipped.tooLarge + meta.skipped.binary + meta.skipped.failed + meta.skipped.overCap;
-      outcome.index = {
-        state: meta.state,
-        epoch: meta.epoch,
-        updated_at: new Date(meta.updatedAt).toISOString(),
-        files: meta.files,
-        symbols: meta.symbols,
-        ...(complete ? {} : { progress: { done: meta.done, total: meta.total } }),
-        ...(skippedFiles > 0 ? { skipped_files: skippedFiles } : {}),
-        ...(meta.polled ? { polled: { folders: meta.polled.folders, every_ms: meta.polled.everyMs } } : {}),
-      };
-      if (meta.polled && complete) {
-        outcome.message = `${meta.polled.folders} of its folders are polled every ${Math.round(meta.polled.everyMs / 1000)} s instead of watched (the tenant's file-watch budget is spent): changes there may take that long to be found`;
-      }
-    }
-    if (!complete) {
-      outcome.message = meta
-        ? `its symbol index is being built: ${meta.done} of ${meta.total} files`
-        : "its symbol index is being built";
-    }
-    outcomes.push(outcome);
-  }
-  if (parts.indexed.length > 0) {
-    statuses.push({
-      state: "ready",
-      partial: false,
-      language: [...languages].sort().join(", "),
-      server: "symbol index",
-    });
-  }
-
-  for (const result of parts.live) {
-    if (result.error) {
-      outcomes.push({
-        workspace: result.workspace,
-        outcome: result.error.code === "TIMEOUT" ? "timeout" : "failed",
-        source: "live",
-        code: result.error.code,
-        message: result.error.message,
-        count: 0,
-      });
-      continue;
-    }
-    const status = mergeStatuses(
-      result.answers.map((answer) => statusFrom(answer.status)),
-      result.missing ?? [],
-    );
-    statuses.push(status);
-    const symbols = result.answers
-      .flatMap((answer) => answer.symbols)
-      .map((symbol): Ranked => {
-        const out: SymbolOutput = {
-          workspace: result.workspace,
-          name: symbol.name,
-          kind: symbolKindName(symbol.kind),
-          source: "live",
-          location: locationFrom(symbol.location ?? { file: "", snippet: "" }),
-        };
-        if (symbol.containerName) out.container = symbol.containerName;
-        const match = matchName(symbol.name, symbol.name.toLowerCase(), query, query.toLowerCase());
-        return { output: out, match: match < 0 ? 7 : match, exported: false, depth: depthOf(out.location.file) };
-      })
-      .filter(({ output: symbol }) => liveSymbolPasses(symbol, filters));
-    ranked.push(...symbols);
-    // The runner ranks before its limit and counts every match (older runners: what they sent).
-    const sent = result.answers.reduce((sum, answer) => sum + answer.symbols.length, 0);
-    const counted_ = result.answers.reduce((sum, answer) => sum + Math.max(answer.total, answer.symbols.length), 0);
-    const count = symbols.length + Math.max(0, counted_ - sent);
-    total += count;
-    outcomes.push({
-      workspace: result.workspace,
-      outcome: "partial",
-      source: "live",
-      count,
-      message: ["no symbol index yet (it is being built): asked its language server", status.note, parts.liveCaveat]
-        .filter(Boolean)
-        .join("; "),
-    });
-  }
-  for (const workspace of parts.skipped) {
-    outcomes.push({
-      workspace,
-      outcome: "skipped",
-      source: "none",
-      message: `no symbol index yet, and only ${MAX_WORKSPACES} such workspaces are asked live per call; name them with workspaces`,
-      count: 0,
-    });
-  }
-
+  const live = parts.live.map((result) => liveSearched(result, query, filters, parts.liveCaveat));
+  const outcomes = [
+    ...parts.indexed.map(({ workspace, view }) => indexedOutcome(workspace, view, found.counts.get(workspace) ?? 0)),
+    ...live.map((searched) => searched.outcome),
+    ...parts.skipped.map(skippedOutcome),
+  ];
+  const statuses = [...indexStatus(parts.indexed), ...live.flatMap((searched) => searched.status ?? [])];
+  const ranked = [...found.symbols.map(rankedHit), ...live.flatMap((searched) => searched.symbols)];
+  const total = live.reduce((sum, searched) => sum + searched.outcome.count, found.total);
   const gaps = outcomes.filter((outcome) => outcome.outcome !== "ok");
-  const missingNote = gaps.map((gap) => `${gap.workspace}: ${gap.outcome}${gap.code ? ` (${gap.code})` : ""}`);
-  const status = mergeStatuses(statuses, missingNote.length > 0 ? [`not complete: ${missingNote.join(", ")}`] : []);
-  if (statuses.length === 0 && outcomes.length === 0) {
-    status.state = "ready";
-    status.partial = false;
-    status.note = "no workspaces to search";
-  }
-  const shown = ranked.sort(compareRanked).slice(0, limit);
-  const symbols = shown.map((item) => item.output);
+  const status = searchStatus(statuses, outcomes, gaps);
+  const symbols = ranked
+    .sort(compareRanked)
+    .slice(0, limit)
+    .map((item) => item.output);
   const textMatches = found.textMatches.map((hit) => ({
     workspace: hit.workspace,
     name: hit.symbol.name,
     language: hit.language,
     location: locationOf(hit),
   }));
-  const header =
-    symbols.length === 0
-      ? gaps.length > 0
-        ? `No symbols matching "${query}" found so far; some workspaces are not complete (see below), so retry shortly.`
-        : `No symbols match "${query}" in ${counted(outcomes.length, "workspace")}.`
-      : `${counted(total, "symbol")} matching "${query}" in ${counted(outcomes.length, "workspace")}${total > symbols.length ? `; showing the best ${symbols.length} (raise limit for more)` : ""}:`;
   const text = lines(
-    header,
-    ...symbols.map((symbol) => {
-      const container = symbol.container ? ` (in ${symbol.container})` : "";
-      const { file, line, column } = symbol.location;
-      return `${symbol.kind.replaceAll("_", " ")} ${symbol.name}${container}  ${symbol.workspace}:${file}:${line}:${column}`;
-    }),
-    ...(textMatches.length > 0
-      ? [
-          "",
-          `Text matches (${found.textTotal}; words in files whose language has no symbol source, not declarations):`,
-          ...textMatches.map(
-            (match) =>
-              `${match.name}  ${match.workspace}:${match.location.file}:${match.location.line}:${match.location.column}`,
-          ),
-        ]
-      : []),
-    ...(gaps.length > 0
-      ? [
-          "",
-          `Partial: ${counted(gaps.length, "workspace")} not complete:`,
-          ...gaps.map(
-            (gap) =>
-              `- ${gap.workspace}: ${gap.outcome}${gap.code ? ` ${gap.code}` : ""}${gap.message ? `: ${gap.message}` : ""}`,
-          ),
-        ]
-      : []),
+    searchHeader(query, symbols.length, total, outcomes.length, gaps.length > 0),
+    ...symbols.map(symbolLine),
+    ...textMatchLines(textMatches, found.textTotal),
+    ...gapLines(gaps),
   );
   return {
     text,
@@ -339,6 +211,168 @@ export function searchAnswer(parts: SearchParts): ToolAnswer<z.output<typeof out
       workspaces: outcomes,
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per workspace: its outcome, and what it adds to the answer
+
+/** A workspace asked live: its outcome, the status of its servers, and its matches. */
+interface LiveSearched {
+  outcome: WorkspaceOutcome;
+  status?: AnswerStatusOutput;
+  symbols: Ranked[];
+}
+
+function indexedOutcome(workspace: string, view: WorkspaceIndexView, count: number): WorkspaceOutcome {
+  const meta = view.meta;
+  const complete = meta?.state === "ready";
+  const outcome: WorkspaceOutcome = { workspace, outcome: complete ? "ok" : "indexing", source: "index", count };
+  if (meta) {
+    outcome.index = indexFreshness(meta, complete);
+    if (meta.polled && complete) {
+      outcome.message = `${meta.polled.folders} of its folders are polled every ${Math.round(meta.polled.everyMs / 1000)} s instead of watched (the tenant's file-watch budget is spent): changes there may take that long to be found`;
+    }
+  }
+  if (!complete) {
+    outcome.message = meta
+      ? `its symbol index is being built: ${meta.done} of ${meta.total} files`
+      : "its symbol index is being built";
+  }
+  return outcome;
+}
+
+function indexFreshness(meta: SymbolIndexMeta, complete: boolean): NonNullable<WorkspaceOutcome["index"]> {
+  const skippedFiles = meta.skipped.tooLarge + meta.skipped.binary + meta.skipped.failed + meta.skipped.overCap;
+  return {
+    state: meta.state,
+    epoch: meta.epoch,
+    updated_at: new Date(meta.updatedAt).toISOString(),
+    files: meta.files,
+    symbols: meta.symbols,
+    ...(complete ? {} : { progress: { done: meta.done, total: meta.total } }),
+    ...(skippedFiles > 0 ? { skipped_files: skippedFiles } : {}),
+    ...(meta.polled ? { polled: { folders: meta.polled.folders, every_ms: meta.polled.everyMs } } : {}),
+  };
+}
+
+/** The symbol index as one answering server: ready, over the languages of the indexed files. */
+function indexStatus(indexed: SearchParts["indexed"]): AnswerStatusOutput[] {
+  if (indexed.length === 0) return [];
+  const languages = new Set<string>();
+  for (const { view } of indexed) for (const file of view.files.values()) languages.add(file.entry.language);
+  return [{ state: "ready", partial: false, language: [...languages].sort().join(", "), server: "symbol index" }];
+}
+
+function liveSearched(
+  result: WorkspaceResult,
+  query: string,
+  filters: IndexFilters,
+  caveat: string | undefined,
+): LiveSearched {
+  const { workspace, error } = result;
+  if (error) {
+    const outcome = error.code === "TIMEOUT" ? "timeout" : "failed";
+    return {
+      outcome: { workspace, outcome, source: "live", code: error.code, message: error.message, count: 0 },
+      symbols: [],
+    };
+  }
+  const status = mergeStatuses(
+    result.answers.map((answer) => statusFrom(answer.status)),
+    result.missing ?? [],
+  );
+  const symbols = result.answers
+    .flatMap((answer) => answer.symbols)
+    .map((symbol) => rankedLive(workspace, symbol, query))
+    .filter(({ output: symbol }) => liveSymbolPasses(symbol, filters));
+  // The runner ranks before its limit and counts every match (older runners: what they sent).
+  const sent = result.answers.reduce((sum, answer) => sum + answer.symbols.length, 0);
+  const matched = result.answers.reduce((sum, answer) => sum + Math.max(answer.total, answer.symbols.length), 0);
+  const count = symbols.length + Math.max(0, matched - sent);
+  const message = ["no symbol index yet (it is being built): asked its language server", status.note, caveat]
+    .filter(Boolean)
+    .join("; ");
+  return { outcome: { workspace, outcome: "partial", source: "live", count, message }, status, symbols };
+}
+
+function skippedOutcome(workspace: string): WorkspaceOutcome {
+  return {
+    workspace,
+    outcome: "skipped",
+    source: "none",
+    message: `no symbol index yet, and only ${MAX_WORKSPACES} such workspaces are asked live per call; name them with workspaces`,
+    count: 0,
+  };
+}
+
+/** The answering servers' status, partial when a workspace is not complete. */
+function searchStatus(
+  statuses: readonly AnswerStatusOutput[],
+  outcomes: readonly WorkspaceOutcome[],
+  gaps: readonly WorkspaceOutcome[],
+): AnswerStatusOutput {
+  const missingNote = gaps.map((gap) => `${gap.workspace}: ${gap.outcome}${gap.code ? ` (${gap.code})` : ""}`);
+  const status = mergeStatuses(statuses, missingNote.length > 0 ? [`not complete: ${missingNote.join(", ")}`] : []);
+  if (statuses.length === 0 && outcomes.length === 0) {
+    status.state = "ready";
+    status.partial = false;
+    status.note = "no workspaces to search";
+  }
+  return status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text
+
+function searchHeader(query: string, shown: number, total: number, workspaces: number, gaps: boolean): string {
+  if (shown > 0) {
+    const more = total > shown ? `; showing the best ${shown} (raise limit for more)` : "";
+    return `${counted(total, "symbol")} matching "${query}" in ${counted(workspaces, "workspace")}${more}:`;
+  }
+  return gaps
+    ? `No symbols matching "${query}" found so far; some workspaces are not complete (see below), so retry shortly.`
+    : `No symbols match "${query}" in ${counted(workspaces, "workspace")}.`;
+}
+
+function symbolLine(symbol: SymbolOutput): string {
+  const container = symbol.container ? ` (in ${symbol.container})` : "";
+  const { file, line, column } = symbol.location;
+  return `${symbol.kind.replaceAll("_", " ")} ${symbol.name}${container}  ${symbol.workspace}:${file}:${line}:${column}`;
+}
+
+function textMatchLines(matches: ReadonlyArray<z.output<typeof textMatchOutput>>, total: number): string[] {
+  if (matches.length === 0) return [];
+  return [
+    "",
+    `Text matches (${total}; words in files whose language has no symbol source, not declarations):`,
+    ...matches.map(
+      (match) =>
+        `${match.name}  ${match.workspace}:${match.location.file}:${match.location.line}:${match.location.column}`,
+    ),
+  ];
+}
+
+function gapLines(gaps: readonly WorkspaceOutcome[]): string[] {
+  if (gaps.length === 0) return [];
+  return [
+    "",
+    `Partial: ${counted(gaps.length, "workspace")} not complete:`,
+    ...gaps.map(
+      (gap) =>
+        `- ${gap.workspace}: ${gap.outcome}${gap.code ? ` ${gap.code}` : ""}${gap.message ? `: ${gap.message}` : ""}`,
+    ),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ranking
+
+function rankedLive(workspace: string, symbol: WorkspaceSymbol, query: string): Ranked {
+  const { name, kind, location } = declaredSymbolFrom(symbol);
+  const out: SymbolOutput = { workspace, name, kind, source: "live", location };
+  if (symbol.containerName) out.container = symbol.containerName;
+  const match = matchName(symbol.name, symbol.name.toLowerCase(), query, query.toLowerCase());
+  return { output: out, match: match < 0 ? 7 : match, exported: false, depth: depthOf(out.location.file) };
 }
 
 function rankedHit(hit: IndexHit): Ranked {
@@ -419,10 +453,8 @@ async function searchLive(
   deadlineMs: number,
 ): Promise<WorkspaceResult> {
   try {
-    const languages = args.language ? [args.language] : call.languagesOf(target);
-    const parts = await call.sendEach(
+    const parts = await call.sendToWorkspace(
       target,
-      languages,
       (runner, options, group) =>
         runner.workspaceSymbols(
           { workspace: target, query: args.query, limit: args.limit, languages: group.filter(Boolean) },
@@ -430,7 +462,12 @@ async function searchLive(
         ),
       // No failover: a cold start on another runner cannot finish under the search deadline, and
       // hundreds of them at once would swamp the pool; the workspace is labelled instead.
-      { timeoutMs: deadlineMs, progress: false, failover: false },
+      {
+        timeoutMs: deadlineMs,
+        progress: false,
+        failover: false,
+        ...(args.language ? { languages: [args.language] } : {}),
+      },
     );
     const answers = parts.filter((part) => part.answer).map((part) => part.answer!);
     const failed = parts.filter((part) => part.error);

@@ -1,15 +1,10 @@
 // signature_help: the signature(s) of the call at a position and which parameter is active.
 import type { SignatureHelpAnswer } from "@lspmesh/proto";
 import { z } from "zod";
-import { defineTool, type ToolAnswer } from "../defineTool.js";
-import { describeTarget, emptyAnswerText, lines, statusHeader } from "../text.js";
-import {
-  answerStatusShape,
-  type PositionAt,
-  positionArguments,
-  positionFrom,
-  statusFrom,
-} from "../toolSupport/shared.js";
+import type { ToolAnswer } from "../defineTool.js";
+import { answerText, describeTarget } from "../text.js";
+import { positionTool } from "../toolSupport/positionTool.js";
+import { answerStatusShape, type PositionAt, positionArguments, statusFrom } from "../toolSupport/shared.js";
 
 const input = z.object(positionArguments);
 
@@ -31,22 +26,21 @@ export function signatureHelpAnswer(answer: SignatureHelpAnswer, at: PositionAt)
     active_parameter: answer.signatures.length > 0 ? answer.activeParameter : -1,
     documentation: answer.documentation,
   };
-  const text =
-    answer.signatures.length === 0
-      ? emptyAnswerText(status, `No signature help at ${target} (is it inside a call's parentheses?).`)
-      : lines(
-          statusHeader(status),
-          `Signature help at ${target}:`,
-          ...answer.signatures.map(
-            (signature, index) =>
-              `${index === structured.active_signature ? "→ " : "  "}${signature}${index === structured.active_signature && structured.active_parameter >= 0 ? `  (parameter ${structured.active_parameter + 1})` : ""}`,
-          ),
-          ...(answer.documentation ? ["", answer.documentation] : []),
-        );
+  const text = answerText(
+    status,
+    answer.signatures.length > 0,
+    `No signature help at ${target} (is it inside a call's parentheses?).`,
+    `Signature help at ${target}:`,
+    ...answer.signatures.map(
+      (signature, index) =>
+        `${index === structured.active_signature ? "→ " : "  "}${signature}${index === structured.active_signature && structured.active_parameter >= 0 ? `  (parameter ${structured.active_parameter + 1})` : ""}`,
+    ),
+    ...(answer.documentation ? ["", answer.documentation] : []),
+  );
   return { text, structured };
 }
 
-export const signatureHelpTool = defineTool({
+export const signatureHelpTool = positionTool({
   name: "signature_help",
   title: "Signature help",
   description:
@@ -54,12 +48,6 @@ export const signatureHelpTool = defineTool({
     "Point with file plus line and column (1-based, code points).",
   input,
   output,
-  async run(args, call) {
-    const at = positionFrom(args);
-    const workspace = await call.workspace(args.workspace);
-    const answer = await call.send(workspace, call.languageOf(workspace, at.file), (runner, options) =>
-      runner.signatureHelp({ workspace, at }, options),
-    );
-    return signatureHelpAnswer(answer, at);
-  },
+  ask: (runner, request, options) => runner.signatureHelp(request, options),
+  answer: signatureHelpAnswer,
 });

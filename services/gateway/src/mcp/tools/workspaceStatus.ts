@@ -103,9 +103,8 @@ export const workspaceStatusTool = defineTool({
     const visible = (await call.visibleWorkspaces()).map((target) => target.workspace);
     if (args.workspace === undefined && visible.length !== 1) return workspaceStatusAnswer(visible, undefined, [], []);
     const workspace = await call.workspace(args.workspace);
-    const parts = await call.sendEach(
+    const parts = await call.sendToWorkspace(
       workspace,
-      call.languagesOf(workspace),
       (runner, options) => runner.workspaceStatus({ workspace }, options),
       { progress: false },
     );

@@ -1,13 +1,13 @@
 // workspace_symbols: symbols whose names match a query, in one workspace.
-import { rankSymbols, symbolKindName, type WorkspaceSymbol, type WorkspaceSymbolsAnswer } from "@lspmesh/proto";
+import { rankSymbols, type WorkspaceSymbol, type WorkspaceSymbolsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
-import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
+import { answerText, counted } from "../text.js";
 import {
   answerStatusShape,
   collectParts,
+  declaredSymbolFrom,
   limitArgument,
-  locationFrom,
   locationOutput,
   offsetArgument,
   statusOfAnswers,
@@ -52,11 +52,7 @@ const output = z.object({
 });
 
 function symbolFrom(symbol: WorkspaceSymbol): WorkspaceSymbolOutput {
-  const output: WorkspaceSymbolOutput = {
-    name: symbol.name,
-    kind: symbolKindName(symbol.kind),
-    location: locationFrom(symbol.location ?? { file: "", snippet: "" }),
-  };
+  const output: WorkspaceSymbolOutput = declaredSymbolFrom(symbol);
   if (symbol.containerName) output.container = symbol.containerName;
   return output;
 }
@@ -110,14 +106,13 @@ export function mergedWorkspaceSymbolsAnswer(
     offset > 0 || end < total
       ? `; showing ${symbols.length === 0 ? "none" : `${offset + 1}-${end}`}${next !== undefined ? ` (offset: ${next} for the next ones)` : total > reachable ? ` (the best ${MAX_LIMIT} are reachable; narrow the query for the rest)` : ""}`
       : "";
-  const text =
-    total === 0
-      ? emptyAnswerText(status, `No symbols match "${query}".`)
-      : lines(
-          statusHeader(status),
-          `${counted(total, "symbol")} matching "${query}"${shown}:`,
-          ...symbols.map(symbolLine),
-        );
+  const text = answerText(
+    status,
+    total > 0,
+    `No symbols match "${query}".`,
+    `${counted(total, "symbol")} matching "${query}"${shown}:`,
+    ...symbols.map(symbolLine),
+  );
   return {
     text,
     structured: { ...status, query, symbols, total, offset, ...(next !== undefined ? { next_offset: next } : {}) },
@@ -136,7 +131,7 @@ export const workspaceSymbolsTool = defineTool({
   output,
   async run(args, call) {
     const workspace = await call.workspace(args.workspace);
-    const parts = await call.sendEach(workspace, call.languagesOf(workspace), (runner, options, languages) =>
+    const parts = await call.sendToWorkspace(workspace, (runner, options, languages) =>
       runner.workspaceSymbols(
         {
           workspace,

@@ -2,7 +2,9 @@
 // them on first use (or ahead, for a warm-up list), stops idle ones and, past the memory budget,
 // the least recently used, and guarantees that closing the manager leaves no language-server
 // process behind.
+
 import type { Message } from "vscode-jsonrpc/node.js";
+import type { ClientCapabilities } from "vscode-languageserver-protocol";
 import { RunnerError } from "../../errors.js";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import { groupResidentBytes, processesInGroups } from "../process/processGroups.js";
@@ -18,6 +20,8 @@ export interface SessionManagerOptions {
   policy?: SessionPolicyOverrides;
   /** Open documents per session, at most (overrides policy.maxOpenDocuments). */
   maxOpenDocuments?: number;
+  /** What servers are told the runner can do: the session's own needs plus every feature's (features/index.ts). */
+  clientCapabilities?: ClientCapabilities;
   /** Every session's events (state changes, diagnostics, close), with the session's key. */
   onSessionEvent?: (key: SessionKey & { language: string }, event: SessionEvent) => void;
   onLog?: (entry: { tenant: string; workspace: string; language: string; line: string }) => void;
@@ -199,6 +203,7 @@ export class SessionManager {
       language,
       policy: this.policy,
       maxFileBytes: this.options.maxFileBytes,
+      clientCapabilities: this.options.clientCapabilities,
       onLog: this.options.onLog && ((line) => this.options.onLog?.({ ...names, line })),
       onOutgoing: this.options.onOutgoing && ((message) => this.options.onOutgoing?.({ ...names, message })),
       onLifecycleEvent: this.options.onLifecycleEvent,

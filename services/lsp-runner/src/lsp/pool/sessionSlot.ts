@@ -5,6 +5,7 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Message } from "vscode-jsonrpc/node.js";
+import type { ClientCapabilities } from "vscode-languageserver-protocol";
 import { RunnerError } from "../../errors.js";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import type { SessionEvent } from "../session/languageSession.js";
@@ -55,6 +56,8 @@ export interface SlotContext {
   language: LanguageServerConfig;
   policy: SessionPolicy;
   maxFileBytes?: number;
+  /** What servers are told the runner can do (default: what the session itself relies on). */
+  clientCapabilities?: ClientCapabilities;
   onLog?: (line: string) => void;
   /** Session events (state changes, diagnostics, close) for the event backbone. */
   onEvent?: (event: SessionEvent) => void;
@@ -148,6 +151,7 @@ export class SessionSlot {
       limits: policy.limits,
       parentWatchdog: policy.parentWatchdog,
       ...(policy.sandbox ? { sandbox: policy.sandbox } : {}),
+      clientCapabilities: this.context.clientCapabilities,
       onLog: this.context.onLog,
       onEvent: this.context.onEvent,
       onOutgoing: this.context.onOutgoing,

@@ -4,35 +4,36 @@
 // (bench/profile.mjs). A single `tools/call` that asked for no progress needs none of that: it is
 // handed to one server, connected once to a MultiplexedTransport, and answered as one JSON body
 // (which the Streamable HTTP transport allows). The server is the SDK's McpServer with the same
-// tools, so validation, dispatch and errors are the SDK's. Everything else (initialize, lists,
-// batches, notifications, progress, 2026-era requests, and any request the SDK's transport would
-// refuse: wrong Accept or Content-Type, an unsupported protocol version) goes to the SDK's
-// per-request serving, unchanged.
-import type { IncomingHttpHeaders } from "node:http";
+// tools, so validation, dispatch and errors are the SDK's.
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import {
-  type AuthInfo,
   classifyInboundRequest,
   isJSONRPCRequest,
   isJsonContentType,
   type JSONRPCRequest,
-  type JSONRPCResponse,
   type McpServer,
 } from "@modelcontextprotocol/server";
-import { MultiplexedTransport } from "../mcp/multiplexedTransport.js";
+import { authInfoFor, type Principal } from "../../auth/principal.js";
+import { MultiplexedTransport } from "../multiplexedTransport.js";
 
-export class SharedToolCalls {
+export class SharedServerPath {
+  private closing: Promise<void> | undefined;
+
   private constructor(
     private readonly server: McpServer,
     private readonly transport: MultiplexedTransport,
   ) {}
 
-  static async start(server: McpServer): Promise<SharedToolCalls> {
+  static async start(server: McpServer): Promise<SharedServerPath> {
     const transport = new MultiplexedTransport();
     await server.connect(transport);
-    return new SharedToolCalls(server, transport);
+    return new SharedServerPath(server, transport);
   }
 
-  /** True when this POST is a single 2025-era tools/call without a progress token that the SDK would accept. */
+  /**
+   * True when this POST is a single 2025-era tools/call without a progress token that the SDK's
+   * transport would accept (right Accept and Content-Type, a supported protocol version).
+   */
   takes(headers: IncomingHttpHeaders, body: unknown): body is JSONRPCRequest {
     if (!isJSONRPCRequest(body) || body.method !== "tools/call" || body.params?._meta?.progressToken !== undefined)
       return false;
@@ -51,15 +52,32 @@ export class SharedToolCalls {
     return route.kind === "legacy";
   }
 
-  /** The server's JSON-RPC response, or undefined when `signal` aborted first (the call is cancelled). */
-  answer(request: JSONRPCRequest, authInfo: AuthInfo, signal: AbortSignal): Promise<JSONRPCResponse | undefined> {
-    return this.transport.request(request, authInfo, signal);
+  /** One JSON body with the server's answer; a response closed first (client gone, cancelled) aborts the call. */
+  async serve(call: JSONRPCRequest, principal: Principal, res: ServerResponse): Promise<void> {
+    const gone = new AbortController();
+    const onClose = () => gone.abort();
+    res.once("close", onClose);
+    try {
+      const answer = await this.transport.request(call, authInfoFor(principal), gone.signal);
+      if (res.destroyed) return;
+      // No answer while the response is open: the gateway is closing.
+      if (answer === undefined) {
+        res.writeHead(503, { "content-type": "text/plain; charset=utf-8" }).end("the gateway is shutting down");
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+    } finally {
+      res.off("close", onClose);
+    }
   }
 
   /** Cancels what is in flight and closes the server. Idempotent. */
-  async close(): Promise<void> {
-    await this.server.close();
-    await this.transport.close();
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.server.close();
+      await this.transport.close();
+    })();
+    return this.closing;
   }
 }
 
