@@ -1,7 +1,10 @@
 // The shared tiers, plus `install`: the CLI packed and installed globally (about a minute), run by
 // `npm run test:install` (and .ci/run), not by every `npm test`.
 import { defineConfig } from "vitest/config";
-import shared from "../../vitest.shared.js";
+import { sharedConfig } from "../../vitest.shared.js";
+
+// Two integration files at a time: they wait on language servers more than they compute.
+const shared = sharedConfig(2);
 
 export default defineConfig({
   test: {
