@@ -1,12 +1,12 @@
 // `lspmesh check` end to end: the real CLI binary as a child process, a real typescript-language-server,
 // on a git repository built by the test (base commit on main, head commit on feature).
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { CheckReport, ReportedFinding } from "../src/check/report.js";
-import { runCli } from "./cli.js";
+import { type CliResult, runCli } from "./cli.js";
 import { type FixtureRepo, fixtureRepo } from "./fixtureRepo.js";
 
 const require = createRequire(import.meta.url);
@@ -14,13 +14,19 @@ const Ajv = require("ajv") as typeof import("ajv").default;
 const addFormats = require("ajv-formats") as typeof import("ajv-formats").default;
 
 let repo: FixtureRepo;
-let exportsBefore: string[];
-const baseExports = () => readdirSync(tmpdir()).filter((name) => name.startsWith("lspmesh-base-"));
+// The checks this file runs export their bases into a temporary folder of its own, so what is
+// left behind is theirs alone while other test files run checks beside them.
+const ownTmp = mkdtempSync(join(tmpdir(), "lspmesh-check-test-"));
+const baseExports = () => readdirSync(ownTmp).filter((name) => name.startsWith("lspmesh-base-"));
+const runCheck = (args: string[], options: Parameters<typeof runCli>[1] & object): Promise<CliResult> =>
+  runCli(args, { ...options, env: { TMPDIR: ownTmp, ...options.env } });
 beforeAll(() => {
   repo = fixtureRepo();
-  exportsBefore = baseExports();
 });
-afterAll(() => repo?.[Symbol.dispose]());
+afterAll(() => {
+  repo?.[Symbol.dispose]();
+  rmSync(ownTmp, { recursive: true, force: true });
+});
 
 const summary = (findings: ReportedFinding[]) =>
   findings.map(
@@ -36,7 +42,7 @@ describe("introduced vs existing, against a base commit", () => {
   beforeAll(async () => {
     const out = (name: string) => join(repo.outside, `report.${name}`);
     reports = { sarif: out("sarif"), github: out("github"), md: out("md"), codequality: out("cq") };
-    const result = await runCli(
+    const result = await runCheck(
       [
         "check",
         "--changed-since",
@@ -190,7 +196,7 @@ describe("introduced vs existing, against a base commit", () => {
 // side by side (up to vitest's maxConcurrency, 5), using the second core.
 describe.concurrent("exit codes of the real binary", () => {
   test("0: only old errors (files named on stdin), even though they are errors", async () => {
-    const result = await runCli(["check", "--files", "-", "--base", "main"], {
+    const result = await runCheck(["check", "--files", "-", "--base", "main"], {
       cwd: repo.dir,
       input: "src/shifted.ts\nsrc/existing.ts\n\nsrc/fixed.ts\n",
     });
@@ -201,21 +207,21 @@ describe.concurrent("exit codes of the real binary", () => {
   }, 120_000);
 
   test("1 without a base: every error counts", async () => {
-    const result = await runCli(["check", "--files", "src/shifted.ts", "--format", "json"], { cwd: repo.dir });
+    const result = await runCheck(["check", "--files", "src/shifted.ts", "--format", "json"], { cwd: repo.dir });
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout) as CheckReport;
     expect(summary(allFindings(report))).toEqual(["new src/shifted.ts:5:14 2322"]);
   }, 120_000);
 
   test("1 when diagnostics are incomplete at the timeout; 0 with --allow-incomplete", async () => {
-    const strict = await runCli(["check", "--files", "src/fixed.ts", "--timeout", "1ms", "--format", "json"], {
+    const strict = await runCheck(["check", "--files", "src/fixed.ts", "--timeout", "1ms", "--format", "json"], {
       cwd: repo.dir,
     });
     expect(strict.code).toBe(1);
     const report = JSON.parse(strict.stdout) as CheckReport;
     expect(report.outcome).toBe("incomplete");
     expect(report.incomplete.map((i) => [i.file, i.side])).toEqual([["src/fixed.ts", "head"]]);
-    const lenient = await runCli(["check", "--files", "src/fixed.ts", "--timeout", "1ms", "--allow-incomplete"], {
+    const lenient = await runCheck(["check", "--files", "src/fixed.ts", "--timeout", "1ms", "--allow-incomplete"], {
       cwd: repo.dir,
     });
     expect(lenient.code).toBe(0);
@@ -232,20 +238,20 @@ describe.concurrent("exit codes of the real binary", () => {
     [["check", "--token-env", "LSPMESH_TEST_UNSET"], /only applies with --gateway/],
     [["check", "--files", "../outside.ts"], /not a file inside/],
   ])("2 for usage errors: %j", async (args, message) => {
-    const result = await runCli(args, { cwd: repo.dir });
+    const result = await runCheck(args, { cwd: repo.dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe("");
   });
 
   test("2 for infrastructure errors: an unreachable gateway, a file the workspace lacks, a folder outside git", async () => {
-    const gateway = await runCli(["check", "--gateway", "http://127.0.0.1:9/mcp"], { cwd: repo.dir });
+    const gateway = await runCheck(["check", "--gateway", "http://127.0.0.1:9/mcp"], { cwd: repo.dir });
     expect(gateway.code).toBe(2);
     expect(gateway.stderr).toMatch(/cannot reach the gateway at http:\/\/127\.0\.0\.1:9\/mcp/);
-    const missing = await runCli(["check", "--files", "src/nope.ts"], { cwd: repo.dir });
+    const missing = await runCheck(["check", "--files", "src/nope.ts"], { cwd: repo.dir });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/no such file in the workspace: 'src\/nope\.ts'/);
-    const notGit = await runCli(["check", "--changed-since", "main", "--dir", repo.outside], { cwd: repo.dir });
+    const notGit = await runCheck(["check", "--changed-since", "main", "--dir", repo.outside], { cwd: repo.dir });
     expect(notGit.code).toBe(2);
     expect(notGit.stderr).toMatch(/need a git checkout/);
   }, 60_000);
@@ -261,7 +267,7 @@ test("nothing outlives a check: no process runs in the checkout or a base export
         return [];
       }
     })
-    .filter((cwd) => cwd.startsWith(repo.dir) || cwd.includes("lspmesh-base-"));
+    .filter((cwd) => cwd.startsWith(repo.dir) || cwd.startsWith(ownTmp));
   expect(running).toEqual([]);
-  expect(baseExports().filter((name) => !exportsBefore.includes(name))).toEqual([]);
+  expect(baseExports()).toEqual([]);
 });

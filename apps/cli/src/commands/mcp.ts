@@ -59,9 +59,11 @@ export async function runMcpCommand(args: string[]): Promise<void> {
 
 /** Runs `close` once when stdin ends or on SIGINT/SIGTERM, then exits 0; returns that shutdown. */
 function stopWhenDone(close: () => Promise<void>): () => void {
-  let closing: Promise<void> | undefined;
+  let closing = false;
   const shutdown = () => {
-    closing ??= close()
+    if (closing) return;
+    closing = true;
+    void close()
       .catch(() => {})
       .then(() => process.exit(0));
   };

@@ -1,5 +1,7 @@
 // What the engine answers: lspmesh positions (1-based line, code-point column) and
 // workspace-relative paths. Transport-neutral: the gRPC layer maps these onto proto messages.
+
+import type { SlotStatus } from "../lsp/pool/sessionSlot.js";
 import type { Position, Range } from "../lsp/session/positionEncoding.js";
 import type { ServerStateName } from "../lsp/session/sessionState.js";
 
@@ -112,16 +114,8 @@ export interface DiagnosticsAnswer {
   truncatedAtLeast: boolean;
 }
 
-export interface LanguageStatus {
-  language: string;
-  state: ServerStateName;
-  server: string;
-  progress: string;
-  lastError: string;
-  /** Starts that followed a failure of the server (crash, hang, protocol error). */
-  restarts: number;
-  openDocuments: number;
-}
+/** A language server's state in a workspace (workspace_status): its session slot's own status. */
+export type LanguageStatus = SlotStatus;
 
 export interface CompletionItem {
   label: string;

@@ -5,6 +5,7 @@ import { parseFileEvents } from "@lspmesh/events";
 import type { DocumentSymbol, WorkspaceRef } from "../engine/answers.js";
 import type { Closeable, RunnerEventBus } from "../events/eventBus.js";
 import type { LanguageRegistry } from "../lsp/languages/languageRegistry.js";
+import { DEFAULT_MAX_FILE_BYTES } from "../lsp/session/serverDocuments.js";
 import { DirectoryWatcher } from "../workspace/directoryWatcher.js";
 import type { WatchBudget } from "../workspace/watchBudget.js";
 import type { WorkspaceLocator } from "../workspace/workspaceLocator.js";
@@ -141,7 +142,7 @@ export class SymbolIndexer {
       root: paths.root,
       languages: this.options.languages,
       serverRunning: (language) => this.options.serverRunning(ref, language),
-      maxFileBytes: this.options.maxFileBytes ?? 4 * 1024 * 1024,
+      maxFileBytes: this.options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
       maxSymbolsPerFile: this.options.maxSymbolsPerFile ?? 5_000,
       documentSymbols: (file, signal) => this.options.documentSymbols(ref, file, signal),
       serverQuiet: () => this.options.activity.quiet(SERVER_QUIET_WAIT_MS, SERVER_IDLE_MS),

@@ -6,7 +6,7 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Metadata } from "@grpc/grpc-js";
 import { GrpcStatusError } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
+import { REQUEST_ID_METADATA, Runner } from "@lspmesh/proto";
 import {
   createMessageConnection,
   type MessageConnection,
@@ -90,7 +90,7 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort(new Error("cancelled by client")));
     const metadata = new Metadata();
-    if (params.requestId) metadata.set("x-request-id", params.requestId);
+    if (params.requestId) metadata.set(REQUEST_ID_METADATA, params.requestId);
     try {
       const request = fromBinary(method.input, Buffer.from(params.request, "base64"));
       const answer = await handle(request, {

@@ -47,6 +47,7 @@ export interface SlotStatus {
   server: string;
   progress: string;
   lastError: string;
+  /** Starts that followed a failure of the server (crash, hang, protocol error). */
   restarts: number;
   openDocuments: number;
 }
