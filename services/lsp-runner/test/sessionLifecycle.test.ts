@@ -19,10 +19,10 @@ import { groupsGone, processesInTheseGroups, processesWorkingIn } from "./suppor
 
 /**
  * Per-request timeout of the TypeScript server here, ms: short, so that the hang below is noticed
- * quickly, yet over twice what a cold server's first hover takes on a busy 2-core machine (1.6–1.8 s
- * measured): those requests must not time out.
+ * quickly, yet well over what a cold server's first hover takes on a busy 2-core machine (1.6–1.8 s
+ * measured alone; over 4 s seen with another test file beside it): those requests must not time out.
  */
-const REQUEST_TIMEOUT_MS = 4_000;
+const REQUEST_TIMEOUT_MS = 10_000;
 const PROBE_TIMEOUT_MS = 500;
 /** How long a failed server is refused, ms: room for the eleven calls made during it, no more. */
 const COOL_DOWN_MS = 1_000;
@@ -207,7 +207,7 @@ describe("a server that hangs (its process group stopped with SIGSTOP)", () => {
     expect(failed[0]?.reason).toContain(
       `stopped answering (textDocument/hover timed out after ${REQUEST_TIMEOUT_MS} ms and a liveness probe got no answer within ${PROBE_TIMEOUT_MS} ms)`,
     );
-  });
+  }, 60_000);
 });
 
 describe("a server that exits at once (crash loop)", () => {
