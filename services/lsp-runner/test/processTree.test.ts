@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ServiceError } from "@lspmesh/grpc";
 import { ServerState } from "@lspmesh/proto";
-import { commandLine, waitFor } from "@lspmesh/test-kit";
+import { commandLine, isFaultsTier, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { LanguageRegistry, typescriptLanguage } from "./runnerInternals.js";
 import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
@@ -58,7 +58,8 @@ function hoverLoad(callers: number, stop: AbortSignal) {
   return { seen, done: Promise.all(loops) };
 }
 
-test.each([
+// Two servers killed under four callers' load: a long fault case, run by npm run test:faults.
+test.runIf(isFaultsTier()).each([
   { victim: "tsserver (the wrapper lives on)", pick: (line: string) => line.includes("tsserver.js") },
   { victim: "the wrapper", pick: (line: string) => line.includes("typescript-language-server") },
 ])("$victim killed under load: never ready-and-empty, correct again within 10 s, nothing leaked", async ({ pick }) => {

@@ -245,11 +245,12 @@ describe("control: one unsandboxed runner holding both tenants", () => {
 // Landlock-confined tenant workers alone (what a "restricted" pod runs), where the kernel has
 // Landlock; and, where bubblewrap works, workers inside bubblewrap (the default there) and pinned
 // runners (bubblewrap hides the other tenant's volume, as its own pod would). The control above
-// runs without either.
-// Pinned runners (the mode before tenant workers) are checked in the faults tier only.
+// runs without either. npm test runs the first (workers inside bubblewrap where the kernel has no
+// Landlock); the faults tier runs every mode.
+const LANDLOCK = landlockAbi() > 0;
 const MODES = [
-  ...(landlockAbi() > 0 ? (["workers-landlock"] as const) : []),
-  ...(needs("bubblewrap", "crossTenant (sandboxed and pinned runners)")
+  ...(LANDLOCK ? (["workers-landlock"] as const) : []),
+  ...((isFaultsTier() || !LANDLOCK) && needs("bubblewrap", "crossTenant (sandboxed and pinned runners)")
     ? (["sandboxed-shared", ...(isFaultsTier() ? (["pinned-unsandboxed"] as const) : [])] as const)
     : []),
 ];
