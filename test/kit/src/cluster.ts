@@ -153,9 +153,6 @@ export async function startRunnerProcess(
   options: RunnerProcessOptions = {},
 ): Promise<RunnerProcess> {
   if (typeof nats !== "string") await nats.addRunner(id, options.tenants);
-  // Port, id and advertised address are fixed up front: the registry entry the runner writes
-  // names exactly the address the test talks to.
-  const port = await freePort();
   // A TypeScript pool by default (deployments run one runner pool per language).
   const languagesFile = join(workspacesRoot, "..", `${id}.languages.json`);
   writeFileSync(
@@ -166,28 +163,51 @@ export async function startRunnerProcess(
       },
     ),
   );
-  const { service, line } = await spawnService(
-    ["runner", "--listen", `127.0.0.1:${port}`, "--workspaces-root", workspacesRoot, "--metrics-listen", "127.0.0.1:0"],
-    {
-      LSPMESH_NATS_URL: natsUrlOf(nats),
-      ...natsEnv(nats, NATS_USERS.runner(id)),
-      ...(options.tenants ? { LSPMESH_TENANTS: options.tenants.join(",") } : {}),
-      LSPMESH_RUNNER_ID: id,
-      LSPMESH_ADVERTISE_ADDRESS: `127.0.0.1:${port}`,
-      LSPMESH_HEARTBEAT_MS: String(options.heartbeatMs ?? HEARTBEAT_MS),
-      LSPMESH_POOL: options.pool ?? "typescript",
-      LSPMESH_LANGUAGES_FILE: languagesFile,
-      LSPMESH_GRPC_SECRET_FILE: clusterSecretFile(),
-      // A test's teardown stops runners with calls it abandoned still in flight: wait for them
-      // 3 s, not the production 20 s (no test here measures draining; mainDrain does, in process).
-      LSPMESH_DRAIN_MS: "3000",
-      ...options.env,
-    },
-    "runner listening",
-    options.hide?.length
-      ? ["bwrap", "--bind", "/", "/", "--die-with-parent", ...options.hide.flatMap((path) => ["--tmpfs", path])]
-      : [],
-  );
+  // Port, id and advertised address are fixed up front: the registry entry the runner writes
+  // names exactly the address the test talks to. Another process may take the free port before the
+  // runner binds it: then the runner is started again on another.
+  const start = async (port: number) =>
+    spawnService(
+      [
+        "runner",
+        "--listen",
+        `127.0.0.1:${port}`,
+        "--workspaces-root",
+        workspacesRoot,
+        "--metrics-listen",
+        "127.0.0.1:0",
+      ],
+      {
+        LSPMESH_NATS_URL: natsUrlOf(nats),
+        ...natsEnv(nats, NATS_USERS.runner(id)),
+        ...(options.tenants ? { LSPMESH_TENANTS: options.tenants.join(",") } : {}),
+        LSPMESH_RUNNER_ID: id,
+        LSPMESH_ADVERTISE_ADDRESS: `127.0.0.1:${port}`,
+        LSPMESH_HEARTBEAT_MS: String(options.heartbeatMs ?? HEARTBEAT_MS),
+        LSPMESH_POOL: options.pool ?? "typescript",
+        LSPMESH_LANGUAGES_FILE: languagesFile,
+        LSPMESH_GRPC_SECRET_FILE: clusterSecretFile(),
+        // A test's teardown stops runners with calls it abandoned still in flight: wait for them
+        // 3 s, not the production 20 s (no test here measures draining; mainDrain does, in process).
+        LSPMESH_DRAIN_MS: "3000",
+        ...options.env,
+      },
+      "runner listening",
+      options.hide?.length
+        ? ["bwrap", "--bind", "/", "/", "--die-with-parent", ...options.hide.flatMap((path) => ["--tmpfs", path])]
+        : [],
+    );
+  let port = await freePort();
+  let started: Awaited<ReturnType<typeof start>> | undefined;
+  for (let attempt = 1; !started; attempt++) {
+    try {
+      started = await start(port);
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes("EADDRINUSE")) throw error;
+      port = await freePort();
+    }
+  }
+  const { service, line } = started;
   const address = `127.0.0.1:${port}`;
   const client = clusterRunnerClient(address);
   let leftovers: number[] = [];
