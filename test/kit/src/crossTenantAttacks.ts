@@ -439,16 +439,16 @@ export async function folderSwapRace(deployment: CrossTenantDeployment, attempts
   // The attacks after this one start from a server that answers acme again (a failed server is
   // refused for 60 s, then started on the next call).
   if (unanswered > 0) {
-    await waitFor(
-      "acme's server to answer again",
-      async () =>
-        !(await deployment.acme("hover", { workspace: "web", file: "src/shapes.ts", symbol: "Square", line: 2 }))
-          .isError,
-      { timeoutMs: 120_000, intervalMs: 2_000 },
-    ).catch(() => problems.push("acme's server did not answer again within 120 s of the race"));
+    await waitFor("acme's server to answer again", async () => !(await deployment.acme("hover", ACME_HOVER)).isError, {
+      timeoutMs: 120_000,
+      intervalMs: 2_000,
+    }).catch(() => problems.push("acme's server did not answer again within 120 s of the race"));
   }
   return problems;
 }
+
+/** A hover acme's own server answers once it works: after the race and after the FIFOs' release. */
+const ACME_HOVER = { workspace: "web", file: "src/shapes.ts", symbol: "Square", line: 2 };
 
 /** Outcomes of acme's own calls while its folder is swapped in a loop that only cost acme its answer. */
 const ACME_UNAVAILABLE = / (TIMEOUT|UNAVAILABLE|SERVER_FAILED): /;
@@ -526,12 +526,7 @@ export async function fifoAttack(deployment: CrossTenantDeployment): Promise<str
   await Promise.all(acmeCalls);
   if (!(await deployment.runnersAlive())) problems.push("a runner died");
   await globexCall("hover", { file: "src/secret.ts", symbol: "secret", line: 2 });
-  const acmeHover = await deployment.acme("hover", {
-    workspace: "web",
-    file: "src/shapes.ts",
-    symbol: "Square",
-    line: 2,
-  });
+  const acmeHover = await deployment.acme("hover", ACME_HOVER);
   if (acmeHover.isError) problems.push(`acme's hover after the release: ${JSON.stringify(acmeHover.content)}`);
   return problems;
 }

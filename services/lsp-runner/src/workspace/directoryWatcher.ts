@@ -146,7 +146,7 @@ export class DirectoryWatcher {
   /** Watches dir and the folders below it; collects the files found into `found` (for new trees). */
   private async watchTree(dir: string, found: string[]): Promise<void> {
     if (this.closed || this.isWatched(dir) || this.isPolled(dir)) return;
-    if (this.watchers.size >= (this.options.maxDirectories ?? 20_000)) {
+    if (this.watchedDirectories >= (this.options.maxDirectories ?? 20_000)) {
       await this.pollInstead(dir, found, "folder limit reached");
       return;
     }
