@@ -5,6 +5,7 @@
 #   clangd               the C/C++ language tests
 #   gopls golang-go      the Go language tests
 #   git                  the CI-check (`lspmesh check`) tests
+#   ripgrep              search_text and list_files (the runner runs `rg`)
 # Only what is missing is installed. Run as root (CI) or with sudo. rust-analyzer has no Debian 12
 # package: install it with `rustup component add rust-analyzer` to run the Rust tests.
 set -euo pipefail
@@ -17,6 +18,7 @@ have bwrap || need+=(bubblewrap)
 have clangd || need+=(clangd)
 have gopls || need+=(gopls)
 have go || need+=(golang-go)
+have rg || need+=(ripgrep)
 
 if [ ${#need[@]} -eq 0 ]; then
   echo "system packages: all present"

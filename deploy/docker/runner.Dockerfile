@@ -47,10 +47,10 @@ ARG VERSION=0.1.0
 LABEL org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.source="https://github.com/lspmesh/lspmesh" \
       org.opencontainers.image.licenses="Apache-2.0"
-# bubblewrap: each language server's sandbox (LSPMESH_SANDBOX=auto uses it where the pod may
+# ripgrep: search_text and list_files. bubblewrap: each language server's sandbox (LSPMESH_SANDBOX=auto uses it where the pod may
 # create user namespaces, and says at start when it cannot: docs/deploy.md, "Security model").
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap \
+ && apt-get install -y --no-install-recommends bubblewrap ripgrep \
  && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
  && groupadd --system --gid 10001 lspmesh \
  && useradd --system --uid 10001 --gid 10001 --home-dir /tmp --no-create-home --shell /usr/sbin/nologin lspmesh \

@@ -46,7 +46,11 @@ LABEL org.opencontainers.image.title="lspmesh serve (all-in-one)" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.source="https://github.com/lspmesh/lspmesh" \
       org.opencontainers.image.licenses="Apache-2.0"
-RUN groupadd --system --gid 10001 lspmesh \
+# ripgrep: search_text and list_files.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ripgrep \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
+ && groupadd --system --gid 10001 lspmesh \
  && useradd --system --uid 10001 --gid 10001 --home-dir /tmp --no-create-home --shell /usr/sbin/nologin lspmesh \
  && rm -rf /usr/local/lib/node_modules/npm /usr/local/bin/npm /usr/local/bin/npx /opt/yarn* /usr/local/bin/yarn*
 WORKDIR /app

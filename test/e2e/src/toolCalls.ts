@@ -12,7 +12,19 @@ export const TOOL_CALLS: Record<string, Record<string, unknown>> = {
   document_symbols: { file: "src/greeter.ts" },
   workspace_symbols: { query: "PoliteGreeter" },
   search_symbols: { query: "Greeter" },
+  find_symbol: { name: "PoliteGreeter.greet", include_body: true },
+  search_text: { query: "makeGreeting" },
+  read_file: { file: "src/greeter.ts", start_line: 13, end_line: 16 },
+  list_files: { glob: "src/**/*.ts" },
   diagnostics: { files: ["src/broken.ts"], wait_ms: 10_000 },
+  check_edit: {
+    edit: {
+      files: [
+        { file: "src/broken.ts", edits: [{ line: 3, column: 21, end_line: 3, end_column: 27, new_text: "string" }] },
+      ],
+    },
+    wait_ms: 10_000,
+  },
   completions: { file: "src/main.ts", line: 5, column: 21 },
   signature_help: { file: "src/main.ts", line: 5, column: 27 },
   code_actions: { file: "src/broken.ts", line: 3 },
@@ -24,6 +36,17 @@ export const TOOL_CALLS: Record<string, Record<string, unknown>> = {
       files: [{ file: "src/broken.ts", edits: [{ line: 1, column: 1, end_line: 1, end_column: 1, new_text: "" }] }],
     },
   },
+  replace_symbol_body: {
+    file: "src/greeter.ts",
+    symbol: "makeGreeting",
+    text: "export function makeGreeting(name: string): string {\n  return `Hi ${name}`;\n}",
+  },
+  insert_before_symbol: { file: "src/greeter.ts", symbol: "makeGreeting", text: "// Greetings." },
+  insert_after_symbol: {
+    file: "src/greeter.ts",
+    symbol: "makeGreeting",
+    text: 'export const hello = makeGreeting("x");',
+  },
   call_hierarchy: { file: "src/greeter.ts", symbol: "makeGreeting", line: 14 },
   type_hierarchy: { file: "src/greeter.ts", symbol: "Greeter", line: 2 },
   inlay_hints: { file: "src/main.ts" },
@@ -34,6 +57,7 @@ export const TOOL_CALLS: Record<string, Record<string, unknown>> = {
     ],
   },
   workspace_status: {},
+  restart_language_server: { language: "typescript", wait_ms: 30_000 },
 };
 
 /** Tools that never write (listed under --read-only). */
@@ -47,7 +71,12 @@ export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
   "document_symbols",
   "workspace_symbols",
   "search_symbols",
+  "find_symbol",
+  "search_text",
+  "read_file",
+  "list_files",
   "diagnostics",
+  "check_edit",
   "completions",
   "signature_help",
   "call_hierarchy",

@@ -29,6 +29,11 @@ export function expectAnswered(name: string, result: ToolResult): void {
     expect(text(result), name).toMatch(/^UNSUPPORTED: /);
     return;
   }
+  // One restart per workspace and language per 30 s: the second SDK generation's call is refused.
+  if (result.isError && name === "restart_language_server") {
+    expect(text(result), name).toMatch(/^RATE_LIMITED: /);
+    return;
+  }
   expect(result.isError, `${name}: ${text(result)}`).toBeFalsy();
   expect(result.structuredContent, name).toBeDefined();
 }
@@ -107,7 +112,8 @@ describe.each(clients)("%s", (_name, connect, callWithProgress) => {
       expect(tool.outputSchema, tool.name).toBeDefined();
       const readOnly = READ_ONLY.has(tool.name);
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(readOnly);
-      expect(tool.annotations?.destructiveHint, tool.name).toBe(!readOnly);
+      // Restarting a server loses no file content: not destructive, though not read-only.
+      expect(tool.annotations?.destructiveHint, tool.name).toBe(!readOnly && tool.name !== "restart_language_server");
       expect(tool.annotations?.idempotentHint, tool.name).toBe(readOnly || tool.name === "format_document");
     }
   });

@@ -15,12 +15,30 @@ function failure(args: unknown): GatewayError {
   throw new Error("expected a GatewayError");
 }
 
-test("valid arguments parse; unknown keys are dropped", () => {
-  expect(parseArguments(schema, { file: "a.ts", line: 1, column: 2, extra: true })).toEqual({
-    file: "a.ts",
-    line: 1,
-    column: 2,
+test("valid arguments parse", () => {
+  expect(parseArguments(schema, { file: "a.ts", line: 1, column: 2 })).toEqual({ file: "a.ts", line: 1, column: 2 });
+});
+
+test("unknown arguments are refused, naming them and the accepted ones", () => {
+  const error = failure({ file: "a.ts", line: 1, column: 2, text: "broken", wait: 5 });
+  expect(error.code).toBe("INVALID_ARGUMENT");
+  expect(error.message).toContain("unknown arguments: text, wait");
+  expect(error.message).toMatch(/accepted: .*file.*line.*column/);
+});
+
+test("unknown fields inside nested objects and arrays are refused with their path", () => {
+  const nested = z.object({
+    edit: z.object({ files: z.array(z.object({ file: z.string(), edits: z.array(z.object({ line: z.number() })) })) }),
+    options: z.record(z.string(), z.unknown()).optional(),
   });
+  try {
+    parseArguments(nested, { edit: { files: [{ file: "a", edits: [{ line: 1, colum: 2 }] }] }, options: { any: 1 } });
+    throw new Error("expected a refusal");
+  } catch (error) {
+    expect((error as GatewayError).message).toContain("unknown field in edit.files.0.edits.0: colum (accepted: line)");
+    // Record keys are data, not arguments.
+    expect((error as GatewayError).message).not.toContain("any");
+  }
 });
 
 test("schema failures are INVALID_ARGUMENT naming each field", () => {

@@ -11,6 +11,7 @@ import { GatewayError } from "../errors.js";
 import { runTool } from "./pipeline/runTool.js";
 import { withinBudget } from "./text.js";
 import type { ToolCall, ToolDeps } from "./toolCall.js";
+import { describeUnknown, unknownArguments } from "./unknownArguments.js";
 
 /** What a tool body returns: readable text, and the structured form matching the output schema. */
 export interface ToolAnswer<Structured> {
@@ -161,13 +162,19 @@ function memoized(converter: JsonSchemaConverter): JsonSchemaConverter {
   return { input: cached("input"), output: cached("output") };
 }
 
-/** Validates tool arguments; failures become INVALID_ARGUMENT naming each bad field. */
+/**
+ * Validates tool arguments; failures become INVALID_ARGUMENT naming each bad field, and each
+ * argument the tool does not know (with the ones it accepts).
+ */
 export function parseArguments<Input extends z.ZodObject>(schema: Input, rawArgs: unknown): z.output<Input> {
   const parsed = schema.safeParse(rawArgs ?? {});
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
+  const unknown = unknownArguments(schema, rawArgs);
+  if (parsed.success && unknown.length === 0) return parsed.data;
+  const issues = parsed.success ? [] : parsed.error.issues;
+  const problems = issues.map((issue) => {
     const field = issue.path.map(String).join(".");
     return field === "" || issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
   });
+  if (unknown.length > 0) problems.unshift(describeUnknown(unknown));
   throw new GatewayError("INVALID_ARGUMENT", `invalid arguments: ${problems.join("; ")}`);
 }

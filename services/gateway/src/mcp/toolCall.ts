@@ -100,6 +100,16 @@ export interface ToolCall {
     options?: SendOptions,
   ): Promise<T>;
   /**
+   * A call about the workspace's files as text (read, list, search; no language server): to the
+   * runner of the first file's language, else the workspace's first language (as sendForEdit).
+   */
+  sendForText<T>(
+    target: WorkspaceTarget,
+    files: readonly string[],
+    rpc: RunnerRpc<T>,
+    options?: SendOptions,
+  ): Promise<T>;
+  /**
    * Calls about several files: one per language in parallel (`group` = that language's files). A
    * file no server reads is a failed part named by the file. Failures are returned, not thrown.
    */
@@ -179,6 +189,7 @@ export function createToolCall(input: ToolCallInput): ToolCall {
     },
     sendForFile: async (target, file, rpc, options) => send(target, languageOf(deps, target, file), rpc, options),
     sendForEdit: async (target, files, rpc, options) => send(target, editLanguage(deps, target, files), rpc, options),
+    sendForText: async (target, files, rpc, options) => send(target, editLanguage(deps, target, files), rpc, options),
     sendForFiles: async (target, files, rpc, options = {}) => sendPerLanguage(input, target, files, rpc, options),
     sendToWorkspace: async (target, rpc, options = {}) =>
       sendEach(target, options.languages ?? workspaceLanguages(deps, target), rpc, options),

@@ -133,7 +133,11 @@ export class AnswerCache {
         if (!signal) return answer;
         return new Promise((resolve, reject) => {
           const onAbort = () => {
-            if (--joined === 0) cancel.abort(signal.reason);
+            if (--joined === 0) {
+              // Given up by every joiner: a later caller must ask afresh, not join a cancelled request.
+              if (entry.inFlight.get(key) === flight) entry.inFlight.delete(key);
+              cancel.abort(signal.reason);
+            }
             reject(new RunnerError("TIMEOUT", `${method} was cancelled by the caller`));
           };
           if (signal.aborted) return onAbort();

@@ -9,6 +9,7 @@ import type { StoredDiagnostics } from "../lsp/session/diagnosticsStore.js";
 import { fromLspRange, type PositionEncoding } from "../lsp/session/positionEncoding.js";
 import { canPullDiagnostics, pullDiagnostics } from "../lsp/session/pullDiagnostics.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
+import type { WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { Diagnostic, DiagnosticsAnswer, FileDiagnostics, SkippedFile } from "./answers.js";
 import type { DocumentContext, EngineContext } from "./engineContext.js";
 import type { DiagnosticsQuery } from "./queries.js";
@@ -31,8 +32,19 @@ const RECHECK_AFTER_MS = 1_000;
 export class DiagnosticsQueries {
   constructor(private readonly engine: EngineContext) {}
 
-  async diagnostics({ ref, files, waitMs, signal, onlyLanguages = [] }: DiagnosticsQuery): Promise<DiagnosticsAnswer> {
-    const paths = await this.engine.workspacePaths(ref);
+  async diagnostics(query: DiagnosticsQuery): Promise<DiagnosticsAnswer> {
+    return this.diagnosticsIn(await this.engine.workspacePaths(query.ref), query);
+  }
+
+  /**
+   * diagnostics() in a workspace already opened (its pending file changes settled): for a caller
+   * holding a session exclusively (check_edit), which must not wait for file changes that wait
+   * for the session.
+   */
+  async diagnosticsIn(
+    paths: WorkspacePaths,
+    { ref, files, waitMs, signal, onlyLanguages = [] }: DiagnosticsQuery,
+  ): Promise<DiagnosticsAnswer> {
     let targets = files;
     const notes: string[] = [];
     let truncated = 0;
@@ -211,13 +223,16 @@ export class DiagnosticsQueries {
     const stop = session.registrations.onChange(() => session.pullsDiagnostics && registered.abort());
     const stopped = signal ? AbortSignal.any([signal, registered.signal]) : registered.signal;
     try {
-      const remaining = Math.max(0, until - Date.now());
-      return await session.diagnostics.waitForNewer(
-        document.uri,
-        after,
-        remaining,
-        session.diagnosticsSettleMs(),
-        stopped,
+      // Not while a check (check_edit) has unsaved content laid over the documents: what the server
+      // pushes then is the check's (and is dropped when it ends), not this file's.
+      return await session.gate.shared(() =>
+        session.diagnostics.waitForNewer(
+          document.uri,
+          after,
+          Math.max(0, until - Date.now()),
+          session.diagnosticsSettleMs(),
+          stopped,
+        ),
       );
     } finally {
       stop();

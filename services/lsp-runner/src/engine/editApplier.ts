@@ -411,8 +411,11 @@ function checkUnchanged(
     );
   }
   // Versions are the runner's document versions; they say something only while the document is
-  // open and equal to the disk.
-  if (fileEdit.expectedVersion && open && (open.version !== fileEdit.expectedVersion || open.hash !== current)) {
+  // open and equal to the disk, and only without a content hash: the hash says the same more
+  // exactly, and a version moves with no change on disk (check_edit lays unsaved content over a
+  // document, then restores it), which must not make an edit previewed before it stale.
+  const versionChecked = fileEdit.expectedVersion && !fileEdit.expectedSha256;
+  if (versionChecked && open && (open.version !== fileEdit.expectedVersion || open.hash !== current)) {
     throw new RunnerError(
       "STALE_EDIT",
       `${path} changed after the edit was computed (version ${fileEdit.expectedVersion} expected, the file is now newer); nothing was changed: compute the edit again`,

@@ -5,6 +5,7 @@ import type { WorkspaceRef } from "./answers.js";
 import { AssistanceQueries } from "./assistance.js";
 import { DiagnosticsQueries } from "./diagnosticsQueries.js";
 import { EditApplier } from "./editApplier.js";
+import { EditCheck } from "./editCheck.js";
 import { EditingQueries } from "./editing.js";
 import { EngineContext, type EngineOptions } from "./engineContext.js";
 import { HierarchyQueries } from "./hierarchies.js";
@@ -21,6 +22,8 @@ export class QueryEngine {
   readonly assistance: AssistanceQueries;
   readonly hierarchies: HierarchyQueries;
   readonly editing: EditingQueries;
+  /** check_edit, and the diagnostics delta of applied edits. */
+  readonly checks: EditCheck;
   /** Read-only answers shared and remembered (its counts are a runner metric). */
   readonly answers: AnswerCache;
   /** What every query is built from (open documents, ask a server, convert positions): features asking a request of their own use it. */
@@ -40,5 +43,6 @@ export class QueryEngine {
     this.assistance = new AssistanceQueries(context);
     this.hierarchies = new HierarchyQueries(context);
     this.editing = new EditingQueries(context, new EditApplier(context));
+    this.checks = new EditCheck(context, this.diagnostics);
   }
 }

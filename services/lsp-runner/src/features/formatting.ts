@@ -1,5 +1,6 @@
 // Formatting a whole file, with the caller's tab size or the server's defaults.
-import { editAnswer, workspaceRef } from "../grpc/protoMapping.js";
+import { workspaceRef } from "../grpc/protoMapping.js";
+import { editWithDelta } from "./editDelta.js";
 import { defineFeature, rpcHandler } from "./runnerFeature.js";
 
 export const formattingFeature = defineFeature({
@@ -10,14 +11,14 @@ export const formattingFeature = defineFeature({
     formatDocument: rpcHandler(async (request, context) => {
       const options =
         request.tabSize > 0 ? { tabSize: request.tabSize, insertSpaces: request.insertSpaces } : undefined;
-      const answer = await engine.editing.format({
-        ref: workspaceRef(request.workspace),
-        file: request.file,
-        options,
-        apply: request.apply,
-        signal: context.signal,
-      });
-      return editAnswer(answer);
+      const ref = workspaceRef(request.workspace);
+      return editWithDelta(
+        engine,
+        ref,
+        request,
+        (apply) => engine.editing.format({ ref, file: request.file, options, apply, signal: context.signal }),
+        context.signal,
+      );
     }),
   }),
 });

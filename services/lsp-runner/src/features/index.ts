@@ -3,6 +3,7 @@
 import type { ClientCapabilities } from "vscode-languageserver-protocol";
 import type { QueryEngine } from "../engine/queryEngine.js";
 import { SESSION_CLIENT_CAPABILITIES } from "../lsp/session/clientCapabilities.js";
+import { checkEditFeature } from "./checkEdit.js";
 import { codeActionsFeature } from "./codeActions.js";
 import { completionsFeature } from "./completions.js";
 import { diagnosticsFeature } from "./diagnostics.js";
@@ -16,9 +17,12 @@ import { locationsFeature } from "./locations.js";
 import { referencesFeature } from "./references.js";
 import { renameFileFeature } from "./renameFile.js";
 import { renameSymbolFeature } from "./renameSymbol.js";
+import { restartServerFeature } from "./restartServer.js";
 import type { RunnerFeature, RunnerMethods } from "./runnerFeature.js";
 import { signatureHelpFeature } from "./signatureHelp.js";
+import { symbolEditsFeature } from "./symbolEdits.js";
 import { workspaceEditsFeature } from "./workspaceEdits.js";
+import { workspaceFilesFeature } from "./workspaceFiles.js";
 import { workspaceSymbolsFeature } from "./workspaceSymbols.js";
 
 export type { RunnerFeature, RunnerMethods } from "./runnerFeature.js";
@@ -41,6 +45,10 @@ export const RUNNER_FEATURES: readonly RunnerFeature[] = [
   workspaceEditsFeature,
   callHierarchyFeature,
   typeHierarchyFeature,
+  checkEditFeature,
+  symbolEditsFeature,
+  restartServerFeature,
+  workspaceFilesFeature,
 ];
 
 /** What servers are told the runner can do: what the session relies on plus every feature's. */

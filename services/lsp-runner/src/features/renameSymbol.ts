@@ -1,6 +1,9 @@
 // Renaming a symbol everywhere the server knows it (prepareRename first, so a position that
 // cannot be renamed is refused before any edit is computed).
-import { editAnswer, positionTarget, workspaceRef } from "../grpc/protoMapping.js";
+import type { EditAnswer } from "../engine/answers.js";
+import { RunnerError } from "../errors.js";
+import { positionTarget, workspaceRef } from "../grpc/protoMapping.js";
+import { editWithDelta } from "./editDelta.js";
 import { defineFeature, rpcHandler } from "./runnerFeature.js";
 
 export const renameSymbolFeature = defineFeature({
@@ -9,14 +12,38 @@ export const renameSymbolFeature = defineFeature({
   cachedMethods: [],
   rpc: (engine) => ({
     renameSymbol: rpcHandler(async (request, context) => {
-      const answer = await engine.editing.renameSymbol({
-        ref: workspaceRef(request.workspace),
-        at: positionTarget(request.at),
-        newName: request.newName,
-        apply: request.apply,
-        signal: context.signal,
-      });
-      return editAnswer(answer);
+      const ref = workspaceRef(request.workspace);
+      const at = positionTarget(request.at);
+      return editWithDelta(
+        engine,
+        ref,
+        request,
+        async (apply) => {
+          const answer = await engine.editing.renameSymbol({
+            ref,
+            at,
+            newName: request.newName,
+            apply,
+            signal: context.signal,
+          });
+          if (request.apply && !apply) refusePartialRename(answer);
+          return answer;
+        },
+        context.signal,
+      );
     }),
   }),
 });
+
+/**
+ * With a delta, the rename is applied from its preview (editWithDelta): the rule of an applied
+ * rename (EditingQueries.finish) holds there too — one computed from a partial view of the
+ * workspace would change only some of the uses, so it is never written.
+ */
+function refusePartialRename(preview: EditAnswer): void {
+  if (!preview.status.partial) return;
+  throw new RunnerError(
+    "SERVER_STARTING",
+    `the ${preview.status.language} server has not loaded the whole workspace yet (${preview.status.note}); nothing was written: retry shortly, or preview with apply: false`,
+  );
+}

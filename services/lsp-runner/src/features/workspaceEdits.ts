@@ -1,6 +1,7 @@
 // Applying a workspace edit the caller gives; the capability says how servers may shape every
 // edit they send (renames, code actions, file renames): versioned document changes and file
 // create/rename/delete operations.
+import { changedFilesOf } from "../engine/changedFiles.js";
 import { editAnswer, workspaceEditFrom, workspaceRef } from "../grpc/protoMapping.js";
 import { defineFeature, rpcHandler } from "./runnerFeature.js";
 
@@ -11,12 +12,21 @@ export const workspaceEditsFeature = defineFeature({
   },
   cachedMethods: [],
   rpc: (engine) => ({
-    applyWorkspaceEdit: rpcHandler(async (request) => {
-      const answer = await engine.editing.applyEdit({
-        ref: workspaceRef(request.workspace),
-        edit: workspaceEditFrom(request.edit),
-      });
-      return editAnswer(answer);
+    applyWorkspaceEdit: rpcHandler(async (request, context) => {
+      const ref = workspaceRef(request.workspace);
+      const edit = workspaceEditFrom(request.edit);
+      const apply = () => engine.editing.applyEdit({ ref, edit });
+      if (!request.delta?.enabled) return editAnswer(await apply());
+      const { files, renamed } = changedFilesOf(edit);
+      const { result, delta } = await engine.checks.aroundApply(
+        ref,
+        files,
+        request.delta.waitMs,
+        apply,
+        context.signal,
+        renamed,
+      );
+      return editAnswer(result, delta);
     }),
   }),
 });

@@ -4,6 +4,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type * as pb from "@lspmesh/proto";
 import { FileOperation_Kind, ServerState } from "@lspmesh/proto";
 import type * as engine from "../engine/answers.js";
+import type { DiagnosticsDelta } from "../engine/editCheck.js";
 import { invalidArgument } from "../errors.js";
 
 const STATE: Record<engine.ServerStateName, ServerState> = {
@@ -58,12 +59,16 @@ export function workspaceEdit(edit: engine.WorkspaceEdit): MessageInitShape<type
   };
 }
 
-export function editAnswer(answer: engine.EditAnswer): MessageInitShape<typeof pb.EditAnswerSchema> {
+export function editAnswer(
+  answer: engine.EditAnswer,
+  delta?: DiagnosticsDelta,
+): MessageInitShape<typeof pb.EditAnswerSchema> {
   return {
     status: answerStatus(answer.status),
     edit: workspaceEdit(answer.edit),
     applied: answer.applied,
     rename: answer.rename,
+    ...(delta ? { delta: diagnosticsDelta(delta) } : {}),
   };
 }
 
@@ -116,5 +121,17 @@ function rangeFrom(range: pb.Range | undefined, file: string): engine.Range {
   return {
     start: { line: range.start.line, column: range.start.column },
     end: { line: range.end.line, column: range.end.column },
+  };
+}
+
+/** A diagnostics delta (check_edit, applied edits) as the contract carries it. */
+export function diagnosticsDelta(delta: DiagnosticsDelta): MessageInitShape<typeof pb.DiagnosticsDeltaSchema> {
+  return {
+    changes: delta.changes.map((change) => ({ file: change.file, state: change.state, diagnostic: change.diagnostic })),
+    editedFiles: delta.editedFiles,
+    importerFiles: delta.importerFiles,
+    importersNotChecked: delta.importersNotChecked,
+    partial: delta.partial,
+    note: delta.note,
   };
 }

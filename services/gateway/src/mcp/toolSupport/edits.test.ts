@@ -50,6 +50,23 @@ describe("workspace edits", () => {
     expect(empty.text).toBe("a.ts is already formatted.");
   });
 
+  test("an applied edit with a delta appends its summary and carries it; without one, no delta field", () => {
+    const status = { state: ServerState.READY, language: "typescript" };
+    const delta = { editedFiles: ["src/grüße.ts"], partial: true, note: "src/grüße.ts: no diagnostics in time" };
+    const answer = editAnswer(
+      create(EditAnswerSchema, { status, edit, applied: true, delta }),
+      "renaming x",
+      "nothing",
+    );
+    expect(answer.text.split("\n").slice(-2)).toEqual([
+      "Diagnostics after the edit: 0 new, 0 fixed, 0 unchanged in 1 file (1 edited, 0 importers).",
+      "Incomplete: src/grüße.ts: no diagnostics in time. 0 new proves nothing.",
+    ]);
+    expect(answer.structured.delta).toMatchObject({ partial: true, edited_files: ["src/grüße.ts"] });
+    const without = editAnswer(create(EditAnswerSchema, { status, edit, applied: true }), "renaming x", "nothing");
+    expect(without.structured).not.toHaveProperty("delta");
+  });
+
   test("apply_workspace_edit input round-trips to the runner's edit", () => {
     const input = workspaceEditInput.parse({
       files: [{ file: "src/a.ts", edits: [{ line: 1, column: 1, end_line: 1, end_column: 4, new_text: "let" }] }],

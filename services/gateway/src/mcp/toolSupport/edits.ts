@@ -3,7 +3,8 @@
 // apply_workspace_edit.
 import { type EditAnswer, FileOperation_Kind, type WorkspaceEdit } from "@lspmesh/proto";
 import { z } from "zod";
-import { answerText, counted } from "../text.js";
+import { answerText, counted, lines } from "../text.js";
+import { deltaFrom, deltaText, diagnosticsDeltaOutput } from "./diagnosticsDelta.js";
 import { answerStatusShape, fileArgument, oneBased, rangeFrom, rangeShape, statusFrom } from "./shared.js";
 
 const textEditOutput = z.object({
@@ -40,6 +41,9 @@ export const editAnswerOutput = z.object({
   ...answerStatusShape,
   edit: workspaceEditOutput.describe("The workspace edit; with applied=false nothing was changed on disk."),
   applied: z.boolean().describe("True when the edit was written to the files and the language servers synced."),
+  delta: diagnosticsDeltaOutput
+    .optional()
+    .describe("Applied with diagnostics (the default): what the edit changed in the diagnostics."),
 });
 
 /** The `apply` argument of the tools that preview an edit unless told to write it. */
@@ -109,7 +113,7 @@ export function editPreview(edit: WorkspaceEditOutput): string[] {
   return summary ? [summary, ...out] : [];
 }
 
-/** Common text of edit answers: what was (or would be) done, or why nothing is. */
+/** Common text of edit answers: what was (or would be) done, or why nothing is; then the delta, if asked. */
 export function editAnswer(answer: EditAnswer, what: string, nothing: string) {
   const status = statusFrom(answer.status);
   const edit = editFrom(answer.edit);
@@ -123,7 +127,10 @@ export function editAnswer(answer: EditAnswer, what: string, nothing: string) {
       : `Preview of ${what} (not applied; call again with apply: true to write it): ${preview[0]}.`,
     ...preview.slice(1),
   );
-  return { text, structured: { ...status, edit, applied: answer.applied } };
+  const structured: z.output<typeof editAnswerOutput> = { ...status, edit, applied: answer.applied };
+  if (!answer.delta) return { text, structured };
+  structured.delta = deltaFrom(answer.delta);
+  return { text: lines(text, ...deltaText(structured.delta, "Diagnostics after the edit:")), structured };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -101,6 +101,24 @@ export const positionArguments = {
 
 export type PositionArguments = z.output<z.ZodObject<typeof positionArguments>>;
 
+/**
+ * What the tools built by positionTool take instead of positionArguments' file and symbol: file
+ * may be left out when symbol names a declaration (looked up by name, namedPosition.ts).
+ */
+export const namedPositionArguments = {
+  file: fileArgument
+    .optional()
+    .describe(
+      "Workspace-relative POSIX path of the file, e.g. src/index.ts. Omit it and give symbol alone to point at a declaration by name (looked up as find_symbol does).",
+    ),
+  symbol: positionArguments.symbol.describe(
+    "Exact identifier to point at instead of a column, e.g. parseConfig. Matched on word boundaries; the answer reports where it resolved (resolved.line, resolved.column). Without file: a declaration's name or a Class.method name path, looked up by name; when several declarations have it, they are listed (candidates) for you to choose with file and line.",
+  ),
+};
+
+/** Position arguments whose file may be missing (a name alone). */
+export type NamedPositionArguments = Omit<PositionArguments, "file"> & { file?: string | undefined };
+
 /** The runner's PositionSpec (runner.proto), as a plain init object. */
 export interface PositionAt {
   file: string;
@@ -109,10 +127,31 @@ export interface PositionAt {
     | { case: "symbol"; value: { name: string; lineHint: number; occurrence: number; columnHint: number } };
 }
 
+/** Where a position tool points: a position in a file, or a declaration to find by name (symbol without file). */
+export type PositionOrName = { case: "at"; at: PositionAt } | { case: "name"; name: string };
+
+const invalid = (message: string) => new GatewayError("INVALID_ARGUMENT", message);
+
+/** Checks the position fields (rules a schema cannot express): a position in a file, or a name alone. */
+export function positionOrName(args: NamedPositionArguments): PositionOrName {
+  const { file, line, column, symbol, occurrence } = args;
+  if (file !== undefined) return { case: "at", at: positionFrom({ ...args, file }) };
+  if (symbol === undefined) {
+    throw invalid(
+      "say where: give file with line and column (1-based, column in code points), or symbol (an exact identifier; with file, line is an optional hint; without file, a declaration's name or Class.method)",
+    );
+  }
+  if (line !== undefined || column !== undefined || occurrence !== undefined) {
+    throw invalid(
+      "line, column and occurrence need file: give file too, or give symbol alone to find its declaration by name",
+    );
+  }
+  return { case: "name", name: symbol };
+}
+
 /** Checks the rules between position fields that a schema cannot express, and builds the spec. */
 export function positionFrom(args: PositionArguments): PositionAt {
   const { file, line, column, symbol, occurrence } = args;
-  const invalid = (message: string) => new GatewayError("INVALID_ARGUMENT", message);
   if (column !== undefined && symbol !== undefined) {
     if (line === undefined) throw invalid("column needs line: give line too, or drop column and keep symbol");
     if (occurrence !== undefined) throw invalid("give column or occurrence to pick a match on the line, not both");

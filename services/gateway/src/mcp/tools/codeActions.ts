@@ -4,6 +4,13 @@ import type { CodeActionsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer, writingAnnotations } from "../defineTool.js";
 import { answerText, counted, lines } from "../text.js";
+import {
+  deltaArguments,
+  deltaFrom,
+  deltaRequest,
+  deltaText,
+  diagnosticsDeltaOutput,
+} from "../toolSupport/diagnosticsDelta.js";
 import { editFrom, editPreview, touchedFiles, workspaceEditOutput } from "../toolSupport/edits.js";
 import { answerStatusShape, fileArgument, oneBased, statusFrom, workspaceArgument } from "../toolSupport/shared.js";
 
@@ -27,6 +34,7 @@ const input = z.object({
     .max(500)
     .optional()
     .describe("Apply the action with exactly this title (from a previous answer); needs lsp:write. Omit to only list."),
+  ...deltaArguments,
 });
 
 const output = z.object({
@@ -40,6 +48,9 @@ const output = z.object({
     }),
   ),
   applied: z.boolean().describe("True when apply_title named an action and it was applied."),
+  delta: diagnosticsDeltaOutput
+    .optional()
+    .describe("Applied with diagnostics (the default): what the action changed in the diagnostics."),
 });
 
 export function codeActionsAnswer(
@@ -61,8 +72,13 @@ export function codeActionsAnswer(
       ...preview.map((line) => `   ${line}`),
     );
   });
+  const delta = answer.delta ? deltaFrom(answer.delta) : undefined;
   const text = answer.applied
-    ? lines(`Applied "${applyTitle}" at ${where}.`, ...described)
+    ? lines(
+        `Applied "${applyTitle}" at ${where}.`,
+        ...described,
+        ...(delta ? deltaText(delta, "Diagnostics after the edit:") : []),
+      )
     : answerText(
         status,
         actions.length > 0,
@@ -70,7 +86,9 @@ export function codeActionsAnswer(
         `${counted(actions.length, "code action")} at ${where}${applyTitle ? ` (none titled "${applyTitle}", nothing applied)` : ""}; apply one with apply_title:`,
         ...described,
       );
-  return { text, structured: { ...status, actions, applied: answer.applied } };
+  const structured: z.output<typeof output> = { ...status, actions, applied: answer.applied };
+  if (delta) structured.delta = delta;
+  return { text, structured };
 }
 
 export const codeActionsTool = defineTool({
@@ -78,7 +96,8 @@ export const codeActionsTool = defineTool({
   title: "Code actions",
   description:
     "Quick fixes and refactorings the language server offers for a line or range of a file (e.g. at a diagnostic: add a missing import, fix a type), " +
-    "each with the edit it would make. Give apply_title (an exact title from a previous answer) to apply that action; this needs lsp:write.",
+    "each with the edit it would make. Give apply_title (an exact title from a previous answer) to apply that action; this needs lsp:write, " +
+    "and the answer then says which diagnostics the action made new or fixed (unless diagnostics: false).",
   input,
   output,
   annotations: writingAnnotations(false),
@@ -90,19 +109,18 @@ export const codeActionsTool = defineTool({
       args.end_column !== undefined ? { line: endLine, column: args.end_column } : { line: endLine + 1, column: 1 };
     const range = { start: { line: args.line, column: args.column ?? 1 }, end };
     const workspace = await call.workspace(args.workspace);
+    const write = args.apply_title !== undefined;
+    const { delta, extraMs } = deltaRequest(args, write);
+    const request = { workspace, file: args.file, range, kinds: args.kinds ?? [], applyTitle: args.apply_title ?? "" };
     const answer = await call.sendForFile(
       workspace,
       args.file,
-      (runner, options) =>
-        runner.codeActions(
-          { workspace, file: args.file, range, kinds: args.kinds ?? [], applyTitle: args.apply_title ?? "" },
-          options,
-        ),
-      { write: args.apply_title !== undefined },
+      (runner, options) => runner.codeActions(delta ? { ...request, delta } : request, options),
+      extraMs === undefined ? { write } : { write, extraMs },
     );
     const where = endLine === args.line ? `${args.file}:${args.line}` : `${args.file}:${args.line}-${endLine}`;
     const result = codeActionsAnswer(answer, where, args.apply_title);
-    if (args.apply_title !== undefined) {
+    if (write) {
       const applied = result.structured.actions.find((action) => action.title === args.apply_title);
       call.audit({
         workspace: workspace.workspace,

@@ -1,11 +1,21 @@
-// find_references: every place that refers to the symbol at a position.
-import type { ReferencesAnswer } from "@lspmesh/proto";
+// find_references: every place that refers to the symbol at a position; optionally grouped by the
+// symbol each reference is used in; text matches when no language server reads the file.
+import type { ReferencesAnswer, SearchTextAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import type { ToolAnswer } from "../defineTool.js";
 import { answerText, counted, describeTarget, locationText } from "../text.js";
-import { positionTool } from "../toolSupport/positionTool.js";
+import { fetchOutlines } from "../toolSupport/outlines.js";
+import { type PositionContext, positionTool } from "../toolSupport/positionTool.js";
 import {
+  groupLines,
+  groupReferences,
+  type ReferenceGroup,
+  referenceGroupOutput,
+} from "../toolSupport/referenceGroups.js";
+import {
+  type AnswerStatusOutput,
   answerStatusShape,
+  type LocationOutput,
   limitArgument,
   locationFrom,
   locationOutput,
@@ -14,10 +24,20 @@ import {
   positionArguments,
   statusFrom,
 } from "../toolSupport/shared.js";
+import {
+  answerSourceOutput,
+  DECLARATION_RANK,
+  type FileLanguage,
+  textMatchLocation,
+  textSearchInstead,
+  textSearchStatus,
+} from "../toolSupport/textFallback.js";
 
 /** References returned when `limit` is not given; keeps answers readable. */
 const DEFAULT_LIMIT = 200;
 const MAX_LIMIT = 5000;
+/** The runner's most text matches per page (runner.proto SearchTextRequest.limit). */
+const MAX_TEXT_MATCHES = 1000;
 
 const input = z.object({
   ...positionArguments,
@@ -29,7 +49,15 @@ const input = z.object({
     `Most references to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}); total counts them all.`,
   ),
   offset: offsetArgument("Index of the first reference to return (0-based), from next_offset of the previous answer."),
+  group_by: z
+    .enum(["symbol"], { error: "group_by must be 'symbol' (or left out for a flat list)" })
+    .optional()
+    .describe(
+      "'symbol': also group the references of this page by the function, method or class each is used in (the innermost enclosing symbol; outlines of up to 20 files per page).",
+    ),
 });
+
+type Input = z.output<typeof input>;
 
 const output = z.object({
   ...answerStatusShape,
@@ -38,34 +66,131 @@ const output = z.object({
   truncated: z.boolean().describe("True when total is larger than the locations returned."),
   offset: z.number().int().describe("Index of the first location returned."),
   next_offset: z.number().int().optional().describe("Pass as offset for the next page; absent on the last page."),
+  groups: z
+    .array(referenceGroupOutput)
+    .optional()
+    .describe(
+      "With group_by 'symbol': this page's references by enclosing symbol, in the order of their first reference.",
+    ),
+  source: answerSourceOutput("whole-word text matches"),
 });
+
+type Output = z.output<typeof output>;
+
+/** A page of references, from the language server or a text search. */
+interface ReferencesPage {
+  status: AnswerStatusOutput;
+  locations: LocationOutput[];
+  /** References before paging, as the source counted them. */
+  total: number;
+  offset: number;
+  source: "language_server" | "text_search";
+  /** Set with group_by "symbol". */
+  groups?: ReferenceGroup[] | undefined;
+  /** What is being referred to, for the text. */
+  target: string;
+}
 
 export function referencesAnswer(
   answer: ReferencesAnswer,
   at: PositionAt,
   offset = 0,
-): ToolAnswer<z.output<typeof output>> {
+  groups?: ReferenceGroup[],
+): ToolAnswer<Output> {
   const status = statusFrom(answer.status);
-  const locations = answer.locations.map(locationFrom);
-  const total = Math.max(answer.total, offset + locations.length);
+  return pageAnswer({
+    status,
+    locations: answer.locations.map(locationFrom),
+    total: answer.total,
+    offset,
+    source: "language_server",
+    groups,
+    target: describeTarget(at, status),
+  });
+}
+
+/** References as text matches (no language server for the file): all whole-word matches of the name. */
+export function textReferencesAnswer(
+  answer: SearchTextAnswer,
+  name: string,
+  language: FileLanguage,
+  offset: number,
+  includeDeclaration: boolean,
+  groups?: ReferenceGroup[],
+): ToolAnswer<Output> {
+  const status = textSearchStatus(language, name, answer);
+  const matches = includeDeclaration ? answer.matches : answer.matches.filter((m) => m.rank !== DECLARATION_RANK);
+  if (!includeDeclaration) status.note = `${status.note}; declaration-like lines left out, total still counts them`;
+  return pageAnswer({
+    status,
+    locations: matches.map(textMatchLocation),
+    total: answer.total,
+    offset,
+    source: "text_search",
+    groups,
+    target: `\`${name}\``,
+  });
+}
+
+function pageAnswer(page: ReferencesPage): ToolAnswer<Output> {
+  const { status, locations, offset, target, groups } = page;
+  const total = Math.max(page.total, offset + locations.length);
   const truncated = total > locations.length;
   const next = offset + locations.length < total ? offset + locations.length : undefined;
-  const target = describeTarget(at, status);
+  const what =
+    page.source === "text_search"
+      ? `${counted(total, "text match", "text matches")} of ${target}`
+      : `${counted(total, "reference")} to ${target}`;
   const heading = truncated
-    ? `${counted(total, "reference")} to ${target}; showing ${offset + 1}-${offset + locations.length}${next === undefined ? "" : ` (offset: ${next} for the next ones)`}:`
-    : `${counted(total, "reference")} to ${target}:`;
+    ? `${what}; showing ${offset + 1}-${offset + locations.length}${next === undefined ? "" : ` (offset: ${next} for the next ones)`}:`
+    : `${what}:`;
   // A page past the end still says how many there are.
   const found = locations.length > 0 || offset > 0;
-  const text = answerText(status, found, `No references found to ${target}.`, heading, ...locations.map(locationText));
-  const structured = {
+  const listed = groups ? groupLines(groups) : locations.map(locationText);
+  const none = page.source === "text_search" ? `No text matches of ${target}.` : `No references found to ${target}.`;
+  const text = answerText(status, found, none, heading, ...listed);
+  const structured: Output = {
     ...status,
     locations,
     total,
     truncated,
     offset,
     ...(next === undefined ? {} : { next_offset: next }),
+    ...(groups ? { groups } : {}),
+    source: page.source,
   };
   return { text, structured };
+}
+
+/** The groups of a page's references (group_by "symbol"): outlines of its files, in parallel. */
+async function groupsOf(
+  locations: readonly LocationOutput[],
+  args: Input,
+  context: PositionContext,
+): Promise<ReferenceGroup[] | undefined> {
+  if (args.group_by !== "symbol") return undefined;
+  const files = locations.filter((location) => !location.external).map((location) => location.file);
+  const outlines = await fetchOutlines(context.call, context.workspace, files);
+  return groupReferences(locations, outlines);
+}
+
+/** No language server for the file: whole-word text matches of the name, when there is a name. */
+async function referencesByText(
+  error: unknown,
+  at: PositionAt,
+  args: Input,
+  context: PositionContext,
+): Promise<ToolAnswer<Output> | undefined> {
+  const page = { limit: Math.min(args.limit, MAX_TEXT_MATCHES), offset: args.offset };
+  const searched = await textSearchInstead(error, at, context, page);
+  if (!searched) return undefined;
+  const { answer, name, language } = searched;
+  const build = (groups?: ReferenceGroup[]) =>
+    textReferencesAnswer(answer, name, language, args.offset, args.include_declaration, groups);
+  const flat = build();
+  // Files no server reads have no outline: their matches are listed as not grouped.
+  const groups = await groupsOf(flat.structured.locations, args, context);
+  return groups ? build(groups) : flat;
 }
 
 export const findReferencesTool = positionTool({
@@ -74,10 +199,12 @@ export const findReferencesTool = positionTool({
   description:
     "Find all references to the identifier at a position across the workspace, each with its code line. " +
     "Point at code with file plus line and column (both 1-based; column counts Unicode code points), " +
-    "or with file plus symbol (the exact identifier) and optionally line as a hint, which needs no column. " +
+    "or with file plus symbol (the exact identifier) and optionally line as a hint, which needs no column, " +
+    "or with symbol alone (a declaration's name or Class.method: found by name; several are listed to choose from). " +
     "include_declaration (default true) counts the declaration too; limit caps the list, total tells how many exist, " +
-    "and offset (next_offset of the answer) pages through the rest. " +
-    "partial=true in the answer means the server was still indexing and more references may exist.",
+    "and offset (next_offset of the answer) pages through the rest; group_by 'symbol' groups them by the function, method or class they are used in. " +
+    "partial=true in the answer means the server was still indexing and more references may exist; " +
+    "source 'text_search' means no language server reads the file here, so the answer lists whole-word text matches instead.",
   input,
   output,
   ask: (runner, request, options, args) =>
@@ -85,5 +212,9 @@ export const findReferencesTool = positionTool({
       { ...request, includeDeclaration: args.include_declaration, limit: args.limit, offset: args.offset },
       options,
     ),
-  answer: (answer, at, args) => referencesAnswer(answer, at, args.offset),
+  answer: async (answer, at, args, context) => {
+    const groups = await groupsOf(answer.locations.map(locationFrom), args, context);
+    return referencesAnswer(answer, at, args.offset, groups);
+  },
+  fallback: referencesByText,
 });

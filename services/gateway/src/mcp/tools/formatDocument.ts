@@ -1,5 +1,6 @@
 // format_document: the formatting edits the language server proposes for a file; optionally applied.
 import { z } from "zod";
+import { deltaArguments } from "../toolSupport/diagnosticsDelta.js";
 import { applyArgument } from "../toolSupport/edits.js";
 import { editTool } from "../toolSupport/editTool.js";
 import { fileArgument, workspaceArgument } from "../toolSupport/shared.js";
@@ -19,6 +20,7 @@ const input = z.object({
     .boolean({ error: "insert_spaces must be true or false" })
     .default(true)
     .describe("Indent with spaces (default true) or tabs."),
+  ...deltaArguments,
 });
 
 export const formatDocumentTool = editTool({
@@ -26,15 +28,15 @@ export const formatDocumentTool = editTool({
   title: "Format document",
   description:
     "Format one file with the language server's formatter. By default only previews the edits; pass apply: true to write them (needs lsp:write). " +
-    "Formatting an already formatted file changes nothing.",
+    "Formatting an already formatted file changes nothing. Applied, the answer says which diagnostics changed, unless diagnostics: false.",
   input,
   // Formatting twice gives the same file: idempotent.
   idempotent: true,
   request: (args) => ({
-    file: args.file,
-    ask: (runner, workspace, options) =>
+    route: { file: args.file },
+    ask: (runner, base, options) =>
       runner.formatDocument(
-        { workspace, file: args.file, apply: args.apply, tabSize: args.tab_size, insertSpaces: args.insert_spaces },
+        { ...base, file: args.file, apply: args.apply, tabSize: args.tab_size, insertSpaces: args.insert_spaces },
         options,
       ),
     wording: () => ({ what: `formatting ${args.file}`, nothing: `${args.file} is already formatted.` }),

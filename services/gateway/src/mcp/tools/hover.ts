@@ -44,7 +44,8 @@ export const hoverTool = positionTool({
   description:
     "Type signature and documentation (markdown) of the identifier at a position, as an editor shows on hover. " +
     "Point at code with file plus line and column (both 1-based; column counts Unicode code points), " +
-    "or with file plus symbol (the exact identifier) and optionally line as a hint, which needs no column.",
+    "or with file plus symbol (the exact identifier) and optionally line as a hint, which needs no column, " +
+    "or with symbol alone (a declaration's name or Class.method: found by name; several are listed to choose from).",
   input,
   output,
   ask: (runner, request, options) => runner.hover(request, options),

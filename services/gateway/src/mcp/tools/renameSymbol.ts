@@ -2,6 +2,7 @@
 // unless apply is true.
 import { z } from "zod";
 import { describeTarget } from "../text.js";
+import { deltaArguments } from "../toolSupport/diagnosticsDelta.js";
 import { applyArgument } from "../toolSupport/edits.js";
 import { editTool } from "../toolSupport/editTool.js";
 import { positionArguments, positionFrom, statusFrom } from "../toolSupport/shared.js";
@@ -14,6 +15,7 @@ const input = z.object({
     .max(256, { error: "new_name is longer than 256 characters" })
     .describe("The new identifier."),
   apply: applyArgument,
+  ...deltaArguments,
 });
 
 export const renameSymbolTool = editTool({
@@ -21,16 +23,17 @@ export const renameSymbolTool = editTool({
   title: "Rename symbol",
   description:
     "Rename the identifier at a position everywhere it is used, as the language server computes it (a semantic rename, not text search). " +
-    "By default only previews the workspace edit (every file, line and column that would change); pass apply: true to write it. " +
+    "By default only previews the workspace edit (every file, line and column that would change); pass apply: true to write it " +
+    "(the answer then says which diagnostics the rename made new or fixed, unless diagnostics: false). " +
     "Point at the identifier with file plus line and column (1-based, code points), or with file plus symbol and optionally line.",
   input,
   idempotent: false,
   request: (args) => {
     const at = positionFrom(args);
     return {
-      file: at.file,
-      ask: (runner, workspace, options) =>
-        runner.renameSymbol({ workspace, at, newName: args.new_name, apply: args.apply }, options),
+      route: { file: at.file },
+      ask: (runner, base, options) =>
+        runner.renameSymbol({ ...base, at, newName: args.new_name, apply: args.apply }, options),
       wording: (answer) => {
         const target = describeTarget(at, statusFrom(answer.status));
         return { what: `renaming ${target} to ${args.new_name}`, nothing: `Nothing to rename at ${target}.` };

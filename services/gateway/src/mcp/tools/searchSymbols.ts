@@ -65,7 +65,8 @@ type Input = z.output<typeof input>;
 
 const OUTCOMES = ["ok", "indexing", "partial", "failed", "timeout", "skipped"] as const;
 
-const symbolOutput = z.object({
+/** One declaration found (find_symbol extends it). */
+export const symbolOutput = z.object({
   workspace: z.string(),
   name: z.string(),
   kind: z.string(),
@@ -256,7 +257,7 @@ function indexFreshness(meta: SymbolIndexMeta, complete: boolean): NonNullable<W
 }
 
 /** The symbol index as one answering server: ready, over the languages of the indexed files. */
-function indexStatus(indexed: SearchParts["indexed"]): AnswerStatusOutput[] {
+export function indexStatus(indexed: SearchParts["indexed"]): AnswerStatusOutput[] {
   if (indexed.length === 0) return [];
   const languages = new Set<string>();
   for (const { view } of indexed) for (const file of view.files.values()) languages.add(file.entry.language);
@@ -446,10 +447,14 @@ function filtersOf(args: Input): IndexFilters {
   return filters;
 }
 
-async function searchLive(
+/** What a live search asks a workspace's servers (workspace_symbols). */
+export type LiveQuery = Pick<Input, "query" | "limit" | "language">;
+
+/** One workspace without an index asked live (workspace_symbols); failures are returned, not thrown. */
+export async function searchLive(
   call: ToolCall,
   target: WorkspaceTarget,
-  args: Input,
+  args: LiveQuery,
   deadlineMs: number,
 ): Promise<WorkspaceResult> {
   try {
@@ -481,6 +486,23 @@ async function searchLive(
   }
 }
 
+/** The workspaces with a symbol index (and its view), and those without one yet (asked live). */
+export async function splitByIndex(
+  call: ToolCall,
+  targets: readonly WorkspaceTarget[],
+): Promise<{ indexed: Array<{ workspace: string; view: WorkspaceIndexView }>; unindexed: WorkspaceTarget[] }> {
+  // Only the caller's own tenant's indexes can be loaded (ToolCall.symbolIndex).
+  const index = await call.symbolIndex();
+  const indexed: Array<{ workspace: string; view: WorkspaceIndexView }> = [];
+  const unindexed: WorkspaceTarget[] = [];
+  for (const target of targets) {
+    const view = index?.workspaces.get(target.workspace);
+    if (view?.meta) indexed.push({ workspace: target.workspace, view });
+    else unindexed.push(target);
+  }
+  return { indexed, unindexed };
+}
+
 export const searchSymbolsTool = defineTool({
   name: "search_symbols",
   title: "Search symbols everywhere",
@@ -503,15 +525,7 @@ export const searchSymbolsTool = defineTool({
         );
       targets = targets.filter((target) => wanted.has(target.workspace));
     }
-    // Only the caller's own tenant's indexes can be loaded (ToolCall.symbolIndex).
-    const index = await call.symbolIndex();
-    const indexed: Array<{ workspace: string; view: WorkspaceIndexView }> = [];
-    const unindexed: WorkspaceTarget[] = [];
-    for (const target of targets) {
-      const view = index?.workspaces.get(target.workspace);
-      if (view?.meta) indexed.push({ workspace: target.workspace, view });
-      else unindexed.push(target);
-    }
+    const { indexed, unindexed } = await splitByIndex(call, targets);
     const skipped = unindexed.slice(MAX_WORKSPACES).map((target) => target.workspace);
     const askLive = unindexed.slice(0, MAX_WORKSPACES);
     let answered = 0;

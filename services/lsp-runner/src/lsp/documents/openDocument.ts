@@ -9,6 +9,8 @@ export class OpenDocument {
    * file with the same stamp need not be read again. Undefined = read it again next time.
    */
   diskStamp: string | undefined;
+  /** The text is unsaved content laid over the file (check_edit), not the disk's: syncs keep it until a reread. */
+  unsaved = false;
 
   constructor(
     readonly uri: string,

@@ -10,9 +10,22 @@ import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import { groupResidentBytes, processesInGroups } from "../process/processGroups.js";
 import { DEFAULT_MAX_FILE_BYTES, type LanguageSession, type SessionEvent } from "../session/languageSession.js";
 import { type SessionPolicy, type SessionPolicyOverrides, sessionPolicy } from "./sessionPolicy.js";
-import { type LifecycleEvent, type SessionKey, SessionSlot, type SlotStatus, type StopReason } from "./sessionSlot.js";
+import {
+  type LifecycleEvent,
+  type SessionKey,
+  SessionSlot,
+  type SlotRestart,
+  type SlotStatus,
+  type StopReason,
+} from "./sessionSlot.js";
 
-export type { LifecycleEvent, SessionKey, SlotStatus, StopReason };
+export type { LifecycleEvent, SessionKey, SlotRestart, SlotStatus, StopReason };
+
+/** What a requested restart did, with the slot's restart count after it. */
+export interface SessionRestart extends SlotRestart {
+  /** Restarts of this (tenant, workspace, language) server so far, this one included when it counted. */
+  restarts: number;
+}
 
 export interface SessionManagerOptions {
   maxFileBytes?: number;
@@ -66,6 +79,19 @@ export class SessionManager {
     this.refuseTenantMixing(key, language);
     await this.admitTenant(key, language);
     return this.slotFor(key, language).acquire(signal);
+  }
+
+  /**
+   * Stops the key's server of `language` and starts a new one (SessionSlot.restart: not a failure,
+   * counted in restarts); with none running, starts one under the same tenant rules as get().
+   */
+  async restart(key: SessionKey, language: LanguageServerConfig): Promise<SessionRestart> {
+    if (this.closed) throw new RunnerError("UNAVAILABLE", "the runner is shutting down; retry on another runner");
+    this.refuseTenantMixing(key, language);
+    await this.admitTenant(key, language);
+    const slot = this.slotFor(key, language);
+    const restarted = await slot.restart();
+    return { ...restarted, restarts: slot.restarts };
   }
 
   /**

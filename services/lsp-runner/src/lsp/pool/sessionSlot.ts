@@ -1,7 +1,8 @@
 // The place of one (tenant, workspace, language) in the runner across server restarts: the current
 // session, when a failed server may be started again (restartBudget.ts), how often it was, and
 // whether it is `failed` for now. Sessions stopped to save resources restart on the next use
-// without counting as failures.
+// without counting as failures; a restart the caller asks for (restart()) is counted among the
+// restarts but never as a failure.
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Message } from "vscode-jsonrpc/node.js";
@@ -25,7 +26,7 @@ export interface SessionKey {
 }
 
 /** Why a session was stopped by the runner rather than failing on its own. */
-export type StopReason = "idle" | "memory" | "tenant-limit" | "shutdown";
+export type StopReason = "idle" | "memory" | "tenant-limit" | "shutdown" | "restart";
 
 /** A lifecycle change, for logs and status events. */
 export interface LifecycleEvent {
@@ -47,7 +48,7 @@ export interface SlotStatus {
   server: string;
   progress: string;
   lastError: string;
-  /** Starts that followed a failure of the server (crash, hang, protocol error). */
+  /** Starts that followed a failure of the server (crash, hang, protocol error) or a requested restart. */
   restarts: number;
   openDocuments: number;
 }
@@ -68,9 +69,21 @@ export interface SlotContext {
   track: (closing: Promise<void>) => void;
 }
 
+/** What a requested restart did (SessionSlot.restart). */
+export interface SlotRestart {
+  /** The new session (started, handshake done; maybe still loading). */
+  session: LanguageSession;
+  /** A server was running (or starting) and was stopped; false: one was only started. */
+  wasRunning: boolean;
+  /** URIs of the documents the stopped server had open, least recently used first. */
+  previousDocuments: string[];
+}
+
 export class SessionSlot {
   private session: LanguageSession | undefined;
   private starting: Promise<LanguageSession> | undefined;
+  /** A requested restart under way: a second request joins it. */
+  private restarting: Promise<SlotRestart> | undefined;
   private readonly budget: RestartBudget;
   private lastFailure: { at: number; describe: () => string } | undefined;
   private lastUsedAt = Date.now();
@@ -182,6 +195,51 @@ export class SessionSlot {
   private retire(session: LanguageSession): void {
     if (this.session === session) this.session = undefined;
     this.context.track(session.close());
+  }
+
+  /**
+   * Stops the running server (busy or not: its calls fail) and starts a new one at once, even
+   * during a backoff or a `failed` cool-down: the caller asked for it, so it is not a failure and
+   * charges nothing to the restart budget, but it is counted in `restarts` (when a server ran, or
+   * one had failed). A start failing is a failure like any other. Resolves once the new server
+   * completed its handshake; a restart already under way is joined.
+   */
+  restart(): Promise<SlotRestart> {
+    this.assertOpen();
+    this.restarting ??= this.replaceSession().finally(() => {
+      this.restarting = undefined;
+    });
+    return this.restarting;
+  }
+
+  private async replaceSession(): Promise<SlotRestart> {
+    // A start under way is let finish: its server is the one replaced.
+    while (this.starting) await this.starting.catch(() => undefined);
+    this.assertOpen();
+    const old = this.session;
+    const wasRunning = old !== undefined;
+    const previousDocuments = old?.openDocuments().map((document) => document.uri) ?? [];
+    if (wasRunning) this.restartPending = true;
+    this.lastUsedAt = Date.now();
+    // Set before anything is awaited: requests arriving meanwhile wait for the new server.
+    const starting = (async () => {
+      if (old) {
+        this.session = undefined;
+        const closing = old.close();
+        this.context.track(closing);
+        this.emit("stopped", { pid: old.pid, reason: "restart" });
+        // The old server is gone before the new one starts: servers that lock their workspace
+        // (an index, a build folder) would otherwise fail to start.
+        await closing;
+      }
+      return this.start();
+    })();
+    this.starting = starting;
+    try {
+      return { session: await starting, wasRunning, previousDocuments };
+    } finally {
+      if (this.starting === starting) this.starting = undefined;
+    }
   }
 
   /** Stops the session to free resources, unless it is busy; true when it was stopped. */

@@ -52,3 +52,23 @@ test("waiting for diagnostics newer than a mark returns the record made after it
     undefined,
   );
 });
+
+test("records made while an overlay is laid are told to no listener and taken back when it is lifted", () => {
+  const store = new DiagnosticsStore();
+  const heard: string[] = [];
+  store.onRecord((uri, stored) => heard.push(`${uri}@${stored.version}`));
+  const disk = store.record("file:///a.ts", [], 1, "h1", { pulled: true });
+  store.beginOverlay();
+  expect(store.overlaid).toBe(true);
+  const laid = store.record("file:///a.ts", [error("only in the overlay")], 2, "h2", { pulled: true });
+  store.record("file:///importer.ts", [error("only in the overlay")], 1, "i1");
+  // The check reads what it laid as usual.
+  expect(store.get("file:///a.ts")).toBe(laid);
+  expect(store.pulledOf("file:///a.ts")).toBe(laid);
+  store.endOverlay();
+  expect(store.overlaid).toBe(false);
+  expect(store.get("file:///a.ts")).toBe(disk);
+  expect(store.pulledOf("file:///a.ts")).toBe(disk);
+  expect(store.get("file:///importer.ts")).toBeUndefined();
+  expect(heard).toEqual(["file:///a.ts@1"]);
+});

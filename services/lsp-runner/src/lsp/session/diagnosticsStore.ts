@@ -1,5 +1,7 @@
 // Diagnostics kept per file with the document version and content hash they belong to, the
-// session's workspace epoch, and waiting for diagnostics newer than a given sync or change.
+// session's workspace epoch, and waiting for diagnostics newer than a given sync or change. While
+// unsaved content is laid over documents (check_edit), what is recorded is told to no listener and
+// taken back when the overlay is lifted: it describes content that is not the files'.
 import type { Diagnostic } from "vscode-languageserver-protocol";
 
 export interface StoredDiagnostics {
@@ -31,6 +33,8 @@ export class DiagnosticsStore {
   private sequence = 0;
   private lastChange = 0;
   private currentEpoch = Date.now();
+  /** While an overlay is laid: each file's records from before it (undefined = none), put back when it is lifted. */
+  private beforeOverlay: Map<string, { latest?: StoredDiagnostics; pulled?: StoredDiagnostics }> | undefined;
 
   /**
    * The workspace epoch: ms since the Unix epoch, strictly increasing, starting when the session
@@ -77,9 +81,11 @@ export class DiagnosticsStore {
       ...(origin.resultId === undefined ? {} : { resultId: origin.resultId }),
       ...(origin.pulled ? { pulled: true } : {}),
     };
+    this.keepBeforeOverlay(uri);
     this.byUri.set(uri, stored);
     if (origin.pulled) this.pulledByUri.set(uri, stored);
     for (const wake of this.waiters) wake();
+    if (this.beforeOverlay) return stored;
     for (const listener of this.listeners) {
       try {
         listener(uri, stored);
@@ -100,8 +106,42 @@ export class DiagnosticsStore {
   }
 
   delete(uri: string): void {
+    this.keepBeforeOverlay(uri);
     this.byUri.delete(uri);
     this.pulledByUri.delete(uri);
+  }
+
+  /** Whether unsaved content is laid over documents (beginOverlay … endOverlay). */
+  get overlaid(): boolean {
+    return this.beforeOverlay !== undefined;
+  }
+
+  /**
+   * Unsaved content is being laid over documents: records from now on are the overlay's. They are
+   * kept (the check reads them as usual) but told to no listener (they are not the files'
+   * diagnostics), and endOverlay puts back what each file had before.
+   */
+  beginOverlay(): void {
+    this.beforeOverlay ??= new Map();
+  }
+
+  /** The overlay is lifted: every file's records are again what they were before it. */
+  endOverlay(): void {
+    const kept = this.beforeOverlay;
+    this.beforeOverlay = undefined;
+    if (!kept) return;
+    for (const [uri, { latest, pulled }] of kept) {
+      if (latest) this.byUri.set(uri, latest);
+      else this.byUri.delete(uri);
+      if (pulled) this.pulledByUri.set(uri, pulled);
+      else this.pulledByUri.delete(uri);
+    }
+    for (const wake of this.waiters) wake();
+  }
+
+  private keepBeforeOverlay(uri: string): void {
+    if (!this.beforeOverlay || this.beforeOverlay.has(uri)) return;
+    this.beforeOverlay.set(uri, { latest: this.byUri.get(uri), pulled: this.pulledByUri.get(uri) });
   }
 
   /** Calls listener for every record from now on; returns the unsubscribe. */

@@ -60,6 +60,8 @@ export class DocumentSync {
     const uri = pathToFileURL(file.absolute).href;
     if (!options.reread) {
       const unchanged = this.host.documents.peek(uri);
+      // Laid over by a check (which holds the session's OverlayGate): kept until restored.
+      if (unchanged?.unsaved) return Promise.resolve(unchanged);
       if (unchanged?.diskStamp !== undefined && unchanged.diskStamp === file.stamp) {
         this.host.assertUsable();
         this.host.documents.use(uri);
@@ -97,9 +99,11 @@ export class DocumentSync {
             textDocument: { uri: closed.uri },
           });
         }
+        await this.liftOverlayIfRestored();
         return document;
       }
       existing.diskStamp = stamp;
+      existing.unsaved = false;
       if (existing.text !== text) {
         // New content changes what the server knows of the workspace: every file's diagnostics may change.
         existing.replace(text, diagnostics.noteChange());
@@ -109,7 +113,30 @@ export class DocumentSync {
           contentChanges: [{ text }],
         });
       }
+      await this.liftOverlayIfRestored();
       return existing;
+    });
+  }
+
+  /**
+   * Lays unsaved `text` over an open document (a new version, didChange); the disk is untouched.
+   * Undefined when the document is not open. Undone by sync(file, id, { reread: true }).
+   */
+  overlay(uri: string, text: string): Promise<OpenDocument | undefined> {
+    return this.serialized(async () => {
+      const document = this.host.documents.peek(uri);
+      if (!document) return undefined;
+      this.host.assertUsable();
+      this.host.diagnostics.beginOverlay();
+      document.unsaved = true;
+      if (document.text === text) return document;
+      document.replace(text, this.host.diagnostics.noteChange());
+      this.host.onContentChange();
+      await this.host.connection.sendNotification(DidChangeTextDocumentNotification.type, {
+        textDocument: { uri, version: document.version },
+        contentChanges: [{ text }],
+      });
+      return document;
     });
   }
 
@@ -134,6 +161,7 @@ export class DocumentSync {
       await this.host.roundTrip();
       const reopened = documents.open(uri, document.languageId, document.text, diagnostics.mark());
       reopened.diskStamp = document.diskStamp;
+      reopened.unsaved = document.unsaved;
       this.host.onContentChange();
       await connection.sendNotification(DidOpenTextDocumentNotification.type, {
         textDocument: { uri, languageId: reopened.languageId, version: reopened.version, text: reopened.text },
@@ -151,8 +179,21 @@ export class DocumentSync {
       if (this.host.isRunning()) {
         await this.host.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
       }
+      await this.liftOverlayIfRestored();
       return true;
     });
+  }
+
+  /**
+   * Once no document holds unsaved content any more, the diagnostics recorded meanwhile are
+   * dropped (DiagnosticsStore.endOverlay): after a round trip, so that what the server sent
+   * before it read the restoring changes is dropped too.
+   */
+  private async liftOverlayIfRestored(): Promise<void> {
+    const { documents, diagnostics } = this.host;
+    if (!diagnostics.overlaid || documents.all().some((document) => document.unsaved)) return;
+    if (this.host.isRunning()) await this.host.roundTrip();
+    diagnostics.endOverlay();
   }
 
   private serialized<T>(run: () => Promise<T>): Promise<T> {

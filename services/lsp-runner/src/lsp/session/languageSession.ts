@@ -22,6 +22,7 @@ import { assertServerInstalled } from "../process/serverStartFailure.js";
 import { CapabilityRegistrations } from "./capabilityRegistrations.js";
 import { DiagnosticsStore } from "./diagnosticsStore.js";
 import type { SyncOptions } from "./documentSync.js";
+import { OverlayGate } from "./overlayGate.js";
 import type { PositionEncoding } from "./positionEncoding.js";
 import { RequestChannel } from "./requestChannel.js";
 import { ServerDocuments } from "./serverDocuments.js";
@@ -54,10 +55,7 @@ export class LanguageSession {
   readonly startedAt = Date.now();
   /** Last time a request was made through this session (ms since epoch). */
   lastUsed = Date.now();
-  /**
-   * Counts changes to what the server knows of the workspace (documents opened, changed or closed,
-   * file events, files renamed or deleted): an answer stays valid while it is unchanged.
-   */
+  /** Counts changes to what the server knows of the workspace (documents, file events): answers stay valid while it holds. */
   contentEpoch = 0;
   capabilities: ServerCapabilities = {};
   encoding: PositionEncoding = "utf-16";
@@ -67,6 +65,7 @@ export class LanguageSession {
   private readonly channel: RequestChannel;
   private readonly documents: ServerDocuments;
   private readonly loading: handshake.ServerLoading;
+  readonly gate = new OverlayGate();
   private lastState: ServerStateName | undefined;
   private initialized = false;
   /** Requests, syncs and waits under way: a busy session is never stopped to save memory. */
@@ -241,17 +240,24 @@ export class LanguageSession {
     return Boolean(this.capabilities.diagnosticProvider) || this.registrations.has(DocumentDiagnosticRequest.method);
   }
 
-  /**
-   * Before an empty answer is believed: is the server's process tree whole? Throws the session's
-   * failure when a process of it died (the answer came from a server missing its engine).
-   */
+  /** Before an empty answer is believed: throws the session's failure when a process of its tree died. */
   checkProcessTree(): Promise<void> {
     return this.health.checkProcessTree();
   }
 
   /** Makes the server's copy of a file equal to the disk (didOpen, or didChange when it changed; DocumentSync.sync). */
   async syncDocument(file: ResolvedFile, languageId: string, options?: SyncOptions): Promise<OpenDocument> {
-    return this.busy(() => this.documents.syncFile(file, languageId, options));
+    return this.gate.shared(() => this.busy(() => this.documents.syncFile(file, languageId, options)));
+  }
+
+  /** Runs `work` with no other caller's sync or request in between (OverlayGate); it may lay unsaved text with overlayDocument. */
+  exclusively<T>(work: () => Promise<T>): Promise<T> {
+    return this.gate.exclusive(() => this.busy(work));
+  }
+
+  /** Unsaved text over an open document (DocumentSync.overlay); restored by syncDocument with reread. */
+  overlayDocument(uri: string, text: string): Promise<OpenDocument | undefined> {
+    return this.documents.overlay(uri, text);
   }
 
   document(uri: string): OpenDocument | undefined {
@@ -265,12 +271,12 @@ export class LanguageSession {
 
   /** Reopens an open document so that the server checks it again (DocumentSync.recheck); undefined if not open. */
   recheckDocument(uri: string): Promise<OpenDocument | undefined> {
-    return this.busy(() => this.documents.recheck(uri));
+    return this.gate.shared(() => this.busy(() => this.documents.recheck(uri)));
   }
 
   /** didClose for an open document (its file was renamed or deleted, or it is no longer needed). */
   closeDocument(uri: string): Promise<boolean> {
-    return this.documents.closeDocument(uri);
+    return this.gate.shared(() => this.documents.closeDocument(uri));
   }
 
   /** Tells the server of files changed on disk (those its watchers ask for); returns how many events were sent. */
@@ -283,14 +289,13 @@ export class LanguageSession {
     return this.documents.notify(type, params);
   }
 
-  /**
-   * Sends a request (`DefinitionRequest.type`, …) with the language's timeout; a timeout or abort
-   * cancels it ($/cancelRequest). The string form is for methods the protocol package lacks.
-   */
+  /** Sends a request with the language's timeout (a timeout or abort sends $/cancelRequest); strings for methods the protocol package lacks. */
   request<P, R>(type: RequestType<P, R, unknown>, params: P, signal?: AbortSignal): Promise<R>;
   request<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R>;
   request<R>(type: RequestType<unknown, R, unknown> | string, params: unknown, signal?: AbortSignal): Promise<R> {
-    return this.channel.request<R>(typeof type === "string" ? type : type.method, params, signal);
+    return this.gate.shared(() =>
+      this.channel.request<R>(typeof type === "string" ? type : type.method, params, signal),
+    );
   }
 
   private async busy<T>(work: () => Promise<T>): Promise<T> {
@@ -320,8 +325,8 @@ export class LanguageSession {
     if (first) this.emit({ type: "closed", session: this });
   }
 
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   /** Tells onEvent when the state differs from the one last told. Called wherever it may change. */

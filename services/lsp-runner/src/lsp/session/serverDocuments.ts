@@ -77,6 +77,11 @@ export class ServerDocuments {
     return this.sync.sync(file, languageId, options);
   }
 
+  /** Lays unsaved text over an open document (DocumentSync.overlay). */
+  overlay(uri: string, text: string): Promise<OpenDocument | undefined> {
+    return this.sync.overlay(uri, text);
+  }
+
   /** Reopens an open document so that the server checks it again (DocumentSync.recheck). */
   recheck(uri: string): Promise<OpenDocument | undefined> {
     return this.sync.recheck(uri);

@@ -1,0 +1,107 @@
+// Declarations by name across workspaces (find_symbol, positions given by symbol without a file):
+// from the symbol index where a workspace has one (as search_symbols reads it), else from its
+// language servers asked live (workspace_symbols), labelled partial and saying so.
+import {
+  addLiveDeclaration,
+  type DeclarationFilters,
+  type DeclarationMatches,
+  findIndexedDeclarations,
+  type NameQuery,
+} from "../../symbols/declarationLookup.js";
+import type { WorkspaceIndexView } from "../../symbols/tenantIndex.js";
+import type { WorkspaceTarget } from "../../workspaces.js";
+import type { ToolCall } from "../toolCall.js";
+import {
+  indexStatus,
+  MAX_WORKSPACES,
+  SEARCH_DEADLINE_MS,
+  searchLive,
+  splitByIndex,
+  type WorkspaceResult,
+} from "../tools/searchSymbols.js";
+import { type AnswerStatusOutput, declaredSymbolFrom, mergeStatuses, statusFrom } from "./shared.js";
+
+/** Declarations a workspace's servers are asked for when it has no index (they rank exact names first). */
+const LIVE_LIMIT = 200;
+
+export interface DeclarationLookup {
+  matches: DeclarationMatches;
+  /** The symbol index as the answering "server", merged with the live answers; partial when not complete. */
+  status: AnswerStatusOutput;
+}
+
+export async function lookupDeclarations(
+  call: ToolCall,
+  targets: readonly WorkspaceTarget[],
+  query: NameQuery,
+  filters: DeclarationFilters,
+): Promise<DeclarationLookup> {
+  const { indexed, unindexed } = await splitByIndex(call, targets);
+  const matches = findIndexedDeclarations(indexed, query, filters);
+  const gaps = indexed.flatMap(({ workspace, view }) => indexingGap(workspace, view));
+  const askLive = unindexed.slice(0, MAX_WORKSPACES);
+  const skipped = unindexed.slice(MAX_WORKSPACES);
+  if (skipped.length > 0) {
+    gaps.push(
+      `${skipped.length} workspaces without a symbol index were not searched (at most ${MAX_WORKSPACES} are asked live per call); name one with workspace`,
+    );
+  }
+  const deadline = Math.min(SEARCH_DEADLINE_MS, call.callTimeoutMs);
+  const results = await Promise.all(
+    askLive.map((target) => searchLive(call, target, { query: query.name, limit: LIVE_LIMIT }, deadline)),
+  );
+  const liveStatuses = results.flatMap((result) => addLiveResult(matches, query, filters, result, gaps));
+  const statuses = [...indexStatus(indexed), ...liveStatuses];
+  const status = mergeStatuses(statuses, gaps);
+  if (statuses.length === 0 && gaps.length === 0) {
+    Object.assign(status, { state: "ready", partial: false, server: "symbol index" });
+  }
+  return { matches, status };
+}
+
+function indexingGap(workspace: string, view: WorkspaceIndexView): string[] {
+  const meta = view.meta;
+  if (!meta || meta.state === "ready") return [];
+  return [`${workspace}: its symbol index is being built (${meta.done} of ${meta.total} files)`];
+}
+
+/** Adds a live answer's matching declarations; returns its servers' statuses and notes its gaps. */
+function addLiveResult(
+  matches: DeclarationMatches,
+  query: NameQuery,
+  filters: DeclarationFilters,
+  result: WorkspaceResult,
+  gaps: string[],
+): AnswerStatusOutput[] {
+  const { workspace } = result;
+  if (result.error) {
+    gaps.push(
+      `${workspace}: no symbol index yet, and asking it live failed (${result.error.code}: ${result.error.message})`,
+    );
+    return [];
+  }
+  gaps.push(`${workspace}: no symbol index yet (it is being built): asked its language servers live`);
+  for (const missing of result.missing ?? []) gaps.push(`${workspace}: ${missing} not answered`);
+  for (const answer of result.answers) {
+    for (const symbol of answer.symbols) {
+      const { name, kind, location } = declaredSymbolFrom(symbol);
+      addLiveDeclaration(matches, query, filters, {
+        workspace,
+        file: location.file,
+        language: answer.status?.language || undefined,
+        symbol: {
+          name,
+          kind,
+          ...(symbol.containerName ? { container: symbol.containerName } : {}),
+          line: location.line,
+          column: location.column,
+          endLine: location.end_line,
+          endColumn: location.end_column,
+          exported: false,
+          snippet: location.snippet,
+        },
+      });
+    }
+  }
+  return result.answers.map((answer) => statusFrom(answer.status));
+}

@@ -1,0 +1,47 @@
+import { create } from "@bufbuild/protobuf";
+import { type DocumentSymbol, DocumentSymbolSchema, SymbolKind } from "@lspmesh/proto";
+import { expect, test } from "vitest";
+import { contains, declaredAt, enclosingSymbol } from "./outline.js";
+
+/** A symbol over lines start..end whose name is on `start`, column 3. */
+function symbol(name: string, kind: SymbolKind, start: number, end: number, children: DocumentSymbol[] = []) {
+  return create(DocumentSymbolSchema, {
+    name,
+    kind,
+    range: { start: { line: start, column: 1 }, end: { line: end, column: 2 } },
+    selectionRange: { start: { line: start, column: 3 }, end: { line: start, column: 3 + name.length } },
+    children,
+  });
+}
+
+const outline = [
+  symbol("Greeter", SymbolKind.CLASS, 1, 12, [
+    symbol("greet", SymbolKind.METHOD, 2, 5),
+    symbol("farewell", SymbolKind.METHOD, 7, 11, [symbol("inner", SymbolKind.FUNCTION, 8, 9)]),
+  ]),
+  symbol("main", SymbolKind.FUNCTION, 14, 20),
+];
+
+test("the symbol declared at a name position, with its full range and name path", () => {
+  const found = declaredAt(outline, { line: 8, column: 3 }, "inner");
+  expect(found).toMatchObject({ path: "Greeter.farewell.inner", kind: "function" });
+  expect(found?.symbol.range?.end?.line).toBe(9);
+  // A name position a server spans differently: the innermost symbol of that name holding it.
+  expect(declaredAt(outline, { line: 2, column: 9 }, "greet")?.path).toBe("Greeter.greet");
+  expect(declaredAt(outline, { line: 30, column: 1 }, "greet")).toBeUndefined();
+});
+
+test("the innermost enclosing symbol; a symbol's own name belongs to what encloses it", () => {
+  expect(enclosingSymbol(outline, { line: 8, column: 10 })?.path).toBe("Greeter.farewell.inner");
+  expect(enclosingSymbol(outline, { line: 10, column: 1 })?.path).toBe("Greeter.farewell");
+  expect(enclosingSymbol(outline, { line: 2, column: 4 })?.path).toBe("Greeter");
+  expect(enclosingSymbol(outline, { line: 13, column: 1 })).toBeUndefined();
+});
+
+test("ranges hold their start, not their end", () => {
+  const range = { start: { line: 2, column: 5 }, end: { line: 4, column: 1 } };
+  expect(contains(range, { line: 2, column: 5 })).toBe(true);
+  expect(contains(range, { line: 3, column: 99 })).toBe(true);
+  expect(contains(range, { line: 4, column: 1 })).toBe(false);
+  expect(contains(range, { line: 2, column: 4 })).toBe(false);
+});

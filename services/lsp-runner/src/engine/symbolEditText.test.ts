@@ -1,0 +1,64 @@
+import { describe, expect, test } from "vitest";
+import { lineBreakOf, type SymbolEditMode, symbolTextEdit } from "./symbolEditText.js";
+import { applyTextEdits } from "./textEdits.js";
+
+// A method on lines 2-4 (its range starts at column 3, after its indentation).
+const source = "class A {\n  m(): number {\n    return 1;\n  }\n  n() {}\n}\n";
+const method = { start: { line: 2, column: 3 }, end: { line: 4, column: 4 } };
+const edited = (mode: SymbolEditMode, text: string, range = method, content = source) => {
+  const edit = symbolTextEdit(mode, content.split(/\r\n|\r|\n/), range, text, lineBreakOf(content));
+  return applyTextEdits(content, [edit], "a.ts");
+};
+
+describe("replace", () => {
+  test("a first line without indentation keeps the symbol's", () => {
+    expect(edited("replace", "m(): string {\n    return 'x';\n  }")).toBe(
+      "class A {\n  m(): string {\n    return 'x';\n  }\n  n() {}\n}\n",
+    );
+  });
+
+  test("an indented first line replaces the indentation too", () => {
+    expect(edited("replace", "    m() {}")).toBe("class A {\n    m() {}\n  n() {}\n}\n");
+  });
+
+  test("after other text on the line the range is replaced as it is", () => {
+    const line = "const a = 1, b = 2;\n";
+    expect(edited("replace", " c = 3", { start: { line: 1, column: 14 }, end: { line: 1, column: 19 } }, line)).toBe(
+      "const a = 1,  c = 3;\n",
+    );
+  });
+});
+
+describe("insert", () => {
+  test("before: at column 1 of the symbol's first line, a line break added", () => {
+    expect(edited("insertBefore", "  // m")).toBe(
+      "class A {\n  // m\n  m(): number {\n    return 1;\n  }\n  n() {}\n}\n",
+    );
+    expect(edited("insertBefore", "  // m\n")).toBe(edited("insertBefore", "  // m"));
+  });
+
+  test("after: on its own line after the symbol's last line, one trailing break dropped", () => {
+    expect(edited("insertAfter", "  o() {}\n")).toBe(
+      "class A {\n  m(): number {\n    return 1;\n  }\n  o() {}\n  n() {}\n}\n",
+    );
+    expect(edited("insertAfter", "  o() {}")).toBe(edited("insertAfter", "  o() {}\n"));
+  });
+
+  test("after a range ending at column 1 of the next line, after the line before it", () => {
+    const range = { start: { line: 2, column: 3 }, end: { line: 5, column: 1 } };
+    expect(edited("insertAfter", "  o() {}", range)).toBe(edited("insertAfter", "  o() {}"));
+  });
+
+  test("at the end of a file without a final line break", () => {
+    expect(
+      edited("insertAfter", "f();", { start: { line: 1, column: 1 }, end: { line: 1, column: 6 } }, "g();\nh()"),
+    ).toBe("g();\nf();\nh()");
+  });
+
+  test("line breaks in the text are written as the file's own", () => {
+    const crlf = "a();\r\nb();\r\n";
+    expect(
+      edited("insertBefore", "x();\ny();", { start: { line: 2, column: 1 }, end: { line: 2, column: 5 } }, crlf),
+    ).toBe("a();\r\nx();\r\ny();\r\nb();\r\n");
+  });
+});

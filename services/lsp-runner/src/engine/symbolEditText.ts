@@ -1,0 +1,51 @@
+// The text edit of a symbol edit, from the symbol's range as the server gives it (leading doc
+// comments are part of it only when the server says so). Pure.
+//
+// - replace: the range is replaced by the text. When the text's first line is indented and only
+//   indentation precedes the symbol on its line, the replacement starts at column 1 (the text
+//   carries its own indentation); otherwise the symbol's indentation is kept before the text.
+// - insertBefore: the text goes at column 1 of the symbol's first line, a line break added when it
+//   does not end with one (no indentation is added).
+// - insertAfter: the text goes after the end of the symbol's last line, on a line of its own (a
+//   line break before it; one line break at its end is dropped, the line's own break follows).
+// Line breaks in the text are written as the file's own (its first one; "\n" when it has none).
+import { codePointLength } from "../lsp/session/positionEncoding.js";
+import type { Range, TextEdit } from "./answers.js";
+
+export type SymbolEditMode = "replace" | "insertBefore" | "insertAfter";
+
+const LINE_BREAK = /\r\n|\r|\n/;
+
+/** The file's own line break: its first one, "\n" when it has none. */
+export function lineBreakOf(text: string): string {
+  return LINE_BREAK.exec(text)?.[0] ?? "\n";
+}
+
+export function symbolTextEdit(
+  mode: SymbolEditMode,
+  lines: readonly string[],
+  range: Range,
+  givenText: string,
+  lineBreak: string,
+): TextEdit {
+  const text = givenText.replace(new RegExp(LINE_BREAK, "g"), lineBreak);
+  const { start, end } = range;
+  switch (mode) {
+    case "replace": {
+      const before = [...(lines[start.line - 1] ?? "")].slice(0, start.column - 1).join("");
+      const fromLineStart = before.trim() === "" && /^[ \t]/.test(text);
+      return { range: { start: fromLineStart ? { line: start.line, column: 1 } : start, end }, newText: text };
+    }
+    case "insertBefore": {
+      const at = { line: start.line, column: 1 };
+      return { range: { start: at, end: at }, newText: text.endsWith(lineBreak) ? text : text + lineBreak };
+    }
+    case "insertAfter": {
+      // An end at column 1 of a later line (some servers) ends the line before it.
+      const last = end.column === 1 && end.line > start.line ? end.line - 1 : end.line;
+      const at = { line: last, column: codePointLength(lines[last - 1] ?? "") + 1 };
+      const body = text.endsWith(lineBreak) ? text.slice(0, -lineBreak.length) : text;
+      return { range: { start: at, end: at }, newText: lineBreak + body };
+    }
+  }
+}

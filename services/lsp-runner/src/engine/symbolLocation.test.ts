@@ -1,0 +1,73 @@
+import { describe, expect, test } from "vitest";
+import type { DocumentSymbol } from "./answers.js";
+import { findSymbolByPath, matchesPath, outlineEntries } from "./symbolLocation.js";
+
+/** A symbol on `line` (its name at column 3), of LSP kind `kind` (5 class, 6 method, 11 interface, 12 function). */
+const sym = (name: string, kind: number, line: number, children: DocumentSymbol[] = []): DocumentSymbol => {
+  const range = { start: { line, column: 1 }, end: { line: line + 1, column: 2 } };
+  return { name, detail: "", kind, range, selectionRange: { ...range, start: { line, column: 3 } }, children };
+};
+
+const outline = [
+  sym("Greeter", 11, 2, [sym("greet", 6, 3)]),
+  sym("PoliteGreeter", 5, 7, [sym("greet", 6, 8)]),
+  sym("makeGreeting", 12, 14),
+];
+const entries = outlineEntries(outline);
+const topLevel = outline.map((symbol) => symbol.name);
+const find = (path: string) => findSymbolByPath(entries, path, "src/greeter.ts", topLevel);
+
+describe("a symbol path", () => {
+  test("matches the last names of the symbol's chain, never part of a name", () => {
+    expect(matchesPath(["A", "B", "c"], "c")).toBe(true);
+    expect(matchesPath(["A", "B", "c"], "B.c")).toBe(true);
+    expect(matchesPath(["A", "B", "c"], "A.B.c")).toBe(true);
+    expect(matchesPath(["A", "B", "c"], "A.c")).toBe(false);
+    expect(matchesPath(["A", "xc"], "c")).toBe(false);
+    // A name with a dot in it (module-style names) is matched whole.
+    expect(matchesPath(["mod.sub"], "mod.sub")).toBe(true);
+  });
+
+  test("finds the one symbol a name or container path names", () => {
+    expect(find("makeGreeting").names).toEqual(["makeGreeting"]);
+    expect(find("PoliteGreeter.greet").symbol.selectionRange.start).toEqual({ line: 8, column: 3 });
+  });
+
+  test("several matches: INVALID_ARGUMENT listing each with its kind and line", () => {
+    expect(() => find("greet")).toThrow(
+      expect.objectContaining({
+        code: "INVALID_ARGUMENT",
+        message:
+          "'greet' names 2 symbols in src/greeter.ts: Greeter.greet (method, line 3), PoliteGreeter.greet (method, line 8); name it with its container, e.g. 'Greeter.greet'",
+      }),
+    );
+  });
+
+  test("the same whole path twice cannot be told apart by name", () => {
+    const twice = outlineEntries([sym("f", 12, 1), sym("f", 12, 4)]);
+    expect(() => findSymbolByPath(twice, "f", "a.py", ["f", "f"])).toThrow(
+      /share their whole path.*apply_workspace_edit/,
+    );
+  });
+
+  test("no match: NOT_FOUND naming the file's top-level symbols and where the name is declared", () => {
+    expect(() => find("nope")).toThrow(
+      expect.objectContaining({
+        code: "NOT_FOUND",
+        message:
+          "no symbol 'nope' in src/greeter.ts; its top-level symbols: Greeter, PoliteGreeter, makeGreeting; document_symbols shows its outline",
+      }),
+    );
+    expect(() => find("Other.greet")).toThrow(
+      "no symbol 'Other.greet' in src/greeter.ts; 'greet' is declared as Greeter.greet, PoliteGreeter.greet; its top-level symbols",
+    );
+  });
+
+  test("the top-level list stops at 20 names; an empty outline and a loading server are said", () => {
+    const many = Array.from({ length: 25 }, (_, i) => `s${i}`);
+    expect(() => findSymbolByPath([], "x", "a.ts", many)).toThrow(/s18, s19, … \(5 more\); document_symbols/);
+    expect(() => findSymbolByPath([], "x", "a.ts", [], "the python server is indexing")).toThrow(
+      "no symbol 'x' in a.ts; the language server lists no symbols in it (the python server is indexing)",
+    );
+  });
+});

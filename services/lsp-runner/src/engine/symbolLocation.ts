@@ -1,0 +1,80 @@
+// Finding one symbol of a file's outline by its path: "name", or container names and the name
+// joined by "." ("PoliteGreeter.greet"), matched against the innermost symbols (a path may leave
+// out outer containers). Pure: the outline comes from the server's document symbols.
+import { type SymbolKind, symbolKindName } from "@lspmesh/proto";
+import { RunnerError } from "../errors.js";
+import type { DocumentSymbol } from "./answers.js";
+
+/** Candidates and top-level names listed in an error, at most (default 20). */
+const MAX_LISTED = 20;
+
+/** A symbol with the names from the outermost container down to its own. */
+export interface OutlineEntry {
+  names: readonly string[];
+  symbol: DocumentSymbol;
+}
+
+/** Every symbol of a tree, depth first in source order, with its names. */
+export function outlineEntries(symbols: readonly DocumentSymbol[], outer: readonly string[] = []): OutlineEntry[] {
+  return symbols.flatMap((symbol) => {
+    const names = [...outer, symbol.name];
+    return [{ names, symbol }, ...outlineEntries(symbol.children, names)];
+  });
+}
+
+/** Whether the entry's last names, joined by ".", are the path. */
+export function matchesPath(names: readonly string[], path: string): boolean {
+  for (let first = names.length - 1; first >= 0; first--) {
+    if (names.slice(first).join(".") === path) return true;
+  }
+  return false;
+}
+
+/**
+ * The one symbol the path names. Several → INVALID_ARGUMENT listing them (path, kind, line);
+ * none → NOT_FOUND listing the file's top-level symbols. `stateNote` says why the outline may be
+ * incomplete (a server still loading), added to NOT_FOUND.
+ */
+export function findSymbolByPath(
+  entries: readonly OutlineEntry[],
+  path: string,
+  file: string,
+  topLevel: readonly string[],
+  stateNote = "",
+): OutlineEntry {
+  const matches = entries.filter((entry) => matchesPath(entry.names, path));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) throw ambiguous(matches, path, file);
+  const listed = topLevel.slice(0, MAX_LISTED).join(", ");
+  const more = topLevel.length > MAX_LISTED ? `, … (${topLevel.length - MAX_LISTED} more)` : "";
+  const name = path.split(".").at(-1) ?? path;
+  const elsewhere = path.includes(".") ? entries.filter((entry) => entry.symbol.name === name) : [];
+  const hint =
+    elsewhere.length > 0
+      ? `; '${name}' is declared as ${elsewhere
+          .slice(0, MAX_LISTED)
+          .map((entry) => entry.names.join("."))
+          .join(", ")}`
+      : "";
+  const known = listed ? `its top-level symbols: ${listed}${more}` : "the language server lists no symbols in it";
+  throw new RunnerError(
+    "NOT_FOUND",
+    `no symbol '${path}' in ${file}${hint}; ${known}${stateNote ? ` (${stateNote})` : ""}; document_symbols shows its outline`,
+  );
+}
+
+function ambiguous(matches: readonly OutlineEntry[], path: string, file: string): RunnerError {
+  const describe = (entry: OutlineEntry) =>
+    `${entry.names.join(".")} (${symbolKindName(entry.symbol.kind as SymbolKind)}, line ${entry.symbol.selectionRange.start.line})`;
+  const listed = matches.slice(0, MAX_LISTED).map(describe).join(", ");
+  const more = matches.length > MAX_LISTED ? `, … (${matches.length - MAX_LISTED} more)` : "";
+  const paths = new Set(matches.map((entry) => entry.names.join(".")));
+  const fix =
+    paths.size === matches.length
+      ? `name it with its container, e.g. '${matches[0]!.names.join(".")}'`
+      : "some share their whole path, so a name cannot tell them apart: edit by position (apply_workspace_edit)";
+  return new RunnerError(
+    "INVALID_ARGUMENT",
+    `'${path}' names ${matches.length} symbols in ${file}: ${listed}${more}; ${fix}`,
+  );
+}
