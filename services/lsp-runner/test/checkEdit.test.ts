@@ -1,8 +1,9 @@
-// check_edit's isolation and the deltas of edits, through gRPC against real
-// typescript-language-server (editCheck.test.ts has the deltas themselves): what a check lays over
-// the documents is never published as the files' diagnostics, leaves no trace that makes an edit
-// previewed before it stale, and every edit of one file in the check counts; applied code actions
-// and file renames answer their delta.
+// check_edit and the deltas of edits, through gRPC against real typescript-language-server: the
+// delta in the edited file and its importers, nothing written, concurrent checks each seeing only
+// their own edit; what a check lays over the documents is never published as the files'
+// diagnostics, leaves no trace that makes an edit previewed before it stale, and every edit of one
+// file in the check counts; applied code actions and file renames answer their delta. (Python is
+// checked end to end in test/e2e agentTools.test.ts.)
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,6 +26,10 @@ const breaking = {
   files: [{ file: "src/greeter.ts", edits: [{ range: range(14, 45, 15, 42), newText: "number {\n  return 42;" }] }],
 };
 const LENGTH_ERROR = "Property 'length' does not exist on type 'number'.";
+// src/broken.ts line 3: `count: number` becomes `count: string` — fixes its own error.
+const fixing = {
+  files: [{ file: "src/broken.ts", edits: [{ range: range(3, 21, 3, 27), newText: "string" }] }],
+};
 
 const bus = new InProcessEventBus();
 let env: FixtureRunner;
@@ -61,6 +66,40 @@ test("what a check lays over the documents is never published as the files' diag
   expect(overlaid.map((m) => `${m.file} v${m.version}`)).toEqual([]);
   const latest = bus.latestDiagnostics().find((message) => message.file === "src/main.ts");
   expect(latest?.diagnostics.map((d) => d.message) ?? []).not.toContain(LENGTH_ERROR);
+});
+
+test("a breaking change reports its importers' new errors and the fixed one; the disk is untouched", async () => {
+  const before = env.snapshot();
+  const answer = await env.client.checkEdit({
+    workspace: ws,
+    change: { case: "edit", value: breaking },
+    waitMs: 20_000,
+  });
+  expect(answer.delta?.editedFiles).toEqual(["src/greeter.ts"]);
+  expect(answer.delta?.importerFiles.sort()).toEqual(["src/broken.ts", "src/main.ts"]);
+  expect(answer.delta?.partial, answer.delta?.note).toBe(false);
+  // The hint is the server's too: `name` is no longer read by the new body.
+  expect(summary(answer.delta!.changes)).toEqual([
+    "new src/greeter.ts: 'name' is declared but its value is never read.",
+    "new src/main.ts: Property 'length' does not exist on type 'number'.",
+    "fixed src/broken.ts: Type 'string' is not assignable to type 'number'.",
+  ]);
+  expect(env.snapshot()).toEqual(before);
+  // The server's documents are the disk's again: hover sees the original signature.
+  const hover = await env.client.hover({
+    workspace: ws,
+    at: { file: "src/greeter.ts", target: { case: "symbol", value: { name: "makeGreeting", lineHint: 14 } } },
+  });
+  expect(hover.contents).toContain("makeGreeting(name: string): string");
+});
+
+test("two concurrent checks each get the delta of their own edit", async () => {
+  const [a, b] = await Promise.all([
+    env.client.checkEdit({ workspace: ws, change: { case: "edit", value: breaking }, waitMs: 20_000 }),
+    env.client.checkEdit({ workspace: ws, change: { case: "edit", value: fixing }, waitMs: 20_000 }),
+  ]);
+  expect(summary(a.delta!.changes)).toContain("new src/main.ts: Property 'length' does not exist on type 'number'.");
+  expect(summary(b.delta!.changes)).toEqual(["fixed src/broken.ts: Type 'string' is not assignable to type 'number'."]);
 });
 
 test("several edits of one file in a check apply one after the other; a hunk that does not apply is named", async () => {

@@ -57,3 +57,8 @@ test("without rg on PATH the error names the package to install", async () => {
     expect.objectContaining({ code: "UNSUPPORTED", message: expect.stringMatching(/apt-get install ripgrep/) }),
   );
 });
+
+test("NUL and control characters in globs are refused as input errors", () => {
+  expect(() => globArguments(["\u0000/./secret.ts/outside"])).toThrow(/control character/);
+  expect(() => globArguments(["src/\n*.ts"])).toThrow(/control character/);
+});

@@ -45,6 +45,10 @@ export interface RipgrepOutcome {
  * refuses is INVALID_ARGUMENT with rg's own words.
  */
 export function runRipgrep({ cwd, args, onLine, signal }: RipgrepRun): Promise<RipgrepOutcome> {
+  // spawn throws on a NUL in an argument: refused as the caller's input, not a runner failure.
+  if (args.some((arg) => arg.includes("\0"))) {
+    return Promise.reject(new RunnerError("INVALID_ARGUMENT", "the request holds a NUL character; remove it"));
+  }
   const child = spawn(ripgrepPath(), ["--no-config", ...args], {
     cwd,
     env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
@@ -96,6 +100,12 @@ export function globArguments(globs: readonly string[]): string[] {
     const pattern = glob.startsWith("!") ? glob.slice(1) : glob;
     if (pattern.trim() === "")
       throw new RunnerError("INVALID_ARGUMENT", "an empty glob; give a pattern such as src/**/*.ts");
+    if ([...glob].some((char) => char.charCodeAt(0) < 0x20)) {
+      throw new RunnerError(
+        "INVALID_ARGUMENT",
+        "a glob holds a control character (NUL, line break, …); give a plain path pattern",
+      );
+    }
     if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
       throw new RunnerError(
         "OUTSIDE_WORKSPACE",

@@ -43,6 +43,8 @@ export interface TextSearchAnswer {
 
 export async function searchText(query: TextSearchQuery): Promise<TextSearchAnswer> {
   // Matches are within one line (no multiline mode): rg would refuse the query in its own words.
+  if (query.query.includes("\0"))
+    throw new RunnerError("INVALID_ARGUMENT", "the query holds a NUL character; search for text");
   if (query.query.includes("\n"))
     throw new RunnerError(
       "INVALID_ARGUMENT",

@@ -3,7 +3,7 @@
 import type { ListFilesAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
-import { counted } from "../text.js";
+import { counted, lines, TEXT_BUDGET } from "../text.js";
 import { limitArgument, offsetArgument, workspaceArgument } from "../toolSupport/shared.js";
 
 export const globsArgument = z
@@ -29,31 +29,67 @@ const input = z.object({
 });
 
 const output = z.object({
-  files: z.array(z.object({ file: z.string(), size: z.number().describe("Bytes.") })).describe("Sorted by path."),
+  files: z
+    .array(
+      z.object({
+        file: z.string().describe("Workspace-relative POSIX path."),
+        size: z.number().describe("Bytes on disk."),
+      }),
+    )
+    .describe("Sorted by path (code-unit order)."),
   total: z.number().describe("Files matching, before paging."),
   total_at_least: z.boolean().describe("The listing stopped at its cap (100 000 files): total is a lower bound."),
   next_offset: z.number().optional().describe("offset of the next page, when there is one."),
   partial: z.boolean().describe("True when total is a lower bound or some folders could not be read."),
-  note: z.string().optional(),
+  note: z.string().optional().describe("Why the listing is partial: the cap reached, folders that could not be read."),
 });
+
+/** Characters of listed items one text answer shows: the text budget less room for header and notes. */
+export const LISTED_ROOM = TEXT_BUDGET - 2_000;
+
+/** How many of `lines` fit in `room` characters (each with its line break); at least one. */
+export function linesThatFit(lines: readonly string[], room: number): number {
+  let used = 0;
+  for (const [index, line] of lines.entries()) {
+    used += line.length + 1;
+    if (used > room) return Math.max(index, 1);
+  }
+  return lines.length;
+}
+
+/**
+ * The last line of a text answer that shows fewer of the items answered than structuredContent
+ * holds (the text budget), with where the text would page on; undefined when all are shown.
+ */
+export function textCutNote(shown: number, answered: number, what: string, plural = `${what}s`): string | undefined {
+  return shown < answered
+    ? `… this text shows ${shown} of the ${counted(answered, what, plural)} answered (a text answer is kept under ${TEXT_BUDGET} characters); structuredContent has them all.`
+    : undefined;
+}
 
 export function listFilesAnswer(answer: ListFilesAnswer, offset: number): ToolAnswer<z.output<typeof output>> {
   const files = answer.files.map((f) => ({ file: f.file, size: Number(f.size) }));
   const end = offset + files.length;
   const next = end < answer.total ? end : undefined;
+  const listed = files.map((f) => `  ${f.file}  ${f.size} B`);
+  const shown = linesThatFit(listed, LISTED_ROOM);
+  // The text pages on from what it shows, so that a caller reading only the text misses nothing.
+  const textEnd = offset + shown;
+  const textNext = textEnd < answer.total ? textEnd : undefined;
   const total = `${answer.total}${answer.totalAtLeast ? "+" : ""}`;
   const header =
     files.length === 0
       ? answer.total > 0
         ? `No files at offset ${offset}: ${total} match.`
         : "No files match."
-      : `${counted(files.length, "file")} (${offset + 1}–${end} of ${total})${next !== undefined ? `; more with offset ${next}` : ""}:`;
+      : `${counted(shown, "file")} (${offset + 1}–${textEnd} of ${total})${textNext !== undefined ? `; more with offset ${textNext}` : ""}:`;
   return {
-    text: [
+    text: lines(
       header,
-      ...files.map((f) => `  ${f.file}  ${f.size} B`),
-      ...(answer.note ? [`Note: ${answer.note}`] : []),
-    ].join("\n"),
+      ...listed.slice(0, shown),
+      textCutNote(shown, files.length, "file"),
+      answer.note ? `Note: ${answer.note}` : undefined,
+    ),
     structured: {
       files,
       total: answer.total,

@@ -4,7 +4,9 @@ import type { ReadFileAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
+import { TEXT_BUDGET } from "../text.js";
 import { fileArgument, oneBased, workspaceArgument } from "../toolSupport/shared.js";
+import { linesThatFit } from "./listFiles.js";
 
 /** Most bytes of file text one answer carries (the text budget leaves room for line numbers). */
 const READ_MAX_BYTES = 20_000;
@@ -25,29 +27,53 @@ const output = z.object({
   size: z.number().describe("Bytes on disk."),
   sha256: z
     .string()
-    .describe("Hash of the whole file's text: pass it as expected_sha256 in an edit to refuse it if the file changed."),
-  truncated: z.boolean().describe("True when the lines asked for did not fit one answer: read on from next_line."),
+    .describe(
+      "SHA-256 (hex) of the whole file's text: pass it as expected_sha256 in an edit to refuse it if the file changed.",
+    ),
+  truncated: z
+    .boolean()
+    .describe("True when the lines asked for did not fit one answer (read on from next_line), or a line was cut."),
   next_line: z.number().optional().describe("Where to read on (start_line of the next call) when truncated."),
 });
 
+/** Characters of numbered lines one text answer shows: the text budget less room for header and hints. */
+const NUMBERED_ROOM = TEXT_BUDGET - 1_000;
+
 export function readFileAnswer(answer: ReadFileAnswer): ToolAnswer<z.output<typeof output>> {
-  const lines = answer.text === "" ? [] : answer.text.replace(/\n$/, "").split("\n");
+  const all = answer.text === "" ? [] : answer.text.replace(/\n$/, "").split("\n");
   const width = String(answer.endLine).length;
-  const numbered = lines.map((line, index) => `${String(answer.startLine + index).padStart(width)}│ ${line}`);
-  const more = answer.truncated ? `… more lines not shown: read on with start_line ${answer.endLine + 1}.` : undefined;
-  const header = `${answer.file}: lines ${answer.startLine}–${answer.endLine} of ${answer.totalLines} (sha256 ${answer.contentSha256.slice(0, 16)}…)`;
+  const numbered = all.map((line, index) => `${String(answer.startLine + index).padStart(width)}│ ${line}`);
+  // Line numbers add to the runner's byte budget (short lines, many of them): the lines that do
+  // not fit the text answer are left out of both forms, so that both say where to read on.
+  const shown = linesThatFit(numbered, NUMBERED_ROOM);
+  const cutHere = shown < numbered.length;
+  const endLine = cutHere ? answer.startLine + shown - 1 : answer.endLine;
+  const truncated = answer.truncated || cutHere;
+  // The runner cuts a single line longer than its budget (minified code) without its line break.
+  const longLineCut = answer.truncated && !cutHere && answer.text !== "" && !answer.text.endsWith("\n");
+  const text = cutHere ? `${all.slice(0, shown).join("\n")}\n` : answer.text;
+  const more = !truncated
+    ? []
+    : longLineCut
+      ? [
+          `… line ${endLine} is longer than ${READ_MAX_BYTES} bytes and was cut; search_text finds text in it. ` +
+            (endLine < answer.totalLines ? `Read on with start_line ${endLine + 1}.` : "It is the last line."),
+        ]
+      : [`… more lines not shown: read on with start_line ${endLine + 1}.`];
+  const header = `${answer.file}: lines ${answer.startLine}–${endLine} of ${answer.totalLines}, sha256 ${answer.contentSha256}`;
+  const next = truncated && endLine < answer.totalLines ? endLine + 1 : undefined;
   return {
-    text: [header, ...numbered, ...(more ? [more] : [])].join("\n"),
+    text: [header, ...numbered.slice(0, shown), ...more].join("\n"),
     structured: {
       file: answer.file,
-      text: answer.text,
+      text,
       start_line: answer.startLine,
-      end_line: answer.endLine,
+      end_line: endLine,
       total_lines: answer.totalLines,
       size: Number(answer.size),
       sha256: answer.contentSha256,
-      truncated: answer.truncated,
-      ...(answer.truncated ? { next_line: answer.endLine + 1 } : {}),
+      truncated,
+      ...(next !== undefined ? { next_line: next } : {}),
     },
   };
 }
