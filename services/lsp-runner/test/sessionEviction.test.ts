@@ -1,4 +1,4 @@
-// Sessions stopped to save resources, against real typescript-language-server processes: 16
+// Sessions stopped to save resources, against real typescript-language-server processes: 8
 // workspaces (50 in test:faults) on one runner whose servers may use little memory together (least recently used
 // sessions are stopped), and a session left idle; both come back transparently on their next
 // request, and nothing is left running once the runner stops.
@@ -11,8 +11,8 @@ import { type LifecycleEvent, VolumeWorkspaceLocator } from "./runnerInternals.j
 import { type FixtureRunner, startFixtureRunner } from "./support/fixtureRunner.js";
 import { groupsGone, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
 
-/** 16 in `npm test` (eviction already holds well past the ~2-session budget), 50 in test:faults. */
-const WORKSPACES = isFaultsTier() ? 50 : 16;
+/** 8 in `npm test` (eviction already holds well past the ~2-session budget), 50 in test:faults. */
+const WORKSPACES = isFaultsTier() ? 50 : 8;
 /**
  * About two sessions: each is ~140 MiB resident (typescript-language-server and tsserver) on these
  * workspaces, which skip the standard library (noLib) so that the cold starts stay quick.
