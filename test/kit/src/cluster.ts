@@ -218,7 +218,7 @@ export async function startRunnerProcess(
       leftovers = descendantPids(service.pid);
       client.close();
       await service.stop("SIGKILL");
-      for (const pid of leftovers.filter(isRunning)) process.kill(pid, "SIGKILL");
+      for (const pid of leftovers.filter(isRunning)) killIfRunning(pid);
     },
     async stop(signal) {
       client.close();
@@ -290,4 +290,13 @@ async function freePort(): Promise<number> {
   server.close();
   await once(server, "close");
   return port;
+}
+
+/** SIGKILL to a process that may exit between the check and the kill (ESRCH is not an error then). */
+function killIfRunning(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
 }
