@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GrpcStatus, type ServiceError } from "@lspmesh/grpc";
 import { ServerState } from "@lspmesh/proto";
-import { type FixtureWorkspace, fixtureWorkspace, waitFor } from "@lspmesh/test-kit";
+import { type FixtureWorkspace, fixtureWorkspace, isFaultsTier, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { Message, type NotificationMessage, type RequestMessage } from "vscode-jsonrpc";
 import {
@@ -168,7 +168,8 @@ describe("a server killed with SIGKILL mid-request", () => {
   });
 });
 
-describe("a server that hangs (its process group stopped with SIGSTOP)", () => {
+// A hang costs a full request timeout and probe (~15 s): in the faults tier (npm run test:faults).
+describe.runIf(isFaultsTier())("a server that hangs (its process group stopped with SIGSTOP)", () => {
   test("the request times out, $/cancelRequest is sent, the probe fails, and the session restarts", async () => {
     const pid = await typescriptPid();
     const from = sent.length;

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { NATS_USERS, symbolIndexBucket, symbolIndexFileKey, symbolIndexMetaKey } from "@lspmesh/events";
 import {
   type GatewayProcess,
+  isFaultsTier,
   type NatsServer,
   type RunnerProcess,
   startGatewayProcess,
@@ -160,40 +161,45 @@ test("a search never returns or loads the other tenant's index", async () => {
   ]);
 }, 120_000);
 
-test("with its runner killed, a workspace's symbols are still found; restarted, the runner catches up", async () => {
-  const acme = await client(tokens.acme);
-  const index = await kv("acme");
-  const untouchedKey = symbolIndexFileKey("web", "src/index.ts");
-  const untouchedRevision = (await index.get(untouchedKey))?.revision;
-  const before = await storedMeta("acme", "web");
-  expect(before?.state).toBe("ready");
+// A runner killed and restarted: a fault scenario, in the faults tier (npm run test:faults).
+test.runIf(isFaultsTier())(
+  "with its runner killed, a workspace's symbols are still found; restarted, the runner catches up",
+  async () => {
+    const acme = await client(tokens.acme);
+    const index = await kv("acme");
+    const untouchedKey = symbolIndexFileKey("web", "src/index.ts");
+    const untouchedRevision = (await index.get(untouchedKey))?.revision;
+    const before = await storedMeta("acme", "web");
+    expect(before?.state).toBe("ready");
 
-  await runner.kill();
-  const served = await call(acme, "search_symbols", { query: "WidgetWeb" });
-  expect(served.structuredContent.partial).toBe(false);
-  expect(served.structuredContent.symbols[0]).toMatchObject({
-    workspace: "web",
-    name: "WidgetWeb",
-    location: { file: "src/index.ts", line: 1, column: 14 },
-  });
+    await runner.kill();
+    const served = await call(acme, "search_symbols", { query: "WidgetWeb" });
+    expect(served.structuredContent.partial).toBe(false);
+    expect(served.structuredContent.symbols[0]).toMatchObject({
+      workspace: "web",
+      name: "WidgetWeb",
+      location: { file: "src/index.ts", line: 1, column: 14 },
+    });
 
-  // Written while no runner watches: the restarted runner finds it from the stored index's files.
-  write("acme", "web", "src/late.ts", "export class AddedWhileAway {}\n");
-  runner = await startRunnerProcess(workspaces, nats, RUNNER_ID);
-  const caughtUp = await waitFor(
-    "the file written while the runner was away to be indexed",
-    async () => {
-      const result = await call(acme, "search_symbols", { query: "AddedWhileAway" });
-      return result.structuredContent?.symbols?.[0]?.name === "AddedWhileAway" && result;
-    },
-    { timeoutMs: 60_000 },
-  );
-  expect(caughtUp.structuredContent.symbols[0]!.location.file).toBe("src/late.ts");
-  const after = await waitFor("caught up", async () => {
-    const meta = await storedMeta("acme", "web");
-    return meta?.state === "ready" && meta;
-  });
-  expect(after!.epoch).toBeGreaterThan(before!.epoch);
-  // Caught up, not rebuilt: the file that did not change was not written again.
-  expect((await index.get(untouchedKey))?.revision).toBe(untouchedRevision);
-}, 120_000);
+    // Written while no runner watches: the restarted runner finds it from the stored index's files.
+    write("acme", "web", "src/late.ts", "export class AddedWhileAway {}\n");
+    runner = await startRunnerProcess(workspaces, nats, RUNNER_ID);
+    const caughtUp = await waitFor(
+      "the file written while the runner was away to be indexed",
+      async () => {
+        const result = await call(acme, "search_symbols", { query: "AddedWhileAway" });
+        return result.structuredContent?.symbols?.[0]?.name === "AddedWhileAway" && result;
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(caughtUp.structuredContent.symbols[0]!.location.file).toBe("src/late.ts");
+    const after = await waitFor("caught up", async () => {
+      const meta = await storedMeta("acme", "web");
+      return meta?.state === "ready" && meta;
+    });
+    expect(after!.epoch).toBeGreaterThan(before!.epoch);
+    // Caught up, not rebuilt: the file that did not change was not written again.
+    expect((await index.get(untouchedKey))?.revision).toBe(untouchedRevision);
+  },
+  120_000,
+);

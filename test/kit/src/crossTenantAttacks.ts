@@ -370,7 +370,7 @@ export async function lateSymlinkAttack(deployment: CrossTenantDeployment): Prom
 }
 
 /** Attempts of the folder-swap race: 200 in the faults tier, a short run otherwise. */
-export const RACE_ATTEMPTS = isFaultsTier() ? 200 : 20;
+export const RACE_ATTEMPTS = isFaultsTier() ? 200 : 10;
 
 /**
  * acme's `race` folder swapped with `race-link` (a symlink to globex's src) in a loop, from the
