@@ -226,7 +226,8 @@ export async function startRunnerProcess(
     },
     metrics: async () => (await fetch(String(line.metrics))).text(),
     async sessions(tenant, workspace) {
-      const answer = await client.workspaceStatus({ workspace: { tenant, workspace } }, { timeoutMs: 5000 });
+      // 15 s: a loaded 2-core machine (two e2e files at once) has let a 5 s status call expire.
+      const answer = await client.workspaceStatus({ workspace: { tenant, workspace } }, { timeoutMs: 15_000 });
       return answer.languages.map((language) => language.language);
     },
   };
