@@ -4,7 +4,7 @@
 import type { DiagnosticsDelta } from "@lspmesh/proto";
 import { z } from "zod";
 import { counted } from "../text.js";
-import { rangeFrom, rangeShape } from "./shared.js";
+import { diagnosticFrom, diagnosticLine, diagnosticShape } from "./diagnosticOutput.js";
 
 /** Default and largest wait for the diagnostics after an applied edit, in ms (runner default 10 000). */
 export const DEFAULT_DELTA_WAIT_MS = 10_000;
@@ -12,10 +12,6 @@ export const DEFAULT_DELTA_WAIT_MS = 10_000;
 export const MAX_DELTA_WAIT_MS = 60_000;
 /** Diagnostics listed per state (new, fixed) in the text; structuredContent has all of them. */
 const LISTED_PER_STATE = 50;
-/** Most characters of one diagnostic's message in the text. */
-const MESSAGE_TEXT_LIMIT = 1_000;
-
-const SEVERITY_NAMES = ["error", "warning", "information", "hint"] as const;
 export const DELTA_STATES = ["new", "fixed", "unchanged"] as const;
 type DeltaState = (typeof DELTA_STATES)[number];
 
@@ -74,11 +70,7 @@ const diagnosticChangeOutput = z.object({
   state: z
     .enum(DELTA_STATES)
     .describe("new: only after the edit; fixed: only before it (its range is the old one); unchanged: both."),
-  ...rangeShape,
-  severity: z.enum(SEVERITY_NAMES),
-  code: z.string().optional().describe("The server's diagnostic code, e.g. 2322."),
-  source: z.string().optional().describe("What produced it, e.g. typescript."),
-  message: z.string(),
+  ...diagnosticShape,
 });
 
 type DiagnosticChangeOutput = z.output<typeof diagnosticChangeOutput>;
@@ -112,18 +104,7 @@ export type DiagnosticsDeltaOutput = z.output<typeof diagnosticsDeltaOutput>;
 function changeFrom(change: DiagnosticsDelta["changes"][number]): DiagnosticChangeOutput | undefined {
   const state = DELTA_STATES.find((known) => known === change.state);
   if (!state) return undefined;
-  const diagnostic = change.diagnostic;
-  const output: DiagnosticChangeOutput = {
-    file: change.file,
-    state,
-    ...rangeFrom(diagnostic?.range),
-    // LSP leaves a missing severity (0 on the wire) to the client; editors show it as an error.
-    severity: SEVERITY_NAMES[(diagnostic?.severity ?? 0) - 1] ?? "error",
-    message: diagnostic?.message ?? "",
-  };
-  if (diagnostic?.code) output.code = diagnostic.code;
-  if (diagnostic?.source) output.source = diagnostic.source;
-  return output;
+  return { file: change.file, state, ...diagnosticFrom(change.diagnostic) };
 }
 
 /** The runner's delta (any object with its fields). */
@@ -150,19 +131,11 @@ export function deltaFrom(delta: DeltaFields): DiagnosticsDeltaOutput {
 // ---------------------------------------------------------------------------------------------
 // Text
 
-/** "src/a.ts:3:7 error 2322: Type …", continuation lines of long messages indented. */
-function changeLine(change: DiagnosticChangeOutput): string {
-  const code = change.code ? ` ${change.code}` : "";
-  let message = change.message.trimEnd();
-  if (message.length > MESSAGE_TEXT_LIMIT) message = `${message.slice(0, MESSAGE_TEXT_LIMIT)}… (message cut)`;
-  return `${change.file}:${change.line}:${change.column} ${change.severity}${code}: ${message.replaceAll("\n", "\n  ")}`;
-}
-
 /** "New (2):" and one line per change of that state, at most LISTED_PER_STATE. */
 function listed(changes: readonly DiagnosticChangeOutput[], state: DeltaState, heading: string): string[] {
   const ofState = changes.filter((change) => change.state === state);
   if (ofState.length === 0) return [];
-  const shown = ofState.slice(0, LISTED_PER_STATE).map(changeLine);
+  const shown = ofState.slice(0, LISTED_PER_STATE).map((change) => diagnosticLine(change.file, change));
   const more = ofState.length - shown.length;
   return [
     `${heading} (${ofState.length}):`,

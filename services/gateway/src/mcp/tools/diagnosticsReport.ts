@@ -1,46 +1,26 @@
 // The diagnostics answer sized for a model: a summary line with the true counts, then one line per
 // diagnostic at or above the asked severity, a page at a time (limit/offset) and never more text
 // than DIAGNOSTICS_TEXT_BUDGET. Clean files are counted, not listed.
-import { type Diagnostic, type DiagnosticsAnswer, type FileDiagnostics, Severity } from "@lspmesh/proto";
+import type { DiagnosticsAnswer, FileDiagnostics } from "@lspmesh/proto";
 import { z } from "zod";
 import type { ToolAnswer } from "../defineTool.js";
 import { counted, emptyAnswerText, lines, statusHeader } from "../text.js";
 import {
-  type AnswerStatusOutput,
-  answerStatusShape,
-  rangeFrom,
-  rangeShape,
-  statusOfAnswers,
-} from "../toolSupport/shared.js";
+  type DiagnosticOutput,
+  diagnosticFrom,
+  diagnosticLine,
+  diagnosticOutput,
+  SEVERITIES,
+  type SeverityName,
+} from "../toolSupport/diagnosticOutput.js";
+import { type AnswerStatusOutput, answerStatusShape, statusOfAnswers } from "../toolSupport/shared.js";
 
 /** Most characters of text in one diagnostics answer (about 4 000 tokens); the rest is paged. */
 export const DIAGNOSTICS_TEXT_BUDGET = 16_000;
-/** Most characters of one diagnostic's message in the text (structuredContent has all of it). */
-const MESSAGE_TEXT_LIMIT = 1_000;
 /** Files named in the "not yet re-checked" line, at most. */
 const STALE_NAMED = 10;
 
-export const SEVERITIES = ["error", "warning", "information", "hint"] as const;
-export type SeverityName = (typeof SEVERITIES)[number];
-
-const SEVERITY_NAMES: Record<Severity, SeverityName> = {
-  [Severity.ERROR]: "error",
-  [Severity.WARNING]: "warning",
-  [Severity.INFORMATION]: "information",
-  [Severity.HINT]: "hint",
-  // LSP leaves a missing severity to the client; editors show it as an error.
-  [Severity.UNSPECIFIED]: "error",
-};
-
-const diagnosticOutput = z.object({
-  ...rangeShape,
-  severity: z.enum(SEVERITIES),
-  code: z.string().optional().describe("The server's diagnostic code, e.g. 2322."),
-  source: z.string().optional().describe("What produced it, e.g. typescript."),
-  message: z.string(),
-});
-
-type DiagnosticOutput = z.output<typeof diagnosticOutput>;
+export { SEVERITIES, type SeverityName } from "../toolSupport/diagnosticOutput.js";
 
 const fileDiagnosticsOutput = z.object({
   file: z.string(),
@@ -95,25 +75,6 @@ export interface DiagnosticsView {
   offset: number;
   /** Files the caller named; empty for the whole workspace. */
   requestedFiles: readonly string[];
-}
-
-function diagnosticFrom(diagnostic: Diagnostic): DiagnosticOutput {
-  const output: DiagnosticOutput = {
-    ...rangeFrom(diagnostic.range),
-    severity: SEVERITY_NAMES[diagnostic.severity] ?? "error",
-    message: diagnostic.message,
-  };
-  if (diagnostic.code) output.code = diagnostic.code;
-  if (diagnostic.source) output.source = diagnostic.source;
-  return output;
-}
-
-/** "src/a.ts:3:7 error 2322: Type ..." with continuation lines of long messages indented. */
-function diagnosticLine(file: string, diagnostic: DiagnosticOutput): string {
-  const code = diagnostic.code ? ` ${diagnostic.code}` : "";
-  let message = diagnostic.message.trimEnd();
-  if (message.length > MESSAGE_TEXT_LIMIT) message = `${message.slice(0, MESSAGE_TEXT_LIMIT)}… (message cut)`;
-  return `${file}:${diagnostic.line}:${diagnostic.column} ${diagnostic.severity}${code}: ${message.replaceAll("\n", "\n  ")}`;
 }
 
 function severityLabel(severity: SeverityName, count: number): string {
