@@ -393,7 +393,10 @@ export async function folderSwapRace(deployment: CrossTenantDeployment, attempts
       if (swappers.length !== 1) problems.push(`${swappers.length} swapper processes found to lower`);
       for (const pid of swappers) setPriority(pid, 19);
     }
-    for (let attempt = 0; attempt < attempts; attempt++) {
+    // Both sides of the race must be hit: a short run goes on past `attempts` (up to the faults
+    // tier's 200) until a call has landed on the real folder; refusals alone prove nothing.
+    const bothSidesHit = () => [...outcomes.keys()].some((key) => key.endsWith(" applied"));
+    for (let attempt = 0; attempt < Math.max(attempts, 200) && (attempt < attempts || !bothSidesHit()); attempt++) {
       for (const [tool, args] of [
         ["apply_workspace_edit", { workspace: "web", edit: { files: [{ file: "race/victim.ts", edits: [insert] }] } }],
         ["rename_file", { workspace: "web", file: "race/victim.ts", new_file: "race/moved.ts", apply: true }],
