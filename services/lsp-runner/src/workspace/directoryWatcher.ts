@@ -57,7 +57,7 @@ export interface DirectoryWatcherOptions {
 interface PausedFolder {
   timer: NodeJS.Timeout;
   /** Its entries when paused ("name" → "type:mtimeMs:size"), compared when it resumes. */
-  entries: Promise<Map<string, string>>;
+  entries: Map<string, string>;
 }
 
 /** Events counted for one folder in the current one-second window. */
@@ -85,6 +85,8 @@ export class DirectoryWatcher {
   /** Folders whose watch is paused after a storm (still counted as watched). */
   private readonly paused = new Map<string, PausedFolder>();
   private readonly rates = new Map<string, EventRate>();
+  /** Folders in a storm whose entries are being read before their watch is paused. */
+  private readonly pausing = new Set<string>();
   /** The last pause of each folder that had one: its length and when it ended (for the backoff). */
   private readonly pauses = new Map<string, { pauseMs: number; endedAt: number }>();
 
@@ -300,33 +302,42 @@ export class DirectoryWatcher {
       rate = { windowStart: this.lastEventAt, count: 0 };
       this.rates.set(dir, rate);
     }
-    if (++rate.count > (this.options.stormEventsPerSecond ?? 20_000)) this.pause(dir);
+    if (++rate.count > (this.options.stormEventsPerSecond ?? 20_000) && !this.pausing.has(dir)) this.pause(dir);
   }
 
   /**
    * Stops the storm reaching this process: the folder's watch is closed (its allowance kept) and
-   * opened again after a pause that doubles while storms follow each other. Its entries now and
-   * when it resumes are compared, so a change made meanwhile is still reported.
+   * opened again after a pause that doubles while storms follow each other. Its entries are read
+   * while the watch is still open (what changes before the read is seen by the watch, what changes
+   * after it by comparing them with its entries when it resumes), so nothing made meanwhile is lost.
    */
   private pause(dir: string): void {
     const watcher = this.watchers.get(dir);
-    if (!watcher) return;
-    watcher.close();
-    this.watchers.delete(dir);
-    this.rates.delete(dir);
-    const last = this.pauses.get(dir);
-    const pauseMs =
-      last && Date.now() - last.endedAt < CALM_RESET_MS ? Math.min(last.pauseMs * 2, LONGEST_PAUSE_MS) : FIRST_PAUSE_MS;
-    if (!last) {
-      const limit = this.options.stormEventsPerSecond ?? 20_000;
-      this.options.onWarning?.(
-        `${dir} changes faster than ${limit} events a second: its watch is paused (${FIRST_PAUSE_MS}-${LONGEST_PAUSE_MS} ms at a time) and its changes found when it resumes`,
-      );
-    }
-    this.pauses.set(dir, { pauseMs, endedAt: Date.now() + pauseMs });
-    const timer = setTimeout(() => void this.resume(dir), pauseMs);
-    timer.unref();
-    this.paused.set(dir, { timer, entries: folderEntries(dir) });
+    if (!watcher || this.pausing.has(dir)) return;
+    this.pausing.add(dir);
+    void folderEntries(dir).then((entries) => {
+      this.pausing.delete(dir);
+      // Closed, or its folder gone (unwatchTree) while the entries were read: nothing to pause.
+      if (this.closed || this.watchers.get(dir) !== watcher) return;
+      watcher.close();
+      this.watchers.delete(dir);
+      this.rates.delete(dir);
+      const last = this.pauses.get(dir);
+      const pauseMs =
+        last && Date.now() - last.endedAt < CALM_RESET_MS
+          ? Math.min(last.pauseMs * 2, LONGEST_PAUSE_MS)
+          : FIRST_PAUSE_MS;
+      if (!last) {
+        const limit = this.options.stormEventsPerSecond ?? 20_000;
+        this.options.onWarning?.(
+          `${dir} changes faster than ${limit} events a second: its watch is paused (${FIRST_PAUSE_MS}-${LONGEST_PAUSE_MS} ms at a time) and its changes found when it resumes`,
+        );
+      }
+      this.pauses.set(dir, { pauseMs, endedAt: Date.now() + pauseMs });
+      const timer = setTimeout(() => void this.resume(dir), pauseMs);
+      timer.unref();
+      this.paused.set(dir, { timer, entries });
+    });
   }
 
   private async resume(dir: string): Promise<void> {
@@ -341,7 +352,8 @@ export class DirectoryWatcher {
       this.record(dir, true);
       return;
     }
-    const [before, after] = await Promise.all([folder.entries, folderEntries(dir)]);
+    const before = folder.entries;
+    const after = await folderEntries(dir);
     for (const [name, stamp] of after) if (before.get(name) !== stamp) this.record(`${dir}/${name}`, true);
     for (const name of before.keys()) if (!after.has(name)) this.record(`${dir}/${name}`, true);
   }
