@@ -17,6 +17,8 @@ commands:
                   (text, json, sarif, github, codequality, summary-md; see docs/ci.md)
   diagnostics   a workspace's diagnostics from NATS, as they change (--watch)
   mcp DIR       MCP over stdio for desktop agents: embedded (serves DIR), or --gateway URL (proxy)
+  admin         tenants, workspaces and API keys in the NATS control plane, applied live
+                  (apply -f FILE, tenants|workspaces|keys add|remove|list; see docs/deploy.md)
   nats-auth     the nats-server authorization for a deployment's runners and tenants
   grpc-secrets  each runner's own gRPC secret, derived from the gateways' key
   --version     lspmesh's version and the language servers it finds
@@ -64,6 +66,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   "grpc-secrets": async () => {
     const { runGrpcSecretsCommand, HELP } = await import("./commands/grpcSecrets.js");
     return { run: runGrpcSecretsCommand, help: HELP };
+  },
+  admin: async () => {
+    const { runAdminCommand, HELP } = await import("./commands/admin.js");
+    return { run: runAdminCommand, help: HELP };
   },
   "nats-auth": async () => {
     const { runNatsAuthCommand, HELP } = await import("./commands/natsAuth.js");

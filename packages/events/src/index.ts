@@ -1,3 +1,4 @@
+export * from "./controlPlane.js";
 export * from "./diagnosticsConsumer.js";
 export * from "./fileEvents.js";
 export * from "./natsAuth.js";

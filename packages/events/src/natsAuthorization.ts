@@ -3,9 +3,9 @@
 // `lspmesh nats-auth`), the Helm chart's values and the test clusters, so what is tested is what
 // is deployed. Everything not listed is denied: a client without credentials cannot connect.
 //
-// - `gateway`: reads the runner registry (KV `lspmesh-runners`) and the runners' claims (KV
-//   `lspmesh-runner-claims`), never writes them, and reads the symbol indexes (KV
-//   `lspmesh-symbols-<tenant>`) of every tenant listed.
+// - `gateway`: reads the runner registry (KV `lspmesh-runners`), the runners' claims (KV
+//   `lspmesh-runner-claims`) and the control plane (KV `lspmesh-control`), never writes them, and
+//   reads the symbol indexes (KV `lspmesh-symbols-<tenant>`) of every tenant listed.
 // - `<runner id>`: writes only its own registry key and its claims on the tenants it was issued
 //   (and reads none), publishes diagnostics (stream LSPMESH_DIAG,
 //   which it may create but neither read the state of nor change) and status for the tenants it serves, receives their file-change events and answers them,
@@ -17,6 +17,7 @@
 // - `admin` (optional): everything; for operators' tooling, never given to a service.
 // Every identity reads replies only on its own inbox prefix `_INBOX_<user>` (the client option
 // inboxPrefix; lspmesh's services set it from LSPMESH_NATS_USER), never another's.
+import { CONTROL_STREAM } from "./controlPlane.js";
 import { inboxPrefixOf } from "./natsAuth.js";
 import {
   DIAGNOSTICS_STREAM,
@@ -119,6 +120,8 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
       publish: [
         ...registryReader(REGISTRY_STREAM),
         ...registryReader(CLAIMS_STREAM).slice(1),
+        // The control plane (tenants, workspaces, API-key hashes), read only; `admin` writes it.
+        ...registryReader(CONTROL_STREAM).slice(1),
         ...spec.tenants.flatMap(symbolIndexReader),
       ],
       subscribe: [`${inboxPrefixOf(NATS_USERS.gateway)}.>`],

@@ -36,6 +36,11 @@ export type AuthConfig =
       apiKeysFile?: string | undefined;
       jwt?: { jwksUrl: string; issuer: string; audience: string; tenantClaim: string } | undefined;
       tenantsFile: string;
+    }
+  /** Tenants, workspaces and API-key hashes followed live from the control-plane bucket in NATS. */
+  | {
+      kind: "control";
+      jwt?: { jwksUrl: string; issuer: string; audience: string; tenantClaim: string } | undefined;
     };
 
 export interface GatewayConfig {
@@ -86,6 +91,8 @@ authentication (required unless bound to loopback):
   --jwt-audience AUD     LSPMESH_JWT_AUDIENCE         audience checks (both required with a JWKS)
                          LSPMESH_JWT_TENANT_CLAIM     claim naming the tenant (default "tenant")
   --tenants FILE         LSPMESH_TENANTS_FILE       tenants, their workspaces and limits (required with tokens)
+  --control nats         LSPMESH_CONTROL (files)    instead: tenants, workspaces and API keys from the
+                                                    NATS control plane (lspmesh admin), applied live
 loopback single-machine mode (no tokens):
   --tenant ID            LSPMESH_TENANT (${DEFAULTS.tenant})  --workspace ID  LSPMESH_WORKSPACE (${DEFAULTS.workspace})
 serving:
@@ -109,6 +116,7 @@ const GATEWAY_FLAGS = {
   "jwt-issuer": { type: "string" },
   "jwt-audience": { type: "string" },
   tenants: { type: "string" },
+  control: { type: "string" },
   host: { type: "string" },
   port: { type: "string" },
   "public-url": { type: "string" },
@@ -126,7 +134,7 @@ export function gatewayConfig(argv: readonly string[], env: Environment): Gatewa
   const natsAuth = credentialSetting(env, natsClientAuth, NatsAuthError);
   const runners = runnerSource(flags, env, natsAuth);
   const host = setting(flags.host, env, "LSPMESH_HOST") ?? DEFAULTS.host;
-  const auth = authConfig(flags, env, host);
+  const auth = authConfig(flags, env, host, runners);
   const logLevel = logLevelSetting(env);
   const publicUrl = publicUrlSetting(flags, env, auth, host);
   const metricsListen = metricsListenSetting(flags["metrics-listen"], env);
@@ -177,9 +185,23 @@ function runnerSource(flags: GatewayFlags, env: Environment, natsAuth: NatsClien
 }
 
 /** Tokens when API keys or a JWKS are set; otherwise no tokens, which only a loopback host may serve. */
-function authConfig(flags: GatewayFlags, env: Environment, host: string): AuthConfig {
+function authConfig(flags: GatewayFlags, env: Environment, host: string, runners: RunnerSource): AuthConfig {
   const apiKeysFile = setting(flags["api-keys"], env, "LSPMESH_API_KEYS_FILE");
   const jwksUrl = setting(flags["jwks-url"], env, "LSPMESH_JWKS_URL");
+  const control = setting(flags.control, env, "LSPMESH_CONTROL") ?? "files";
+  if (control !== "files" && control !== "nats")
+    throw new SettingsError(`LSPMESH_CONTROL (--control) must be files or nats (got '${control}')`);
+  if (control === "nats") {
+    if (runners.kind !== "nats")
+      throw new SettingsError(
+        "LSPMESH_CONTROL=nats needs LSPMESH_NATS_URL (--nats): the control plane is a bucket there",
+      );
+    if (apiKeysFile || setting(flags.tenants, env, "LSPMESH_TENANTS_FILE"))
+      throw new SettingsError(
+        "LSPMESH_CONTROL=nats takes tenants and API keys from NATS: unset LSPMESH_TENANTS_FILE and LSPMESH_API_KEYS_FILE (load them once with lspmesh admin apply -f)",
+      );
+    return { kind: "control", jwt: jwksUrl ? jwtConfig(flags, env, jwksUrl) : undefined };
+  }
   if (apiKeysFile || jwksUrl) {
     const jwt = jwksUrl ? jwtConfig(flags, env, jwksUrl) : undefined;
     const tenantsFile = setting(flags.tenants, env, "LSPMESH_TENANTS_FILE");
@@ -231,7 +253,7 @@ function publicUrlSetting(flags: GatewayFlags, env: Environment, auth: AuthConfi
     throw new SettingsError(
       `invalid LSPMESH_PUBLIC_URL '${publicUrl}': give the base URL, e.g. https://lspmesh.example.com`,
     );
-  if (auth.kind === "tokens" && !publicUrl && !isLoopbackHost(host))
+  if (auth.kind !== "none" && !publicUrl && !isLoopbackHost(host))
     throw new SettingsError(
       `set LSPMESH_PUBLIC_URL (--public-url) to the URL clients use, e.g. https://lspmesh.example.com: a gateway on ${host} must not name its resource after whatever Host header a request brings`,
     );

@@ -1,6 +1,20 @@
 // Public API of @lspmesh/gateway.
 
 export { createJsonLogger, type LogFields, type Logger, type LogLevel, silentLogger } from "@lspmesh/service-kit";
+export {
+  AdminError,
+  applyFile,
+  type ControlChange,
+  type ControlValues,
+  describeChange,
+  keyAdd,
+  keyRemove,
+  tenantPut,
+  tenantRemove,
+  workspacePut,
+  workspaceRemove,
+} from "./admin/controlPlaneChanges.js";
+export { ControlPlaneStore } from "./admin/controlPlaneStore.js";
 export { ApiKeyStore, sha256Hex } from "./auth/apiKeys.js";
 export {
   type Authenticator,
@@ -42,6 +56,7 @@ export {
   type RunnerRouter,
 } from "./routing/runnerRouter.js";
 export { StaticRunnerRouter } from "./routing/staticRouter.js";
+export { ControlPlaneTenancy } from "./tenancy/controlPlaneTenancy.js";
 export { parseTenantsFile, readTenantsFile, type TenantsFile, TenantWorkspaceResolver } from "./tenancy/tenants.js";
 export {
   type Caller,

@@ -1,7 +1,7 @@
 // Composition root for running the gateway on its own: the only place that reads the
 // environment and the command line.
 import { pathToFileURL } from "node:url";
-import { NATS_CONNECTION_OPTIONS, NatsSymbolIndexStore, natsConnectOptions } from "@lspmesh/events";
+import { CONTROL_BUCKET, NATS_CONNECTION_OPTIONS, NatsSymbolIndexStore, natsConnectOptions } from "@lspmesh/events";
 import { GrpcAuth } from "@lspmesh/grpc";
 import {
   closeOnSignals,
@@ -12,6 +12,7 @@ import {
   SecretFile,
   SettingsError,
 } from "@lspmesh/service-kit";
+import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { ApiKeyStore } from "./auth/apiKeys.js";
 import { type Authenticator, BearerAuthenticator, NoTokenAuthenticator } from "./auth/authenticator.js";
@@ -23,6 +24,7 @@ import { reloadOnChange } from "./ops/reloadingFile.js";
 import { openNatsRunnerRegistry } from "./routing/natsRegistry.js";
 import { StaticRunnerDirectory } from "./routing/runnerDirectory.js";
 import { HrwRunnerRouter } from "./routing/runnerRouter.js";
+import { ControlPlaneTenancy } from "./tenancy/controlPlaneTenancy.js";
 import { readTenantsFile, TenantWorkspaceResolver } from "./tenancy/tenants.js";
 import { StaticWorkspaceResolver, type WorkspaceResolver } from "./workspaces.js";
 
@@ -33,8 +35,11 @@ function tenancy(config: GatewayConfig): {
   issuers?: string[];
   /** Starts following the mounted files; returns the stop function. */
   watch?: (logger: Logger) => () => void;
+  /** Loads and then follows the control plane; returns the stop function. */
+  follow?: (logger: Logger) => Promise<() => Promise<void>>;
 } {
   const auth = config.auth;
+  if (auth.kind === "control") return controlPlaneTenancy(config, auth.jwt);
   if (auth.kind === "none") {
     return {
       authenticator: new NoTokenAuthenticator({
@@ -47,14 +52,7 @@ function tenancy(config: GatewayConfig): {
   }
   const resolver = new TenantWorkspaceResolver(readTenantsFile(auth.tenantsFile));
   const apiKeys = auth.apiKeysFile ? ApiKeyStore.fromFile(auth.apiKeysFile) : undefined;
-  const jwt = auth.jwt
-    ? new JwtVerifier({
-        jwks: new URL(auth.jwt.jwksUrl),
-        issuer: auth.jwt.issuer,
-        audience: auth.jwt.audience,
-        tenantClaim: auth.jwt.tenantClaim,
-      })
-    : undefined;
+  const jwt = jwtVerifier(auth.jwt);
   return {
     authenticator: new BearerAuthenticator({ apiKeys, jwt }),
     workspaces: resolver,
@@ -77,6 +75,53 @@ function tenancy(config: GatewayConfig): {
       if (apiKeys && keysFile) files.push(follow(keysFile, "API keys file", () => apiKeys.reloadFrom(keysFile)));
       return () => {
         for (const file of files) file.close();
+      };
+    },
+  };
+}
+
+type JwtSettings = Extract<GatewayConfig["auth"], { kind: "tokens" }>["jwt"];
+
+function jwtVerifier(jwt: JwtSettings): JwtVerifier | undefined {
+  return jwt
+    ? new JwtVerifier({
+        jwks: new URL(jwt.jwksUrl),
+        issuer: jwt.issuer,
+        audience: jwt.audience,
+        tenantClaim: jwt.tenantClaim,
+      })
+    : undefined;
+}
+
+/** Tenants, workspaces and API keys from the NATS control plane, applied as they change. */
+function controlPlaneTenancy(config: GatewayConfig, jwt: JwtSettings): ReturnType<typeof tenancy> {
+  const control = new ControlPlaneTenancy();
+  const nats = config.runners.kind === "nats" ? config.runners : undefined;
+  return {
+    authenticator: new BearerAuthenticator({ apiKeys: control.apiKeys, jwt: jwtVerifier(jwt) }),
+    workspaces: control.resolver,
+    limiter: new TenantLimiter((tenant) => control.resolver.limitsOf(tenant)),
+    issuers: jwt ? [jwt.issuer] : undefined,
+    async follow(logger) {
+      if (!nats) throw new Error("the control plane needs LSPMESH_NATS_URL");
+      const nc = await connect({
+        servers: nats.url,
+        name: "lspmesh-gateway-control",
+        ...natsConnectOptions(nats.auth),
+        ...NATS_CONNECTION_OPTIONS,
+      });
+      try {
+        const kvm = new Kvm(nc);
+        const kv = await kvm.create(CONTROL_BUCKET, { history: 5 }).catch(() => kvm.open(CONTROL_BUCKET));
+        await control.follow({ watch: () => kv.watch({ key: ">" }) }, (message, key) => logger.warn(message, { key }));
+      } catch (error) {
+        await nc.close();
+        throw error;
+      }
+      logger.info("control plane loaded", { tenants: control.tenantCount, keys: control.apiKeys.size });
+      return async () => {
+        control.close();
+        await nc.close();
       };
     },
   };
@@ -122,6 +167,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     process.exit(2);
   }
   const stopWatching = setup.watch?.(logger) ?? (() => {});
+  const stopFollowing = await (setup.follow?.(logger) ?? Promise.resolve(async () => {}));
   const router = await runnerRouter(config, logger);
   // Symbol indexes are read from the same NATS the registry is in (docs/architecture.md).
   let indexConnection: NatsConnection | undefined;
@@ -173,6 +219,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
   closeOnSignals(
     async () => {
       stopWatching();
+      await stopFollowing();
       await gateway.close();
       await indexConnection?.close();
     },

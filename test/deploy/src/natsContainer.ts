@@ -78,6 +78,8 @@ export async function startNatsContainer(options: {
     stop: close,
     restart: unsupported,
     addRunner: unsupported,
+    // The process runs in the container's own pid namespace: not a host pid.
+    pid: () => undefined,
     connectOptions,
     env: (user) => ({ LSPMESH_NATS_USER: user, LSPMESH_NATS_PASSWORD: password(user) }),
     [Symbol.asyncDispose]: close,

@@ -242,8 +242,10 @@ export interface GatewayProcess extends ServiceProcess {
 
 export async function startGatewayProcess(options: {
   natsUrl: NatsTarget;
-  apiKeysFile: string;
-  tenantsFile: string;
+  /** Tenancy from files, or (control) from the NATS control plane (`lspmesh admin`). */
+  apiKeysFile?: string;
+  tenantsFile?: string;
+  control?: boolean;
   jwt?: { jwksUrl: string; issuer: string; audience: string };
   /** Environment on top of the cluster's (e.g. other gRPC credentials). */
   env?: Record<string, string>;
@@ -256,10 +258,9 @@ export async function startGatewayProcess(options: {
       "gateway",
       "--nats",
       natsUrlOf(options.natsUrl),
-      "--api-keys",
-      options.apiKeysFile,
-      "--tenants",
-      options.tenantsFile,
+      ...(options.control
+        ? ["--control", "nats"]
+        : ["--api-keys", String(options.apiKeysFile), "--tenants", String(options.tenantsFile)]),
       "--host",
       "127.0.0.1",
       "--port",

@@ -29,6 +29,8 @@ export interface NatsServer extends AsyncDisposable {
   env(user: string): Record<string, string>;
   /** Adds a runner identity serving `tenants` (default all) and reloads the server's configuration. */
   addRunner(id: string, tenants?: readonly string[]): Promise<void>;
+  /** The nats-server process id now (undefined while stopped): a test shows it was never restarted. */
+  pid(): number | undefined;
 }
 
 export interface NatsServerOptions {
@@ -134,6 +136,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     restart: launch,
     [Symbol.asyncDispose]: close,
     secured: Boolean(secured),
+    pid: () => child?.pid,
     connectOptions,
     env: (user): Record<string, string> =>
       secured ? { LSPMESH_NATS_USER: user, LSPMESH_NATS_PASSWORD: password(user) } : {},

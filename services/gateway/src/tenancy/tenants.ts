@@ -23,6 +23,8 @@ export interface WorkspaceConfig {
 export interface TenantConfig {
   workspaces: WorkspaceConfig[];
   limits?: Partial<TenantLimits>;
+  /** Workspaces deleted through the control plane: a call for one is told so (not a file field). */
+  deleted?: string[];
 }
 
 export interface TenantsFile {
@@ -99,7 +101,7 @@ export class TenantWorkspaceResolver implements WorkspaceResolver {
       throw workspaceNeeded(visible);
     }
     const found = visible.find((target) => target.workspace === requested);
-    if (!found) throw unknownWorkspace(requested);
+    if (!found) throw this.deletedWorkspace(requested, caller) ?? unknownWorkspace(requested);
     return found;
   }
 
@@ -114,6 +116,17 @@ export class TenantWorkspaceResolver implements WorkspaceResolver {
       .filter((workspace) => !allowed || allowed.has(workspace.id))
       .map((workspace) => ({ tenant: principal.tenant, workspace: workspace.id }))
       .sort((a, b) => a.workspace.localeCompare(b.workspace));
+  }
+
+  /** NOT_FOUND saying the caller's own workspace was deleted (their tenant's, so nothing leaks). */
+  private deletedWorkspace(requested: string, caller: Caller): GatewayError | undefined {
+    const principal = caller.principal;
+    if (!principal || !this.file.tenants[principal.tenant]?.deleted?.includes(requested)) return undefined;
+    if (principal.workspaces && !principal.workspaces.includes(requested)) return undefined;
+    return new GatewayError(
+      "NOT_FOUND",
+      `workspace '${requested}' was deleted; ask the operator to add it again (lspmesh admin workspaces add ${principal.tenant} ${requested})`,
+    );
   }
 
   languagesOf(target: WorkspaceTarget): readonly string[] | undefined {

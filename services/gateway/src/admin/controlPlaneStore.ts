@@ -1,0 +1,45 @@
+// The control-plane bucket as `lspmesh admin` reads and writes it: every current value at once,
+// and puts and deletes of single keys. Needs an identity allowed to write the bucket (`admin`).
+import { CONTROL_BUCKET } from "@lspmesh/events";
+import { type KV, Kvm } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+
+/** Revisions kept per key (the last few changes, for `nats kv history` when auditing; default 5). */
+const CONTROL_HISTORY = 5;
+
+export class ControlPlaneStore {
+  private constructor(private readonly kv: KV) {}
+
+  /** Opens the bucket, creating it when absent. */
+  static async open(nc: NatsConnection): Promise<ControlPlaneStore> {
+    const kvm = new Kvm(nc);
+    const kv = await kvm.create(CONTROL_BUCKET, { history: CONTROL_HISTORY }).catch(() => kvm.open(CONTROL_BUCKET));
+    return new ControlPlaneStore(kv);
+  }
+
+  /** Every key's current value (raw JSON text), deleted keys left out; one watch, not a get per key. */
+  async values(): Promise<Map<string, string>> {
+    const values = new Map<string, string>();
+    const status = await this.kv.status();
+    if (status.values === 0) return values;
+    const watch = await this.kv.watch({ key: ">" });
+    try {
+      for await (const entry of watch) {
+        if (entry.operation === "PUT") values.set(entry.key, entry.string());
+        else values.delete(entry.key);
+        if ((entry.delta ?? 0) === 0) break;
+      }
+    } finally {
+      watch.stop();
+    }
+    return values;
+  }
+
+  async put(key: string, value: string): Promise<void> {
+    await this.kv.put(key, value);
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.kv.delete(key);
+  }
+}

@@ -1,0 +1,204 @@
+// Tenants, workspaces and keys changed while everything runs: nats-server (secured), two
+// `lspmesh runner`s and two `lspmesh gateway`s started with LSPMESH_CONTROL=nats, changed with the
+// `lspmesh admin` command only. Nothing is restarted: the NATS server's pid is the same at the end.
+import { execFile } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { NATS_USERS } from "@lspmesh/events";
+import {
+  fixturePath,
+  type GatewayProcess,
+  type NatsServer,
+  type RunnerProcess,
+  startGatewayProcess,
+  startNatsServer,
+  startRunnerProcess,
+  tokenSha256,
+  waitFor,
+} from "@lspmesh/test-kit";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, expect, test } from "vitest";
+
+const CLI = fileURLToPath(new URL("../../../apps/cli/bin/lspmesh.js", import.meta.url));
+const run = promisify(execFile);
+/** How soon a change must be in force on every gateway, ms. */
+const APPLY_WITHIN_MS = 2_000;
+const SEED_TOKEN = "acme-seed-token-0123456789";
+
+type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
+
+let root: string;
+let nats: NatsServer;
+let natsPid: number | undefined;
+const runners: RunnerProcess[] = [];
+const gateways: GatewayProcess[] = [];
+
+/** `lspmesh admin …` as the NATS admin identity; stdout, stderr and the exit code. */
+async function admin(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, "admin", ...args], {
+      env: { ...process.env, LSPMESH_NATS_URL: nats.url, ...nats.env(NATS_USERS.admin) },
+    });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const failed = error as { stdout: string; stderr: string; code: number };
+    return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
+  }
+}
+
+/** One tool call through a gateway with a token: the result, or the HTTP refusal as an error text. */
+async function call(gateway: GatewayProcess, token: string, name: string, args: Record<string, unknown>) {
+  const client = new Client({ name: "control-plane-test", version: "1.0.0" });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(gateway.url, {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    return (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as ToolResult;
+  } catch (error) {
+    return { isError: true, content: [{ type: "text", text: `refused: ${(error as Error).message}` }] } as ToolResult;
+  } finally {
+    await client.close();
+  }
+}
+
+const text = (result: ToolResult) => result.content.map((c) => c.text ?? "").join("\n");
+
+/**
+ * Waits until `check` holds on every gateway; returns when the first round of checks that all held
+ * was sent, in ms after `since` (when the change was in force, not how long a call takes).
+ */
+async function inForceOnEveryGateway(
+  what: string,
+  since: number,
+  check: (gateway: GatewayProcess) => Promise<boolean>,
+): Promise<number> {
+  let sentAt = 0;
+  await waitFor(
+    what,
+    async () => {
+      sentAt = Date.now();
+      return (await Promise.all(gateways.map(check))).every(Boolean);
+    },
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
+  return sentAt - since;
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "lspmesh-control-"));
+  const workspaces = join(root, "workspaces");
+  cpSync(fixturePath("typescript-basic"), join(workspaces, "acme", "web"), { recursive: true });
+  cpSync(fixturePath("typescript-basic"), join(workspaces, "beta", "task-1"), { recursive: true });
+  const runnerIds = ["lspmesh-runner-0", "lspmesh-runner-1"];
+  // The NATS identities are configured up front (per-tenant NATS users are still configuration);
+  // lspmesh's own tenancy comes from the control plane alone.
+  nats = await startNatsServer({ secured: { tenants: ["acme", "beta"], runners: runnerIds.map((id) => ({ id })) } });
+  natsPid = nats.pid();
+  // The GitOps seed: one tenant with one workspace and one key, from a file.
+  const seed = join(root, "control.json");
+  writeFileSync(
+    seed,
+    JSON.stringify({
+      tenants: { acme: { workspaces: ["web"] } },
+      keys: [{ id: "seed", tenant: "acme", sha256: tokenSha256(SEED_TOKEN), scopes: ["lsp:read"] }],
+    }),
+  );
+  const applied = await admin("apply", "-f", seed);
+  expect(applied.code, applied.stderr).toBe(0);
+  const started = await Promise.allSettled([
+    ...runnerIds.map(async (id) => runners.push(await startRunnerProcess(workspaces, nats, id))),
+    ...[0, 1].map(async () => gateways.push(await startGatewayProcess({ natsUrl: nats, control: true }))),
+  ]);
+  for (const outcome of started) if (outcome.status === "rejected") throw outcome.reason;
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([...gateways, ...runners].map((service) => service.stop()));
+  await nats?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+}, 60_000);
+
+test("the seeded tenant's key answers on both gateways, and applying the same file again changes nothing", async () => {
+  for (const gateway of gateways) {
+    const result = await call(gateway, SEED_TOKEN, "workspace_status", {});
+    expect(text(result), text(result)).toContain("web");
+  }
+  const again = await admin("apply", "-f", join(root, "control.json"));
+  expect(again.stdout.trim()).toBe("no changes");
+});
+
+test("a tenant added with a key and a workspace answers on both gateways within 2 s; deleted, it is NOT_FOUND; revoked, the key is refused; NATS never restarted", async () => {
+  expect((await admin("tenants", "add", "beta", "--calls-per-second", "50")).code).toBe(0);
+  expect((await admin("workspaces", "add", "beta", "task-1")).code).toBe(0);
+  const added = await admin("keys", "add", "beta", "agent", "--scopes", "lsp:read,lsp:write");
+  expect(added.code, added.stderr).toBe(0);
+  const token = added.stdout.trim();
+  expect(token).toMatch(/^lsm_[A-Za-z0-9_-]{43}$/);
+  const since = Date.now();
+  const usable = await inForceOnEveryGateway("the new tenant's key on every gateway", since, async (gateway) => {
+    const result = await call(gateway, token, "workspace_status", { workspace: "task-1" });
+    return !result.isError;
+  });
+  console.log(`control plane: new tenant usable on both gateways ${usable} ms after lspmesh admin returned`);
+  expect(usable).toBeLessThan(APPLY_WITHIN_MS);
+  // A real answer from the language server, through each gateway.
+  for (const gateway of gateways) {
+    const hover = await call(gateway, token, "hover", {
+      workspace: "task-1",
+      file: "src/greeter.ts",
+      line: 1,
+      column: 14,
+    });
+    expect(hover.isError, text(hover)).toBeFalsy();
+  }
+
+  // Deleted: NOT_FOUND naming it, on both gateways.
+  expect((await admin("workspaces", "remove", "beta", "task-1")).code).toBe(0);
+  const deletedAt = Date.now();
+  const gone = await inForceOnEveryGateway("the deleted workspace refused", deletedAt, async (gateway) => {
+    const result = await call(gateway, token, "hover", {
+      workspace: "task-1",
+      file: "src/greeter.ts",
+      line: 1,
+      column: 14,
+    });
+    return result.isError === true && /^NOT_FOUND/.test(text(result)) && text(result).includes("'task-1' was deleted");
+  });
+  console.log(`control plane: deleted workspace NOT_FOUND on both gateways after ${gone} ms`);
+  expect(gone).toBeLessThan(APPLY_WITHIN_MS);
+
+  // Revoked: the key no longer authenticates.
+  expect((await admin("keys", "remove", "beta", "agent")).code).toBe(0);
+  const revokedAt = Date.now();
+  const refused = await inForceOnEveryGateway("the revoked key refused", revokedAt, async (gateway) => {
+    const result = await call(gateway, token, "workspace_status", {});
+    return result.isError === true && text(result).startsWith("refused:") && /401|invalid_token/i.test(text(result));
+  });
+  console.log(`control plane: revoked key refused on both gateways after ${refused} ms`);
+  expect(refused).toBeLessThan(APPLY_WITHIN_MS);
+  expect(nats.pid()).toBe(natsPid);
+}, 180_000);
+
+test("admin refuses bad requests with the fix and exit status 2, writing nothing", async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [["tenants", "add", "Not An Id"], /is not an id/],
+    [["workspaces", "add", "nobody", "web"], /no tenant 'nobody'; add it first/],
+    [["keys", "add", "acme", "x", "--scopes", "lsp:root"], /scopes must be lsp:read and\/or lsp:write/],
+    [["keys", "remove", "acme", "missing"], /has no key 'missing'/],
+    [["workspaces", "remove", "acme", "nope"], /no workspace 'nope'/],
+    [["frobnicate"], /unknown admin request/],
+  ];
+  for (const [args, message] of cases) {
+    const result = await admin(...args);
+    expect(result.code, args.join(" ")).toBe(2);
+    expect(result.stderr).toMatch(message);
+  }
+  const listed = await admin("tenants", "list", "--json");
+  expect(Object.keys(JSON.parse(listed.stdout))).toEqual(["acme", "beta"]);
+});
