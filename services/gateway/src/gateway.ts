@@ -112,7 +112,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     processMetrics: options.processMetrics,
     tenantLabels: options.metricsTenantLabels,
   });
-  const symbolIndex = options.symbolIndex ? new SymbolIndexCache(options.symbolIndex) : undefined;
+  const symbolIndex = options.symbolIndex
+    ? new SymbolIndexCache(options.symbolIndex, { metrics: metrics.symbolIndex })
+    : undefined;
   const deps = gatewayToolDeps(options, logger, metrics, symbolIndex);
   const mcp = await McpServing.start(deps);
   const closeMcp = () => mcp.close();

@@ -10,6 +10,8 @@ export class GatewayMetrics {
   readonly toolDuration: Histogram<"tool" | "tenant">;
   readonly runnerCalls: Counter<"runner" | "outcome">;
   readonly rateLimited: Counter<"tenant" | "reason">;
+  /** Set by the symbol index cache (SymbolIndexCacheMetrics). */
+  readonly symbolIndex: { evictions: Counter; bytes: Gauge; tenants: Gauge };
 
   /**
    * The tenant label value: the tenant's id, or "-" when tenant labels are off
@@ -54,6 +56,23 @@ export class GatewayMetrics {
       labelNames: ["tenant", "reason"],
       registers,
     });
+    this.symbolIndex = {
+      evictions: new Counter({
+        name: "lspmesh_gateway_symbol_index_evictions_total",
+        help: "Tenants' symbol indexes dropped from the gateway's memory to stay within its budget (loaded again on their next search).",
+        registers,
+      }),
+      bytes: new Gauge({
+        name: "lspmesh_gateway_symbol_index_bytes",
+        help: "Estimated memory held by the symbol indexes the gateway has loaded, bytes.",
+        registers,
+      }),
+      tenants: new Gauge({
+        name: "lspmesh_gateway_symbol_index_tenants",
+        help: "Tenants whose symbol indexes the gateway has loaded (each followed live).",
+        registers,
+      }),
+    };
     new Gauge({
       name: "lspmesh_runner_up",
       help: "1 when a runner is live in the registry and not set aside after a transport failure, else 0.",
