@@ -9,7 +9,8 @@
 // - `<runner id>`: writes only its own registry key and its claims on the tenants it was issued
 //   (and reads none), publishes diagnostics (stream LSPMESH_DIAG,
 //   which it may create but neither read the state of nor change) and status for the tenants it serves, receives their file-change events and answers them,
-//   and creates, writes and reads the symbol index buckets of the tenants it serves.
+//   creates, writes and reads the symbol index buckets of the tenants it serves, and follows its
+//   tenants' workspace records in the control plane (KV `lspmesh-control`; never its API keys, never a write).
 // - `ci-<tenant>` (CI bots, `lspmesh diagnostics --watch`): reads only `lspmesh.diag.<tenant>.>`,
 //   `lspmesh.status.<tenant>.*` and its tenant's symbol index bucket.
 // - `writer-<tenant>` (agent sandboxes, sync services): announces file changes on
@@ -17,7 +18,7 @@
 // - `admin` (optional): everything; for operators' tooling, never given to a service.
 // Every identity reads replies only on its own inbox prefix `_INBOX_<user>` (the client option
 // inboxPrefix; lspmesh's services set it from LSPMESH_NATS_USER), never another's.
-import { CONTROL_STREAM } from "./controlPlane.js";
+import { CONTROL_BUCKET, CONTROL_STREAM, controlKeys } from "./controlPlane.js";
 import { inboxPrefixOf } from "./natsAuth.js";
 import {
   DIAGNOSTICS_STREAM,
@@ -113,6 +114,25 @@ function symbolIndexWriter(tenant: string): string[] {
   ];
 }
 
+/**
+ * JetStream API subjects to follow the workspace records of the control plane (the runner's
+ * ControlPlaneWatch): open the bucket (stream info) and watch it through a consumer filtered to
+ * these tenants' workspace keys, `workspaces.<tenant>.*` (the filter is part of the subject since
+ * NATS 2.9, so a filter on another tenant's or on the API keys is refused), or to `workspaces.>`
+ * for a runner serving every tenant; INFO and DELETE for the ordered consumer's own upkeep (a reset
+ * deletes the old one). No single-key read (DIRECT.GET and MSG.GET carry no filter a permission
+ * could scope) and no write.
+ */
+function controlPlaneWorkspaceReader(tenants: readonly string[] | undefined): string[] {
+  const filters = tenants?.length ? tenants.map(controlKeys.tenantWorkspaces) : ["workspaces.>"];
+  return [
+    `$JS.API.STREAM.INFO.${CONTROL_STREAM}`,
+    ...filters.map((filter) => `$JS.API.CONSUMER.CREATE.${CONTROL_STREAM}.*.$KV.${CONTROL_BUCKET}.${filter}`),
+    `$JS.API.CONSUMER.INFO.${CONTROL_STREAM}.*`,
+    `$JS.API.CONSUMER.DELETE.${CONTROL_STREAM}.*`,
+  ];
+}
+
 export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password">): NatsUserPermissions[] {
   const users: NatsUserPermissions[] = [
     {
@@ -153,6 +173,8 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
         // indexes name; a dedicated one opens its tenants' buckets by name.
         ...(runner.tenants?.length ? [] : ["$JS.API.STREAM.LIST"]),
         ...(runner.tenants?.length ? runner.tenants : spec.tenants).flatMap(symbolIndexWriter),
+        // Its tenants' workspace records: a deleted workspace's servers, index and diagnostics go.
+        ...controlPlaneWorkspaceReader(runner.tenants),
       ],
       subscribe: [`${inboxPrefixOf(user)}.>`, ...tenants.map((tenant) => fileEventsWildcard(tenant))],
       responses: true,

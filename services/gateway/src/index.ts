@@ -56,6 +56,11 @@ export {
   type RunnerRouter,
 } from "./routing/runnerRouter.js";
 export { StaticRunnerRouter } from "./routing/staticRouter.js";
+export {
+  DEFAULT_SYMBOL_INDEX_MAX_BYTES,
+  DEFAULT_SYMBOL_INDEX_MAX_TENANTS,
+  SymbolIndexCache,
+} from "./symbols/symbolIndexCache.js";
 export { ControlPlaneTenancy } from "./tenancy/controlPlaneTenancy.js";
 export { parseTenantsFile, readTenantsFile, type TenantsFile, TenantWorkspaceResolver } from "./tenancy/tenants.js";
 export {

@@ -32,6 +32,14 @@ export interface ServerStateEvent {
   progress: string;
 }
 
+/** What a runner core let go of when a workspace was deleted (RunnerCore.releaseWorkspace). */
+export interface ReleasedWorkspace {
+  /** Language servers that ran (or were starting) and were stopped. */
+  servers: number;
+  /** Its symbol index was followed (so the store holds keys of it, meta or not). */
+  indexed: boolean;
+}
+
 /** A language a runner serves, as gateways route by it: id and lower-case extensions with the dot. */
 export interface ServedLanguage {
   id: string;
@@ -63,6 +71,8 @@ export interface RunnerCoreOptions {
   /** How often folders past a tenant's watch budget are polled, ms (default 5 000). */
   watchPollMs?: number;
   symbolIndex?: SymbolIndexLimits & { enabled?: boolean; workspaces?: readonly WorkspaceRef[] };
+  /** A workspace deleted in the control plane (workspaceDeletions.ts): not indexed. Default: none. */
+  isDeleted?: (tenant: string, workspace: string) => boolean;
 }
 
 export interface RunnerCore {
@@ -79,6 +89,13 @@ export interface RunnerCore {
    * starting a language server because no index was known yet.
    */
   readonly indexesAnnounced: Promise<void>;
+  /**
+   * Lets go of one workspace for good (deleted in the control plane): its language servers stopped
+   * (resolves once their processes are gone, stop reason "deleted"), its indexing and its file
+   * watches stopped, no index write under way. Its stored index and published diagnostics are the
+   * bus owner's to remove (workspaceDeletions.ts).
+   */
+  releaseWorkspace(ref: WorkspaceRef): Promise<ReleasedWorkspace>;
   /** Stops indexing, watching and every language server. Idempotent. */
   close(): Promise<void>;
   /** close(), for `await using`. */
@@ -133,10 +150,19 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
     })();
     return closing;
   };
+  const releaseWorkspace = async (ref: WorkspaceRef): Promise<ReleasedWorkspace> => {
+    const [indexed, servers] = await Promise.all([
+      indexer?.forget(ref) ?? false,
+      sessions.stopWorkspace(ref.tenant, ref.workspace, "deleted"),
+      events.forget(ref),
+    ]);
+    return { servers, indexed };
+  };
   return {
     sessions,
     engine,
     events,
+    releaseWorkspace,
     symbolIndexer: indexer,
     implementation,
     served,
@@ -194,6 +220,7 @@ function coreIndexer(
     locator: options.locator,
     languages: options.languages,
     activity: parts.activity,
+    isDeleted: options.isDeleted && ((ref) => options.isDeleted?.(ref.tenant, ref.workspace) ?? false),
     serverRunning: (ref, language) =>
       sessions
         .statusOf(ref.tenant, ref.workspace)

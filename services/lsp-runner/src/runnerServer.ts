@@ -17,6 +17,7 @@ import { type WarmUpEntry, warmUpSessions } from "./sessionWarmUp.js";
 import type { SymbolIndexer, SymbolIndexLimits } from "./symbolIndex/symbolIndexer.js";
 import { TenantAllowlistLocator } from "./workspace/tenantAllowlist.js";
 import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
+import { DeletedWorkspaceLocator, WorkspaceDeletions } from "./workspaceDeletions.js";
 
 export type { ServerStateEvent } from "./runnerCore.js";
 
@@ -87,6 +88,8 @@ export interface RunnerServer {
   readonly symbolIndexer: SymbolIndexer | undefined;
   /** Where the indexes are stored (the event bus's store): an in-process gateway reads them here. */
   readonly symbolIndex: SymbolIndexStore;
+  /** Deleted workspaces followed in the control plane (NATS only; undefined in-process). */
+  readonly deletions: WorkspaceDeletions | undefined;
   /**
    * The Runner service called in this process (no serialising, socket or HTTP/2): what a gateway
    * in the same process (`lspmesh serve`, `lspmesh mcp`) uses instead of a gRPC channel.
@@ -94,7 +97,8 @@ export interface RunnerServer {
   readonly inProcessClient: ServiceClient<typeof Runner.method>;
   /**
    * Drains: health NOT_SERVING and registry entry removed, in-flight calls finished (up to
-   * graceMs), workspaces unwatched, every language server stopped. Idempotent.
+   * graceMs), the control plane no longer followed, workspaces unwatched, every language server
+   * stopped. Idempotent.
    */
   close(graceMs?: number): Promise<void>;
   /** close() with the default grace period: `await using runner = await startRunnerServer(…)`. */
@@ -108,9 +112,13 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const log = options.log ?? (() => {});
   const id = options.runnerId ?? defaultRunnerId();
   const ownsBus = options.events === undefined;
-  const bus = options.events ?? new InProcessEventBus();
+  const bus: RunnerEventBus = options.events ?? new InProcessEventBus();
   const languages = options.languages ?? new LanguageRegistry();
-  const locator = options.tenants ? new TenantAllowlistLocator(options.locator, options.tenants) : options.locator;
+  const allowed = options.tenants ? new TenantAllowlistLocator(options.locator, options.tenants) : options.locator;
+  // Set once the runner is up (it releases the core's workspaces); until then nothing counts as deleted.
+  let deletions: WorkspaceDeletions | undefined;
+  const isDeleted = (tenant: string, workspace: string) => deletions?.isDeleted(tenant, workspace) ?? false;
+  const locator = bus.followWorkspaceRecords ? new DeletedWorkspaceLocator(allowed, isDeleted) : allowed;
   const core = startRunnerCore({
     runnerId: id,
     bus,
@@ -129,6 +137,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     watchDebounceMs: options.watchDebounceMs,
     watchPollMs: options.watchPollMs,
     symbolIndex: options.symbolIndex,
+    isDeleted,
   });
   const { sessions, engine, served } = core;
   const endpoint = await startRunnerEndpoint({
@@ -145,6 +154,12 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     advertiseAddress: options.advertiseAddress,
     log,
   });
+  deletions = WorkspaceDeletions.follow({
+    bus,
+    tenants: options.tenants,
+    release: (ref) => core.releaseWorkspace(ref),
+    log,
+  });
   const metrics = options.metricsListen
     ? await serveRunnerMetrics(options.metricsListen, runnerMetricsRegistry(bus, sessions, engine.answers))
     : undefined;
@@ -154,6 +169,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
   const close = (graceMs = DEFAULT_GRACE_MS) => {
     closing ??= (async () => {
       await endpoint.close(graceMs);
+      await deletions?.close();
       await core.close();
       if (ownsBus) await bus.close();
       await metrics?.close();
@@ -168,6 +184,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     events: bus,
     symbolIndexer: core.symbolIndexer,
     symbolIndex: bus.symbolIndex,
+    deletions,
     inProcessClient: endpoint.inProcessClient,
     warmedUp,
     close,

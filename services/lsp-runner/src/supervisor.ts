@@ -16,6 +16,7 @@ import type { RunnerServerOptions } from "./runnerServer.js";
 import { TenantWorkers } from "./workers/tenantWorkers.js";
 import type { WorkerLauncher } from "./workers/workerLauncher.js";
 import type { WorkerInit } from "./workers/workerProtocol.js";
+import { WorkspaceDeletions } from "./workspaceDeletions.js";
 
 /** The endpoint's settings are an in-process runner's (runnerServer.ts documents them). */
 export interface SupervisorOptions
@@ -51,7 +52,10 @@ export interface Supervisor {
   readonly inProcessClient: ServiceClient<typeof Runner.method>;
   /** Workers running now (tests and metrics). */
   readonly workers: TenantWorkers;
-  /** Drains like a runner: endpoint first, then every worker (and its language servers). Idempotent. */
+  /**
+   * Drains like a runner: endpoint first, the control plane no longer followed, then every worker
+   * (and its language servers). Idempotent.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -62,8 +66,11 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   const log = options.log ?? (() => {});
   const id = options.runnerId ?? defaultRunnerId();
   const ownsBus = options.events === undefined;
-  const bus = options.events ?? new InProcessEventBus();
+  const bus: RunnerEventBus = options.events ?? new InProcessEventBus();
   const served = servedLanguages(options.languages);
+  // Set once the endpoint is up (it releases the workers' workspaces); until then nothing counts as deleted.
+  let deletions: WorkspaceDeletions | undefined;
+  const isDeleted = (tenant: string, workspace: string) => deletions?.isDeleted(tenant, workspace) ?? false;
   const workers = new TenantWorkers({
     root: options.root,
     tenants: options.tenants,
@@ -72,6 +79,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     bus,
     log,
     description: { runnerId: id, languages: served },
+    isDeleted,
   });
   const reconnect = bus.onReconnect(() => workers.reconnected());
   const endpoint = await startRunnerEndpoint({
@@ -88,11 +96,17 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     advertiseAddress: options.advertiseAddress,
     log,
   });
+  deletions = WorkspaceDeletions.follow({
+    bus,
+    tenants: options.tenants,
+    release: (ref) => workers.releaseWorkspace(ref),
+    log,
+  });
   // A restarted runner takes up the symbol indexes it kept (their metas name it): the workers of
   // those tenants start now, and each catches its workspaces up with the files changed meanwhile.
   void bus.symbolIndex
     .ownedBy(id, options.tenants)
-    .then((owned) => workers.startFor(owned))
+    .then((owned) => workers.startFor(owned.filter((ref) => !isDeleted(ref.tenant, ref.workspace))))
     .catch((error) => log({ level: "warn", msg: "stored symbol indexes not listed", error: String(error) }));
   // Warm-up entries: their tenants' workers start now and start those sessions.
   const warmedUp = workers.startFor(options.worker.warmUp ?? []);
@@ -112,6 +126,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
       closing ??= (async () => {
         await endpoint.close(graceMs);
         reconnect.close();
+        await deletions?.close();
         await workers.close(graceMs);
         if (ownsBus) await bus.close();
         await metrics?.close();

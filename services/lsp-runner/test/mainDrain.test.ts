@@ -99,10 +99,17 @@ test("SIGTERM drains: the request in flight is answered, servers stop, the entry
   }
 
   expect((await kv.get(RUNNER_ID))?.operation).not.toBe("PUT");
+  // The runner has exited: its last status is in (or never comes). What it said and published is
+  // in the failure message, so a failure here can be told apart (not published, or published out of order).
   await waitFor(
     "a stopped status event",
     () => statuses.filter((s) => s.runner === RUNNER_ID).at(-1)?.state === "stopped",
-  );
+    { timeoutMs: 5_000 },
+  ).catch((error: Error) => {
+    const seen = statuses.map((s) => `${s.runner}/${s.language}:${s.state}`).join(", ");
+    const said = logs.map((entry) => `${entry.msg}${entry.error ? ` (${entry.error})` : ""}`).join(" | ");
+    throw new Error(`${error.message}; statuses: ${seen}; runner log: ${said}`);
+  });
   expect(logs.map((entry) => entry.msg)).toEqual(expect.arrayContaining(["draining", "drained"]));
   expect(await processesWorkingIn(join(root, "acme", "web"))).toEqual([]);
 });

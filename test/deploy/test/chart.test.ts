@@ -162,8 +162,16 @@ describe("the chart makes what the kustomize base makes", () => {
       ...permissions,
       publish: permissions.publish.filter((subject) => !indexSubject(subject)),
     });
+    // A runner's control-plane subjects (a consumer filter per tenant of its pool, or every tenant's)
+    // come from a list the chart builds per runner: compared apart too, below.
+    const controlSubject = (subject: string) => subject.includes("KV_lspmesh-control");
+    const withoutControl = (permissions: { publish: string[]; subscribe: string[]; responses?: boolean }) => ({
+      ...permissions,
+      publish: permissions.publish.filter((subject) => !controlSubject(subject)),
+    });
     const generated = natsUserPermissions({ runners: [{ id }, { id, tenants: [tenant] }], tenants: [tenant] });
-    const [gateway, shared, dedicated, ci, writer] = generated.map(withoutIndex);
+    const [gateway, sharedAll, dedicatedAll, ci, writer] = generated.map(withoutIndex);
+    const [shared, dedicated] = [sharedAll!, dedicatedAll!].map(withoutControl);
     const index = [...new Set(generated.flatMap((user) => user.publish.filter(indexSubject)))];
     for (const subject of index)
       expect(chart).toContain(`"${subject.replaceAll(`-${tenant}`, "-{{ $t }}")}"`.replace('"{{ $t }}', '"'));
@@ -171,7 +179,9 @@ describe("the chart makes what the kustomize base makes", () => {
     expect(allow('user: "gateway"', "publish")).toEqual(gateway!.publish);
     expect(allow('user: "gateway"', "subscribe")).toEqual(gateway!.subscribe);
     // A runner: the fixed subjects, then those of every tenant (or of its pool's tenants).
-    const fixed = allow('user: "{{ $user }}"'.replace("{{ $user }}", id), "publish");
+    const fixed = allow('user: "{{ $user }}"'.replace("{{ $user }}", id), "publish").filter(
+      (subject) => !controlSubject(subject),
+    );
     // A claim's `%s` are the tenant (filled in by scoped), then the runner id; `*.%s`: the runner id.
     const claim = (subject: string) => subject.replace("%s", id).replace(`*.${tenant}`, `*.${id}`);
     const everyTenant = [
@@ -185,6 +195,20 @@ describe("the chart makes what the kustomize base makes", () => {
       ...scoped('\\(printf "(lspmesh\\.(?:diag|status)\\.%s\\.[^"]+)" \\$t\\)'),
     ];
     expect([...fixed, ...dedicatedScoped]).toEqual(dedicated!.publish);
+    // The control plane: the runner's line expanded over its filters, `workspaces.<tenant>.*` or `workspaces.>`.
+    const [, info, each, after] =
+      /"(\$JS\.API\.STREAM\.INFO\.KV_lspmesh-control)"\{\{ range \$control \}\}, "([^"]+)"\{\{ end \}\}((?:, "[^"]+")*)\] \}/.exec(
+        chart,
+      ) ?? [];
+    const control = (filters: string[]) => [
+      info,
+      ...filters.map((filter) => each!.replace("{{ . }}", filter)),
+      ...[...(after ?? "").matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
+    ];
+    expect(control(scoped('\\$control = list "([^"]+)"'))).toEqual(sharedAll!.publish.filter(controlSubject));
+    expect(control(scoped('\\$control = append \\$control \\(printf "([^"]+)" \\$t\\)'))).toEqual(
+      dedicatedAll!.publish.filter(controlSubject),
+    );
     const inbox = allow(`user: "${id}"`, "subscribe");
     expect([...inbox, ...scoped('\\$subscribe = list "([^"]+)"')]).toEqual(shared!.subscribe);
     expect([...inbox, ...scoped('\\(printf "(lspmesh\\.fs\\.%s\\.[^"]+)" \\$t\\)')]).toEqual(dedicated!.subscribe);

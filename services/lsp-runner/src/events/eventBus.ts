@@ -7,6 +7,7 @@ import type {
   StatusMessage,
   SymbolIndexStore,
 } from "@lspmesh/events";
+import type { WorkspaceRecord } from "./controlPlaneWatch.js";
 
 /** Handles one file-change announcement (raw JSON bytes); the reply goes to requesters. */
 export type FileEventsHandler = (payload: Uint8Array) => Promise<FileEventsReply>;
@@ -46,6 +47,22 @@ export interface RunnerEventBus {
   readonly droppedDiagnostics: number;
   /** False while the backbone is unreachable (always true in-process). */
   readonly connected: boolean;
+  // The control plane (NATS only; single-machine mode has none): deleted workspaces (workspaceDeletions.ts).
+  /**
+   * Follows the workspace records of the control plane (KV `lspmesh-control`) of these tenants
+   * (undefined: every tenant's), replayed and then live, until closed.
+   */
+  followWorkspaceRecords?(
+    tenants: readonly string[] | undefined,
+    onRecord: (record: WorkspaceRecord) => void,
+  ): Closeable;
+  /**
+   * Deletes every key of one workspace's stored symbol index, its files first and its meta last,
+   * when it has a meta (or `evenWithoutMeta`); resolves with the number of keys deleted.
+   */
+  deleteWorkspaceIndex?(tenant: string, workspace: string, options?: { evenWithoutMeta?: boolean }): Promise<number>;
+  /** Forgets the diagnostics of every file of a workspace this bus published some for; returns how many files. */
+  clearWorkspaceDiagnostics?(tenant: string, workspace: string): number;
   /** Delivers what is queued (waiting up to timeoutMs), then disconnects. Idempotent. */
   close(timeoutMs?: number): Promise<void>;
 }

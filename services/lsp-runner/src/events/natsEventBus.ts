@@ -23,6 +23,9 @@ import {
   runnerClaimKey,
   type StatusMessage,
   statusSubject,
+  symbolIndexBucket,
+  symbolIndexMetaKey,
+  symbolIndexWorkspaceFilter,
 } from "@lspmesh/events";
 import {
   type JetStreamClient,
@@ -33,6 +36,7 @@ import {
 } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { ControlPlaneWatch, type WorkspaceRecord } from "./controlPlaneWatch.js";
 import type { Closeable, FileEventsHandler, RunnerEventBus } from "./eventBus.js";
 import { LatestPerKeyQueue } from "./latestPerKeyQueue.js";
 
@@ -62,6 +66,9 @@ const MAX_RETRY_MS = 10_000;
 /** How often claims are written again though unchanged, ms (default 60 000): a lost bucket heals. */
 const CLAIMS_REFRESH_MS = 60_000;
 
+/** Keys of a deleted workspace's symbol index purged at once (default 64). */
+const PURGE_CONCURRENCY = 64;
+
 /** A file's latest diagnostics message (a deleted file's: deletedFileMessage). */
 type OutboxItem = { message: DiagnosticsMessage; attempts: number };
 
@@ -82,6 +89,9 @@ export class NatsEventBus implements RunnerEventBus {
   private claimed = new Set<string>();
   private claimedAt = 0;
   private readonly refusedClaims = new Set<string>();
+  /** `<tenant>/<workspace>` → files whose latest diagnostics this bus published (not yet cleared). */
+  private readonly published = new Map<string, Set<string>>();
+  private readonly controlWatches = new Set<ControlPlaneWatch>();
   readonly symbolIndex: NatsSymbolIndexStore;
 
   private constructor(
@@ -141,11 +151,72 @@ export class NatsEventBus implements RunnerEventBus {
   }
 
   publishDiagnostics(message: DiagnosticsMessage): void {
+    if (this.closed) return;
+    const id = `${message.tenant}/${message.workspace}`;
+    const files = this.published.get(id) ?? new Set<string>();
+    this.published.set(id, files);
+    files.add(message.file);
     this.enqueue(diagnosticsSubject(message.tenant, message.workspace, message.file), message);
   }
 
   clearDiagnostics(tenant: string, workspace: string, file: string): void {
+    const id = `${tenant}/${workspace}`;
+    const files = this.published.get(id);
+    if (files?.delete(file) && files.size === 0) this.published.delete(id);
     this.enqueue(diagnosticsSubject(tenant, workspace, file), deletedFileMessage(tenant, workspace, file));
+  }
+
+  /**
+   * A `deleted` message for every file of the workspace this bus published diagnostics for (the
+   * runner may not purge the stream, docs/events.md). Files published by an earlier process are
+   * not known here.
+   */
+  clearWorkspaceDiagnostics(tenant: string, workspace: string): number {
+    const files = [...(this.published.get(`${tenant}/${workspace}`) ?? [])];
+    for (const file of files) this.clearDiagnostics(tenant, workspace, file);
+    return files.length;
+  }
+
+  followWorkspaceRecords(
+    tenants: readonly string[] | undefined,
+    onRecord: (record: WorkspaceRecord) => void,
+  ): Closeable {
+    const watch = new ControlPlaneWatch({ kvm: new Kvm(this.js), tenants, onRecord, log: this.log });
+    this.controlWatches.add(watch);
+    // Records changed while NATS was away are in the replay of a new watch.
+    const reconnect = this.onReconnect(() => watch.rewatch());
+    return {
+      close: () => {
+        reconnect.close();
+        this.controlWatches.delete(watch);
+        void watch.close();
+      },
+    };
+  }
+
+  async deleteWorkspaceIndex(
+    tenant: string,
+    workspace: string,
+    options: { evenWithoutMeta?: boolean } = {},
+  ): Promise<number> {
+    const kv = await new Kvm(this.js).open(symbolIndexBucket(tenant));
+    try {
+      await kv.status(); // open() does not check that the bucket exists
+    } catch (error) {
+      if (/stream not found/i.test(String(error))) return 0; // the tenant never had an index
+      throw error;
+    }
+    const meta = symbolIndexMetaKey(workspace);
+    if (!options.evenWithoutMeta && (await kv.get(meta))?.operation !== "PUT") return 0;
+    const keys: string[] = [];
+    for await (const key of await kv.keys(symbolIndexWorkspaceFilter(workspace))) keys.push(key);
+    // The meta last: a deletion cut short leaves it, so the next attempt finds the index again.
+    const files = keys.filter((key) => key !== meta);
+    for (let at = 0; at < files.length; at += PURGE_CONCURRENCY) {
+      await Promise.all(files.slice(at, at + PURGE_CONCURRENCY).map((key) => kv.purge(key)));
+    }
+    if (keys.includes(meta)) await kv.purge(meta);
+    return keys.length;
   }
 
   publishStatus(message: StatusMessage): void {
@@ -247,6 +318,8 @@ export class NatsEventBus implements RunnerEventBus {
   /** Delivers the outbox (waiting up to timeoutMs, default 5 000), then drains the connection. Idempotent. */
   close(timeoutMs = 5_000): Promise<void> {
     this.closing ??= (async () => {
+      await Promise.all([...this.controlWatches].map((watch) => watch.close()));
+      this.controlWatches.clear();
       if (this.outbox.size > 0 || this.flushing) {
         this.kick();
         await withTimeout(this.flushing, timeoutMs);

@@ -68,6 +68,19 @@ export class RunnerEvents implements PendingFileChanges {
     await watch?.settle();
   }
 
+  /**
+   * Stops watching one workspace now (its folder and its `lspmesh.fs` announcements), rather than
+   * when its last session closes: it was deleted. True when it was watched.
+   */
+  async forget(ref: WorkspaceRef): Promise<boolean> {
+    const id = `${ref.tenant}/${ref.workspace}`;
+    const watch = this.watches.get(id);
+    if (!watch) return false;
+    this.watches.delete(id);
+    (await watch)?.close();
+    return true;
+  }
+
   /** Stops watching every workspace. Idempotent. */
   async close(): Promise<void> {
     this.closed = true;

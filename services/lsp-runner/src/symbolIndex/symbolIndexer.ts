@@ -35,6 +35,8 @@ export interface SymbolIndexerOptions extends SymbolIndexLimits {
   activity: AgentActivity;
   /** A language server's documentSymbol for one file (the engine's query). */
   documentSymbols: (ref: WorkspaceRef, file: string, signal: AbortSignal) => Promise<DocumentSymbol[]>;
+  /** A workspace deleted in the control plane: never indexed, nor taken up again (default: none). */
+  isDeleted?: (ref: WorkspaceRef) => boolean;
   /** Whether the workspace's server for a language runs now (indexing never starts one). */
   serverRunning: (ref: WorkspaceRef, language: string) => boolean;
   /** Watch indexed workspaces with inotify (default true). */
@@ -64,10 +66,14 @@ interface Followed {
   index: WorkspaceIndex;
   watcher?: DirectoryWatcher;
   announcements?: Closeable;
+  /** forget() stopped it while follow() was still starting it. */
+  stopped?: boolean;
 }
 
 export class SymbolIndexer {
   private readonly workspaces = new Map<string, Promise<Followed | undefined>>();
+  /** Followed workspaces by id from the moment their index exists (follow() may still be starting it). */
+  private readonly followed = new Map<string, Followed>();
   private readonly scheduler: IndexScheduler;
   private readonly typescript = new TypescriptSyntaxSource();
   private readonly extensions: ReadonlySet<string>;
@@ -86,20 +92,43 @@ export class SymbolIndexer {
   ensure(ref: WorkspaceRef): Promise<WorkspaceIndex | undefined> {
     const id = `${ref.tenant}/${ref.workspace}`;
     let followed = this.workspaces.get(id);
+    if (!followed && this.options.isDeleted?.(ref)) return Promise.resolve(undefined);
     if (!followed) {
-      followed = this.follow(ref).catch((error) => {
-        this.log({ level: "warn", msg: "workspace not indexed", workspace: id, error: String(error) });
-        this.workspaces.delete(id);
-        return undefined;
-      });
+      const attempt: Promise<Followed | undefined> = this.follow(ref, () => this.workspaces.get(id) === attempt).catch(
+        (error) => {
+          this.log({ level: "warn", msg: "workspace not indexed", workspace: id, error: String(error) });
+          if (this.workspaces.get(id) === attempt) this.workspaces.delete(id);
+          return undefined;
+        },
+      );
+      followed = attempt;
       this.workspaces.set(id, followed);
     }
     return followed.then((f) => f?.index);
   }
 
+  /**
+   * Stops indexing and following a workspace (it was deleted): resolves once no write of its index
+   * is under way, so that the store's keys can be deleted after. True when it was followed.
+   */
+  async forget(ref: WorkspaceRef): Promise<boolean> {
+    const id = `${ref.tenant}/${ref.workspace}`;
+    const pending = this.workspaces.get(id);
+    if (!pending) return false;
+    this.workspaces.delete(id);
+    // Not started yet: follow() sees it is no longer wanted and gives up before making an index.
+    const followed = this.followed.get(id) ?? (await pending);
+    if (followed) {
+      if (this.followed.get(id) === followed) this.followed.delete(id);
+      await stopFollowing(followed);
+    }
+    return true;
+  }
+
   /** Takes up again the workspaces whose stored index names this runner (after a restart). */
   async catchUpOwned(): Promise<number> {
-    const owned = await this.options.bus.symbolIndex.ownedBy(this.options.runnerId, this.options.tenants);
+    const stored = await this.options.bus.symbolIndex.ownedBy(this.options.runnerId, this.options.tenants);
+    const owned = stored.filter((ref) => !this.options.isDeleted?.(ref));
     await Promise.all(owned.map((ref) => this.ensure(ref)));
     return owned.length;
   }
@@ -125,6 +154,7 @@ export class SymbolIndexer {
     this.closed = true;
     const all = await Promise.all(this.workspaces.values());
     this.workspaces.clear();
+    this.followed.clear();
     for (const followed of all) {
       followed?.index.close();
       followed?.watcher?.close();
@@ -134,9 +164,10 @@ export class SymbolIndexer {
     this.typescript.close();
   }
 
-  private async follow(ref: WorkspaceRef): Promise<Followed | undefined> {
+  /** `wanted`: false once forget() (or a newer ensure()) replaced this attempt. */
+  private async follow(ref: WorkspaceRef, wanted: () => boolean): Promise<Followed | undefined> {
     const paths = await WorkspacePaths.open(await this.options.locator.locate(ref.tenant, ref.workspace));
-    if (this.closed) return undefined;
+    if (this.closed || !wanted()) return undefined;
     const { runnerId, bus } = this.options;
     const files = new FileIndexer({
       root: paths.root,
@@ -161,6 +192,8 @@ export class SymbolIndexer {
       log: this.log,
     });
     const followed: Followed = { index };
+    const id = `${ref.tenant}/${ref.workspace}`;
+    this.followed.set(id, followed);
     // Followed before the listing, so that nothing changed meanwhile is missed.
     followed.announcements = bus.observeFileEvents(ref.tenant, ref.workspace, (payload) => {
       try {
@@ -192,9 +225,17 @@ export class SymbolIndexer {
       });
       // Folders past the tenant's watch budget are polled: the index says so (and how often).
       const watcher = followed.watcher;
+      if (followed.stopped) watcher?.close(); // forgotten while the watcher started
       if (watcher) index.pollingFrom(() => ({ folders: watcher.unwatchedFolders, everyMs: watcher.pollMs }));
     }
     await index.start();
     return followed;
   }
+}
+
+async function stopFollowing(followed: Followed): Promise<void> {
+  followed.stopped = true;
+  followed.watcher?.close();
+  followed.announcements?.close();
+  await followed.index.stop();
 }

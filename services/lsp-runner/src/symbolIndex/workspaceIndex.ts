@@ -62,6 +62,8 @@ export class WorkspaceIndex {
   private idleWaiters: Array<() => void> = [];
   private stepping = false;
   private closed = false;
+  /** Store writes under way (stop() waits for them: none lands after it). */
+  private readonly writing = new Set<Promise<void>>();
 
   constructor(private readonly options: WorkspaceIndexOptions) {}
 
@@ -145,6 +147,7 @@ export class WorkspaceIndex {
 
   /** Indexes one file (the scheduler's turn); false when nothing was left to do. */
   async step(): Promise<boolean> {
+    if (this.closed) return false;
     const file = first(this.changed) ?? first(this.building);
     if (file === undefined) {
       this.notifyIdle();
@@ -235,10 +238,17 @@ export class WorkspaceIndex {
     };
   }
 
+  /** Stops indexing: nothing is written to the store from now on. */
   close(): void {
     this.closed = true;
     clearTimeout(this.retryTimer);
     this.notifyIdle();
+  }
+
+  /** close(), then waits for the store writes under way: the store holds the last one afterwards. */
+  async stop(): Promise<void> {
+    this.close();
+    while (this.writing.size > 0) await Promise.all(this.writing);
   }
 
   private async unchanged(file: string, known: KnownFile): Promise<boolean> {
@@ -265,7 +275,23 @@ export class WorkspaceIndex {
     return rel.split(sep).join("/");
   }
 
-  private async write(file: string, entry: SymbolIndexFileEntry | null): Promise<void> {
+  private write(file: string, entry: SymbolIndexFileEntry | null): Promise<void> {
+    return this.tracked(() => this.writeNow(file, entry));
+  }
+
+  private writeMeta(): Promise<void> {
+    return this.tracked(() => this.writeMetaNow());
+  }
+
+  /** Runs a store write unless closed, counted in `writing` while it runs. */
+  private tracked(run: () => Promise<void>): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const writing = run().finally(() => this.writing.delete(writing));
+    this.writing.add(writing);
+    return writing;
+  }
+
+  private async writeNow(file: string, entry: SymbolIndexFileEntry | null): Promise<void> {
     const { store, tenant, workspace } = this.options;
     try {
       if (entry) await store.putFile(tenant, workspace, entry);
@@ -277,7 +303,7 @@ export class WorkspaceIndex {
     }
   }
 
-  private async writeMeta(): Promise<void> {
+  private async writeMetaNow(): Promise<void> {
     try {
       await this.options.store.putMeta(this.meta());
       this.metaUnsynced = false;

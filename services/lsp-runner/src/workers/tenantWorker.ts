@@ -18,6 +18,7 @@ import {
   type CallParams,
   type CallResult,
   type DiagnosticsMessage,
+  type ReleasedWorkspace,
   type StatusMessage,
   type SubscribeParams,
   type SymbolIndexFileEntry,
@@ -36,7 +37,12 @@ export interface TenantWorkerOptions {
   log: (entry: Record<string, unknown>) => void;
   /** How long the worker may take to start and build its core, ms (default 30 000). */
   startTimeoutMs?: number;
+  /** A workspace deleted in the control plane: its stored index is not taken up again. */
+  isDeleted?: (tenant: string, workspace: string) => boolean;
 }
+
+/** How long a worker that answered the shutdown request may take to exit once its stdin closes, ms (3 000). */
+const WORKER_EXIT_MS = 3_000;
 
 /** Thrown for calls a worker cannot take: it stopped. */
 export function workerUnavailable(tenant: string): RunnerError {
@@ -159,14 +165,23 @@ export class TenantWorker {
     this.closing ??= (async () => {
       if (!this.exitedFlag) {
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          this.connection.sendRequest(TO_WORKER.shutdown, { graceMs }).catch(() => {}),
-          this.exited,
-          new Promise((resolve) => {
-            timer = setTimeout(resolve, graceMs + 5_000);
+        const replied = await Promise.race([
+          this.connection.sendRequest(TO_WORKER.shutdown, { graceMs }).then(
+            () => true,
+            () => false,
+          ),
+          this.exited.then(() => false),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), graceMs + 5_000);
           }),
         ]);
         clearTimeout(timer);
+        // Replied: everything it sent before (its servers' last status) has been read. Closing its
+        // stdin lets it exit on its own; exiting before that could lose what it had not yet written.
+        if (replied && !this.exitedFlag) {
+          this.child.stdin?.end();
+          await Promise.race([this.exited, new Promise((resolve) => setTimeout(resolve, WORKER_EXIT_MS).unref())]);
+        }
         if (!this.exitedFlag) this.child.kill("SIGKILL");
         await this.exited;
       }
@@ -174,6 +189,19 @@ export class TenantWorker {
       this.connection.dispose();
     })();
     return this.closing;
+  }
+
+  /**
+   * The workspace was deleted: the worker stops its servers, indexing and watches, and answers
+   * once they did. Nothing to release when the worker is gone.
+   */
+  async releaseWorkspace(workspace: string): Promise<ReleasedWorkspace> {
+    const nothing: ReleasedWorkspace = { servers: 0, indexed: false };
+    if (this.exitedFlag || this.closing) return nothing;
+    return Promise.race([
+      this.connection.sendRequest<ReleasedWorkspace>(TO_WORKER.releaseWorkspace, { workspace }),
+      this.exited.then(() => nothing),
+    ]);
   }
 
   /** The backbone reconnected: the worker resyncs its open documents. */
@@ -262,9 +290,11 @@ export class TenantWorker {
       if (!own(p?.meta?.tenant, "symbol index")) throw new Error("refused");
       return bus.symbolIndex.putMeta(p.meta);
     });
-    // Only the worker's own tenant's indexes, whatever it asks for.
-    c.onRequest(TO_SUPERVISOR.indexOwnedBy, (p: { runner: string }) =>
-      bus.symbolIndex.ownedBy(String(p?.runner), [tenant]),
+    // Only the worker's own tenant's indexes, whatever it asks for, and none of a deleted workspace.
+    c.onRequest(TO_SUPERVISOR.indexOwnedBy, async (p: { runner: string }) =>
+      (await bus.symbolIndex.ownedBy(String(p?.runner), [tenant])).filter(
+        (ref) => !this.options.isDeleted?.(ref.tenant, ref.workspace),
+      ),
     );
     c.onNotification(TO_SUPERVISOR.log, (p: { entry?: Record<string, unknown> }) => {
       const entry = p?.entry && typeof p.entry === "object" ? p.entry : {};

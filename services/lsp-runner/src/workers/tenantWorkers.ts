@@ -14,9 +14,9 @@ import { requestIdOf } from "../grpc/callLog.js";
 import { grpcErrorFromRunner } from "../grpc/errorStatus.js";
 import type { RunnerDescriptionFields } from "../grpc/runnerService.js";
 import { assertWorkspaceId } from "../workspace/workspaceIds.js";
-import { unknownWorkspace } from "../workspace/workspaceLocator.js";
+import { deletedWorkspace, unknownWorkspace } from "../workspace/workspaceLocator.js";
 import { TenantWorker } from "./tenantWorker.js";
-import type { WorkerInit } from "./workerProtocol.js";
+import type { ReleasedWorkspace, WorkerInit } from "./workerProtocol.js";
 
 type RunnerMethods = typeof Runner.method;
 
@@ -32,6 +32,8 @@ export interface TenantWorkersOptions {
   bus: RunnerEventBus;
   log: (entry: Record<string, unknown>) => void;
   description: RunnerDescriptionFields;
+  /** A workspace deleted in the control plane (NOT_FOUND here, its stored index not taken up). */
+  isDeleted?: (tenant: string, workspace: string) => boolean;
 }
 
 export class TenantWorkers {
@@ -64,6 +66,7 @@ export class TenantWorkers {
     if (this.closed) throw unknownWorkspace(workspace);
     if (this.admitted && !this.admitted.has(tenant)) throw unknownWorkspace(workspace);
     if (!isRealDirectory(join(this.options.root, tenant))) throw unknownWorkspace(workspace);
+    if (this.options.isDeleted?.(tenant, workspace)) throw deletedWorkspace(tenant, workspace);
     const existing = this.workers.get(tenant);
     if (existing) {
       const worker = await existing.catch(() => undefined);
@@ -80,6 +83,7 @@ export class TenantWorkers {
       spawn: () => this.options.spawn(tenant),
       bus: this.options.bus,
       log: this.options.log,
+      isDeleted: this.options.isDeleted,
     }).then(({ worker, ready }) => {
       this.options.log({ level: "info", msg: "tenant worker started", tenant, pid: ready.pid });
       this.running.set(tenant, worker);
@@ -136,6 +140,16 @@ export class TenantWorkers {
       languages: languages.map((language) => ({ id: language.id, extensions: [...language.extensions] })),
     });
     return routed as ServiceImplementation<RunnerMethods>;
+  }
+
+  /**
+   * The workspace was deleted: its tenant's worker (when one runs or starts) stops its servers,
+   * indexing and watches; resolves once it did.
+   */
+  async releaseWorkspace(ref: { tenant: string; workspace: string }): Promise<ReleasedWorkspace> {
+    const worker = await this.workers.get(ref.tenant)?.catch(() => undefined);
+    if (!worker) return { servers: 0, indexed: false };
+    return worker.releaseWorkspace(ref.workspace);
   }
 
   /** The backbone came back: every worker resyncs. */

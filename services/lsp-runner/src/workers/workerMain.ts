@@ -22,6 +22,7 @@ import { SupervisorBus } from "./supervisorBus.js";
 import {
   type CallParams,
   type CallResult,
+  type ReleasedWorkspace,
   TO_SUPERVISOR,
   TO_WORKER,
   type WorkerInit,
@@ -38,6 +39,7 @@ const LOAD_REPORT_MS = 2_000;
 
 export function serveWorker(connection: MessageConnection, exit: (code: number) => void): void {
   let core: RunnerCore | undefined;
+  let tenant: string | undefined;
   let bus: SupervisorBus | undefined;
   let loadTimer: NodeJS.Timeout | undefined;
   const log = (entry: Record<string, unknown>) =>
@@ -46,6 +48,7 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
   connection.onRequest(TO_WORKER.init, async (init: WorkerInit): Promise<WorkerReady> => {
     if (core) throw new Error("the worker was initialised already");
     const languages = await loadLanguageRegistry(init.languagesFile);
+    tenant = init.tenant;
     bus = new SupervisorBus(connection);
     // Only this tenant's workspaces, whatever a request names.
     const locator = new TenantAllowlistLocator(new VolumeWorkspaceLocator(init.root), [init.tenant]);
@@ -114,6 +117,7 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
     }
   });
 
+  answerReleases(connection, () => (core && tenant ? { core, tenant } : undefined));
   const stop = async (graceMs: number) => {
     clearInterval(loadTimer);
     const timer = setTimeout(() => exit(1), graceMs + 5_000);
@@ -123,12 +127,28 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
   };
   connection.onRequest(TO_WORKER.shutdown, async ({ graceMs }: { graceMs: number }) => {
     await stop(graceMs);
-    setImmediate(() => exit(0));
+    // Exits when the supervisor closes the pipe (onClose below), once it has read this answer and
+    // everything written before it: exiting here could drop messages still being written.
     return {};
   });
   // The supervisor went away (or closed the pipe): no language server may outlive it.
   connection.onClose(() => void stop(0).finally(() => exit(0)));
   connection.listen();
+}
+
+/** worker/releaseWorkspace: the core lets go of a deleted workspace of the worker's tenant. */
+function answerReleases(
+  connection: MessageConnection,
+  worker: () => { core: RunnerCore; tenant: string } | undefined,
+): void {
+  connection.onRequest(
+    TO_WORKER.releaseWorkspace,
+    async (params: { workspace?: unknown }): Promise<ReleasedWorkspace> => {
+      const running = worker();
+      if (!running || typeof params?.workspace !== "string") return { servers: 0, indexed: false };
+      return running.core.releaseWorkspace({ tenant: running.tenant, workspace: params.workspace });
+    },
+  );
 }
 
 // Run as a process: the pipe is stdin/stdout.

@@ -11,7 +11,7 @@ import type {
   SymbolIndexMeta,
 } from "@lspmesh/events";
 import type { TenantLimits } from "../lsp/pool/sessionPolicy.js";
-import type { ServedLanguage } from "../runnerCore.js";
+import type { ReleasedWorkspace, ServedLanguage } from "../runnerCore.js";
 import type { WarmUpEntry } from "../sessionWarmUp.js";
 
 /** Supervisor → worker. */
@@ -24,6 +24,11 @@ export const TO_WORKER = {
   fileEvents: "worker/fileEvents",
   /** { subscription, payload }: a file-change announcement to follow (notification). */
   observedFileEvents: "worker/observedFileEvents",
+  /**
+   * { workspace } → ReleasedWorkspace: the workspace was deleted; its servers, indexing and
+   * watches stop (answered once they did; the supervisor deletes its stored index after).
+   */
+  releaseWorkspace: "worker/releaseWorkspace",
   /** The backbone came back after a loss (notification). */
   reconnected: "worker/reconnected",
   /** { graceMs } → {}: stop every language server; the worker exits after answering. */
@@ -110,4 +115,11 @@ export interface StoredIndexWire {
   files: SymbolIndexFileEntry[];
 }
 
-export type { DiagnosticsMessage, FileEventsReply, StatusMessage, SymbolIndexFileEntry, SymbolIndexMeta };
+export type {
+  DiagnosticsMessage,
+  FileEventsReply,
+  ReleasedWorkspace,
+  StatusMessage,
+  SymbolIndexFileEntry,
+  SymbolIndexMeta,
+};

@@ -14,6 +14,14 @@ export function unknownWorkspace(workspace: string): RunnerError {
   return new RunnerError("NOT_FOUND", `unknown workspace '${workspace}': check the workspace id`);
 }
 
+/** NOT_FOUND for a workspace deleted in the control plane (the caller's own tenant's: nothing leaks). */
+export function deletedWorkspace(tenant: string, workspace: string): RunnerError {
+  return new RunnerError(
+    "NOT_FOUND",
+    `workspace '${workspace}' was deleted; ask the operator to add it again (lspmesh admin workspaces add ${tenant} ${workspace})`,
+  );
+}
+
 /** `<root>/<tenant>/<workspace>` (docs/architecture.md, Identities), for runners serving a mounted volume. */
 export class VolumeWorkspaceLocator implements WorkspaceLocator {
   constructor(private readonly root: string) {}

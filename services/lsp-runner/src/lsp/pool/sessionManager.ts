@@ -208,6 +208,21 @@ export class SessionManager {
     for (const [id, { slot }] of this.slots) if (slot.isForgettable) this.slots.delete(id);
   }
 
+  /**
+   * Stops every session of one workspace for good (`reason`, default "deleted": its workspace was
+   * deleted) and resolves once their processes are gone, with the number of servers that ran or
+   * were starting. A later request for the workspace gets a new slot (the locator refuses a deleted one).
+   */
+  async stopWorkspace(tenant: string, workspace: string, reason: StopReason = "deleted"): Promise<number> {
+    const stopping: Array<Promise<boolean>> = [];
+    for (const [id, { key, slot }] of this.slots) {
+      if (key.tenant !== tenant || key.workspace !== workspace) continue;
+      this.slots.delete(id);
+      stopping.push(slot.close(reason));
+    }
+    return (await Promise.all(stopping)).filter(Boolean).length;
+  }
+
   /** Stops every session (shutdown ladder, in parallel) and waits for all to be gone. Idempotent. */
   async close(): Promise<void> {
     this.closed = true;
@@ -299,8 +314,11 @@ export class SessionManager {
       );
   }
 
-  private track(closing: Promise<void>): void {
-    const tracked: Promise<void> = closing.catch(() => {}).finally(() => this.closing.delete(tracked));
+  private track(closing: Promise<unknown>): void {
+    const tracked: Promise<void> = closing
+      .then(() => {})
+      .catch(() => {})
+      .finally(() => this.closing.delete(tracked));
     this.closing.add(tracked);
   }
 

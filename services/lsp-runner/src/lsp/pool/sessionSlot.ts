@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Message } from "vscode-jsonrpc/node.js";
 import type { ClientCapabilities } from "vscode-languageserver-protocol";
 import { RunnerError } from "../../errors.js";
+import { deletedWorkspace } from "../../workspace/workspaceLocator.js";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import type { SessionEvent } from "../session/languageSession.js";
 import { LanguageSession, type SessionFailure } from "../session/languageSession.js";
@@ -25,8 +26,11 @@ export interface SessionKey {
   root: string;
 }
 
-/** Why a session was stopped by the runner rather than failing on its own. */
-export type StopReason = "idle" | "memory" | "tenant-limit" | "shutdown" | "restart";
+/**
+ * Why a session was stopped by the runner rather than failing on its own ("deleted": its workspace
+ * was deleted in the control plane).
+ */
+export type StopReason = "idle" | "memory" | "tenant-limit" | "shutdown" | "restart" | "deleted";
 
 /** A lifecycle change, for logs and status events. */
 export interface LifecycleEvent {
@@ -88,6 +92,8 @@ export class SessionSlot {
   private lastFailure: { at: number; describe: () => string } | undefined;
   private lastUsedAt = Date.now();
   private closed = false;
+  /** Why the slot was closed, when not for a shutdown. */
+  private closedFor: StopReason | undefined;
   /** Starts that followed a failure. */
   private restartCount = 0;
   /** A server failed and its replacement has not been started yet. */
@@ -251,13 +257,19 @@ export class SessionSlot {
     return true;
   }
 
-  /** Stops everything for good (runner shutdown). */
-  async close(): Promise<void> {
+  /**
+   * Stops everything for good: runner shutdown, or `reason` (reported as a stop when a server ran
+   * or was starting). Resolves once the server's processes are gone. True when one ran or started.
+   */
+  async close(reason?: StopReason): Promise<boolean> {
     this.closed = true;
+    this.closedFor ??= reason;
     const session = this.session;
     this.session = undefined;
     const starting = this.starting?.catch(() => undefined);
+    if (reason && (session || starting)) this.emit("stopped", { pid: session?.pid, reason });
     await Promise.all([session?.close(), starting?.then((s) => s?.close())]);
+    return session !== undefined || starting !== undefined;
   }
 
   get languageId(): string {
@@ -336,6 +348,7 @@ export class SessionSlot {
   }
 
   private assertOpen(): void {
+    if (this.closedFor === "deleted") throw deletedWorkspace(this.context.key.tenant, this.context.key.workspace);
     if (this.closed) {
       throw new RunnerError("UNAVAILABLE", "the runner is shutting down; retry on another runner");
     }
