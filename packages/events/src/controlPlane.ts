@@ -23,6 +23,8 @@ export interface ControlLimits {
 export interface ControlTenant {
   v: 1;
   limits?: ControlLimits;
+  /** Workspace ids matching it (`*` wildcards, e.g. "task-*") are the tenant's without being listed. */
+  workspacePattern?: string;
 }
 
 export interface ControlWorkspace {

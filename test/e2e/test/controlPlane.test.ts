@@ -95,6 +95,7 @@ beforeAll(async () => {
   const workspaces = join(root, "workspaces");
   cpSync(fixturePath("typescript-basic"), join(workspaces, "acme", "web"), { recursive: true });
   cpSync(fixturePath("typescript-basic"), join(workspaces, "beta", "task-1"), { recursive: true });
+  cpSync(fixturePath("typescript-basic"), join(workspaces, "beta", "task-9"), { recursive: true });
   const runnerIds = ["lspmesh-runner-0", "lspmesh-runner-1"];
   // The NATS identities are configured up front (per-tenant NATS users are still configuration);
   // lspmesh's own tenancy comes from the control plane alone.
@@ -134,7 +135,16 @@ test("the seeded tenant's key answers on both gateways, and applying the same fi
 });
 
 test("a tenant added with a key and a workspace answers on both gateways within 2 s; deleted, it is NOT_FOUND; revoked, the key is refused; NATS never restarted", async () => {
-  expect((await admin("tenants", "add", "beta", "--calls-per-second", "50")).code).toBe(0);
+  const tenantAdded = await admin(
+    "tenants",
+    "add",
+    "beta",
+    "--calls-per-second",
+    "50",
+    "--workspace-pattern",
+    "task-*",
+  );
+  expect(tenantAdded.code, tenantAdded.stderr).toBe(0);
   expect((await admin("workspaces", "add", "beta", "task-1")).code).toBe(0);
   const added = await admin("keys", "add", "beta", "agent", "--scopes", "lsp:read,lsp:write");
   expect(added.code, added.stderr).toBe(0);
@@ -158,7 +168,16 @@ test("a tenant added with a key and a workspace answers on both gateways within 
     expect(hover.isError, text(hover)).toBeFalsy();
   }
 
-  // Deleted: NOT_FOUND naming it, on both gateways.
+  // A per-task folder the writer made, never registered: the tenant's pattern admits it.
+  const unlisted = await call(gateways[1]!, token, "hover", {
+    workspace: "task-9",
+    file: "src/greeter.ts",
+    line: 1,
+    column: 14,
+  });
+  expect(unlisted.isError, text(unlisted)).toBeFalsy();
+
+  // Deleted: NOT_FOUND naming it, on both gateways (the pattern matches it, the tombstone wins).
   expect((await admin("workspaces", "remove", "beta", "task-1")).code).toBe(0);
   const deletedAt = Date.now();
   const gone = await inForceOnEveryGateway("the deleted workspace refused", deletedAt, async (gateway) => {

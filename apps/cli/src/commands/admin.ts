@@ -28,7 +28,9 @@ gateways run with LSPMESH_CONTROL=nats apply each change as soon as NATS deliver
   apply -f FILE [--dry-run]         make the control plane equal to FILE: the tenants file's format
                                     plus an optional "keys" list in the API keys file's format
   tenants list | show T | remove T
-  tenants add T [--calls-per-second N] [--concurrent-calls N]     (again to change the limits)
+  tenants add T [--calls-per-second N] [--concurrent-calls N] [--workspace-pattern 'task-*']
+                                    (again to change them; a pattern admits every matching workspace
+                                    id without listing it: per-task and per-PR folders)
   workspaces list T | add T W [--languages L,…] | remove T W
   keys list T | remove T ID
   keys add T ID [--scopes lsp:read,lsp:write] [--workspaces W,…]  prints the new token, once
@@ -56,6 +58,7 @@ function parseFlags(args: string[]) {
         "nats-creds": { type: "string" },
         "calls-per-second": { type: "string" },
         "concurrent-calls": { type: "string" },
+        "workspace-pattern": { type: "string" },
         languages: { type: "string" },
         scopes: { type: "string" },
         workspaces: { type: "string" },
@@ -160,7 +163,8 @@ function requestOf(what: string | undefined, action: string | undefined, rest: s
         ...positive(flags["calls-per-second"], "--calls-per-second", "callsPerSecond"),
         ...positive(flags["concurrent-calls"], "--concurrent-calls", "concurrentCalls"),
       };
-      return write((current) => tenantPut(current, tenant!, Object.keys(limits).length ? limits : undefined));
+      const pattern = flags["workspace-pattern"];
+      return write((current) => tenantPut(current, tenant!, Object.keys(limits).length ? limits : undefined, pattern));
     }
     case "tenants remove": {
       const [tenant] = args(["TENANT"]);

@@ -45,9 +45,14 @@ export function describeChange(change: ControlChange): string {
 }
 
 /** Adds a tenant, or changes its limits. */
-export function tenantPut(current: ControlValues, tenant: string, limits?: ControlTenant["limits"]): ControlChange[] {
+export function tenantPut(
+  current: ControlValues,
+  tenant: string,
+  limits?: ControlTenant["limits"],
+  workspacePattern?: string,
+): ControlChange[] {
   checkId("tenant", tenant);
-  const record = validTenant(tenant, limits);
+  const record = validTenant(tenant, limits, workspacePattern);
   return changed(current, controlKeys.tenant(tenant), record);
 }
 
@@ -152,7 +157,7 @@ export function applyFile(current: ControlValues, raw: unknown, source: string):
   if (file.defaults?.limits && Object.keys(file.defaults.limits).length > 0)
     desired.set(controlKeys.defaults, canonical({ v: 1, limits: file.defaults.limits }));
   for (const [tenant, config] of Object.entries(file.tenants)) {
-    desired.set(controlKeys.tenant(tenant), canonical(validTenant(tenant, config.limits)));
+    desired.set(controlKeys.tenant(tenant), canonical(validTenant(tenant, config.limits, config.workspacePattern)));
     for (const workspace of config.workspaces) {
       const record: ControlWorkspace = workspace.languages ? { v: 1, languages: workspace.languages } : { v: 1 };
       desired.set(controlKeys.workspace(tenant, workspace.id), canonical(record));
@@ -238,11 +243,19 @@ function needTenant(current: ControlValues, tenant: string): void {
     throw new AdminError("NOT_FOUND", `no tenant '${tenant}'; add it first: lspmesh admin tenants add ${tenant}`);
 }
 
-function validTenant(tenant: string, limits: ControlTenant["limits"] | undefined): ControlTenant {
+function validTenant(
+  tenant: string,
+  limits: ControlTenant["limits"] | undefined,
+  workspacePattern?: string,
+): ControlTenant {
   try {
-    const parsed = parseTenantsFile({ tenants: { [tenant]: { workspaces: [], limits } } }, "tenant");
+    const parsed = parseTenantsFile({ tenants: { [tenant]: { workspaces: [], limits, workspacePattern } } }, "tenant");
     const checked = parsed.tenants[tenant]!.limits;
-    return checked && Object.keys(checked).length > 0 ? { v: 1, limits: checked } : { v: 1 };
+    return {
+      v: 1,
+      ...(checked && Object.keys(checked).length > 0 ? { limits: checked } : {}),
+      ...(workspacePattern ? { workspacePattern } : {}),
+    };
   } catch (error) {
     throw new AdminError("INVALID_ARGUMENT", (error as Error).message);
   }

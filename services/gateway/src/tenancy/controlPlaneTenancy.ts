@@ -83,7 +83,11 @@ export function tenantsFileOf(
     }
     try {
       const parsed = parseTenantsFile(
-        { tenants: { [tenant]: { workspaces: live, limits: limitsOf(record) } } },
+        {
+          tenants: {
+            [tenant]: { workspaces: live, limits: limitsOf(record), workspacePattern: record.workspacePattern },
+          },
+        },
         "control plane",
       );
       tenants[tenant] = { ...parsed.tenants[tenant]!, ...(deleted.length ? { deleted } : {}) };

@@ -67,3 +67,34 @@ test("bad tenants files name the fix", () => {
     /positive number/,
   );
 });
+
+describe("workspace patterns", () => {
+  const patterned = new TenantWorkspaceResolver(
+    parseTenantsFile({
+      tenants: { acme: { workspaces: ["web"], workspacePattern: "task-*" }, globex: { workspaces: ["shop"] } },
+    }),
+  );
+
+  test("an unlisted workspace matching the tenant's pattern is its own; others, and other tenants', are not", async () => {
+    await expect(patterned.resolve("task-42", caller({}))).resolves.toEqual({ tenant: "acme", workspace: "task-42" });
+    expect((await failure(patterned.resolve("tasks", caller({})))).code).toBe("NOT_FOUND");
+    expect((await failure(patterned.resolve("task-42", caller({ tenant: "globex" })))).code).toBe("NOT_FOUND");
+    // The token's own workspace list still narrows it; listing stays explicit.
+    expect((await failure(patterned.resolve("task-42", caller({ workspaces: ["web"] })))).code).toBe("NOT_FOUND");
+    expect((await patterned.visible(caller({}))).map((t) => t.workspace)).toEqual(["web"]);
+  });
+
+  test("a deleted workspace stays deleted even when the pattern matches it", async () => {
+    const file = parseTenantsFile({ tenants: { acme: { workspaces: [], workspacePattern: "task-*" } } });
+    file.tenants.acme!.deleted = ["task-1"];
+    const error = await failure(new TenantWorkspaceResolver(file).resolve("task-1", caller({})));
+    expect(error.message).toMatch(/^workspace 'task-1' was deleted/);
+  });
+
+  test("a pattern must be a workspace id with a '*'", () => {
+    for (const bad of ["task", "Task-*", "task/*", 7, "*".repeat(70)])
+      expect(() => parseTenantsFile({ tenants: { acme: { workspaces: [], workspacePattern: bad } } })).toThrow(
+        /workspacePattern must be a workspace id with '\*' wildcards/,
+      );
+  });
+});

@@ -23,6 +23,11 @@ export interface WorkspaceConfig {
 export interface TenantConfig {
   workspaces: WorkspaceConfig[];
   limits?: Partial<TenantLimits>;
+  /**
+   * Any workspace id matching this pattern (`*` any characters, e.g. "task-*") is the tenant's too,
+   * without being listed: per-task and per-PR workspaces made on the volume by their writer.
+   */
+  workspacePattern?: string;
   /** Workspaces deleted through the control plane: a call for one is told so (not a file field). */
   deleted?: string[];
 }
@@ -33,6 +38,16 @@ export interface TenantsFile {
   defaults?: { limits?: Partial<TenantLimits> };
 }
 
+/** A workspace-id pattern: ID_PATTERN's characters and at least one `*`, at most 63 long. */
+const WORKSPACE_PATTERN = /^(?=[^*]*\*)[a-z0-9*][a-z0-9_*-]{0,62}$/;
+
+/** Whether `workspace` matches a workspacePattern (`*`: any run of characters, possibly none). */
+export function matchesWorkspacePattern(pattern: string, workspace: string): boolean {
+  // A validated pattern holds only a-z 0-9 _ - and *: nothing else a RegExp reads specially.
+  const regex = new RegExp(`^${pattern.split("*").join(".*")}$`);
+  return ID_PATTERN.test(workspace) && regex.test(workspace);
+}
+
 /** Validates a parsed tenants file; workspaces may be given as plain ids. Throws naming the fix. */
 export function parseTenantsFile(raw: unknown, source = "tenants file"): TenantsFile {
   const file = raw as { tenants?: Record<string, unknown>; defaults?: { limits?: unknown } } | null;
@@ -41,7 +56,7 @@ export function parseTenantsFile(raw: unknown, source = "tenants file"): Tenants
   const tenants: Record<string, TenantConfig> = {};
   for (const [tenant, value] of Object.entries(file.tenants)) {
     if (!ID_PATTERN.test(tenant)) throw new Error(`${source}: '${tenant}' is not a tenant id (a-z, 0-9, '_' or '-')`);
-    const config = value as { workspaces?: unknown[]; limits?: unknown } | null;
+    const config = value as { workspaces?: unknown[]; limits?: unknown; workspacePattern?: unknown } | null;
     if (!config || !Array.isArray(config.workspaces))
       throw new Error(`${source}: tenant '${tenant}' needs a "workspaces" list`);
     const workspaces = config.workspaces.map((entry): WorkspaceConfig => {
@@ -57,7 +72,16 @@ export function parseTenantsFile(raw: unknown, source = "tenants file"): Tenants
         throw new Error(`${source}: workspace '${tenant}/${workspace.id}' languages must be a list of language ids`);
       return workspace.languages ? { id: workspace.id, languages: workspace.languages } : { id: workspace.id };
     });
-    tenants[tenant] = { workspaces, limits: limitsFrom(config.limits, `${source}: tenant '${tenant}'`) };
+    const pattern = config.workspacePattern;
+    if (pattern !== undefined && (typeof pattern !== "string" || !WORKSPACE_PATTERN.test(pattern)))
+      throw new Error(
+        `${source}: tenant '${tenant}' workspacePattern must be a workspace id with '*' wildcards, e.g. "task-*" (got ${JSON.stringify(pattern)})`,
+      );
+    tenants[tenant] = {
+      workspaces,
+      limits: limitsFrom(config.limits, `${source}: tenant '${tenant}'`),
+      ...(pattern ? { workspacePattern: pattern } : {}),
+    };
   }
   return { tenants, defaults: { limits: limitsFrom(file.defaults?.limits, `${source}: defaults`) } };
 }
@@ -101,8 +125,12 @@ export class TenantWorkspaceResolver implements WorkspaceResolver {
       throw workspaceNeeded(visible);
     }
     const found = visible.find((target) => target.workspace === requested);
-    if (!found) throw this.deletedWorkspace(requested, caller) ?? unknownWorkspace(requested);
-    return found;
+    if (found) return found;
+    const deleted = this.deletedWorkspace(requested, caller);
+    if (deleted) throw deleted;
+    const matched = this.patternWorkspace(requested, caller);
+    if (!matched) throw unknownWorkspace(requested);
+    return matched;
   }
 
   async visible(caller: Caller): Promise<WorkspaceTarget[]> {
@@ -116,6 +144,15 @@ export class TenantWorkspaceResolver implements WorkspaceResolver {
       .filter((workspace) => !allowed || allowed.has(workspace.id))
       .map((workspace) => ({ tenant: principal.tenant, workspace: workspace.id }))
       .sort((a, b) => a.workspace.localeCompare(b.workspace));
+  }
+
+  /** A workspace of the caller's tenant by its pattern (not listed), if its token allows it. */
+  private patternWorkspace(requested: string, caller: Caller): WorkspaceTarget | undefined {
+    const principal = caller.principal;
+    const pattern = principal && this.file.tenants[principal.tenant]?.workspacePattern;
+    if (!principal || !pattern || !hasScope(principal, "lsp:read")) return undefined;
+    if (principal.workspaces && !principal.workspaces.includes(requested)) return undefined;
+    return matchesWorkspacePattern(pattern, requested) ? { tenant: principal.tenant, workspace: requested } : undefined;
   }
 
   /** NOT_FOUND saying the caller's own workspace was deleted (their tenant's, so nothing leaks). */
