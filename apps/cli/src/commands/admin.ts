@@ -2,7 +2,7 @@
 // started with LSPMESH_CONTROL=nats follows live. Each change is computed from the bucket's current
 // values, printed as a diff, written key by key and logged as one audit line (stderr, JSON).
 import { readFile } from "node:fs/promises";
-import { NATS_CONNECTION_OPTIONS, type NatsClientAuth, natsClientAuth, natsConnectOptions } from "@lspmesh/events";
+import { NATS_CONNECTION_OPTIONS, natsConnectOptions } from "@lspmesh/events";
 import {
   AdminError,
   applyFile,
@@ -18,6 +18,7 @@ import {
   workspaceRemove,
 } from "@lspmesh/gateway";
 import { connect } from "@nats-io/transport-node";
+import { cliNatsAuth } from "../natsCredentials.js";
 import { parseCommandFlags, UsageError } from "../usage.js";
 
 export const HELP = `usage: lspmesh admin <what> <action> [arguments] [options]
@@ -93,7 +94,7 @@ async function run(request: Request, values: Flags): Promise<void> {
   const nc = await connect({
     servers: values.nats ?? process.env.LSPMESH_NATS_URL ?? "nats://127.0.0.1:4222",
     name: "lspmesh-admin",
-    ...natsConnectOptions(await natsAuth(values)),
+    ...natsConnectOptions(await cliNatsAuth(values["nats-creds"])),
     ...NATS_CONNECTION_OPTIONS,
     maxReconnectAttempts: 0,
   }).catch((error: unknown) => {
@@ -291,19 +292,4 @@ function positive(text: string | undefined, flag: string, name: string): Record<
   const value = Number(text);
   if (!(value > 0)) throw new UsageError(`${flag} must be a positive number (got '${text}')`);
   return { [name]: value };
-}
-
-async function natsAuth(flags: Flags): Promise<NatsClientAuth> {
-  const credsFile = flags["nats-creds"];
-  if (credsFile)
-    await readFile(credsFile).catch(() => {
-      throw new UsageError(`cannot read the NATS credentials file '${credsFile}'`);
-    });
-  try {
-    return credsFile
-      ? { ...natsClientAuth(() => undefined), credentials: { kind: "creds", file: credsFile } }
-      : natsClientAuth((name) => process.env[name] || undefined);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
 }

@@ -1,10 +1,9 @@
 // `lspmesh diagnostics`: a workspace's current diagnostics from NATS, file by file, and with
 // --watch every change after that, for dashboards and bots that stay connected.
-import { readFile } from "node:fs/promises";
-import { type NatsClientAuth, natsClientAuth } from "@lspmesh/events";
 import { DEFAULT_WORKSPACE, ID_PATTERN, LOCAL_TENANT } from "@lspmesh/proto";
 import { closeOnSignals } from "@lspmesh/service-kit";
 import { CheckError } from "../check/source.js";
+import { cliNatsAuth } from "../natsCredentials.js";
 import { parseCommandFlags, UsageError } from "../usage.js";
 import { openDiagnosticsFeed } from "../watch/diagnosticsFeed.js";
 import { renderMessageJson, renderMessageText } from "../watch/renderMessage.js";
@@ -59,19 +58,7 @@ export async function runDiagnosticsCommand(args: string[]): Promise<void> {
   }
   const format = values.format ?? "text";
   if (format !== "text" && format !== "json") throw new UsageError(`--format must be text or json (got '${format}')`);
-  const credsFile = values["nats-creds"];
-  if (credsFile)
-    await readFile(credsFile).catch(() => {
-      throw new UsageError(`cannot read the NATS credentials file '${credsFile}'`);
-    });
-  let auth: NatsClientAuth;
-  try {
-    auth = credsFile
-      ? { ...natsClientAuth(() => undefined), credentials: { kind: "creds", file: credsFile } }
-      : natsClientAuth((name) => process.env[name] || undefined);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const auth = await cliNatsAuth(values["nats-creds"]);
 
   const print = format === "json" ? renderMessageJson : renderMessageText;
   try {
