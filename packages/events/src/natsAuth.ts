@@ -83,6 +83,8 @@ export function natsConnectOptions(auth: NatsClientAuth | undefined): {
       return { token: credentials.token, ...tls };
     case "creds": {
       const file = credentials.file;
+      // The JWT's user name gives the reply-inbox prefix its permissions allow (natsJwt.ts).
+      const name = credsUserName(file);
       // Read at each (re)connect, so a rotated creds file applies without a restart.
       return {
         authenticator: credsAuthenticator(() => {
@@ -92,10 +94,25 @@ export function natsConnectOptions(auth: NatsClientAuth | undefined): {
             throw new NatsAuthError(`cannot read the NATS creds file ${file}: ${(error as Error).message}`);
           }
         }),
+        ...(name ? { inboxPrefix: inboxPrefixOf(name) } : {}),
         ...tls,
       };
     }
     default:
       return tls;
+  }
+}
+
+/** The user name in a creds file's JWT (its `name` claim); undefined when unreadable. */
+function credsUserName(file: string): string | undefined {
+  try {
+    const jwt = /-----BEGIN NATS USER JWT-----\s*([A-Za-z0-9_-]+\.([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+)/.exec(
+      readFileSync(file, "utf8"),
+    )?.[2];
+    if (!jwt) return undefined;
+    const name = (JSON.parse(Buffer.from(jwt, "base64url").toString("utf8")) as { name?: unknown }).name;
+    return typeof name === "string" && /^[A-Za-z0-9_-]+$/.test(name) ? name : undefined;
+  } catch {
+    return undefined;
   }
 }

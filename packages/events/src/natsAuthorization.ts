@@ -49,12 +49,16 @@ export interface NatsUserPermissions {
   user: string;
   publish: string[];
   subscribe: string[];
+  /** Denied even where `publish` allows (JWT credentials only: see runnerPermissions). */
+  publishDeny?: string[];
   /** May answer requests it received (allow_responses): runners answer file-change announcements. */
   responses?: boolean;
 }
 
 const REGISTRY_STREAM = `KV_${RUNNER_REGISTRY_BUCKET}`;
 const CLAIMS_STREAM = `KV_${RUNNER_CLAIMS_BUCKET}`;
+/** The KV streams a gateway opens (creating them when absent) and reads: registry, claims, control plane. */
+export const REGISTRY_READER_STREAMS = [REGISTRY_STREAM, CLAIMS_STREAM, CONTROL_STREAM] as const;
 
 /** The user names of each identity (also their inbox prefixes, `_INBOX_<user>`). */
 export const NATS_USERS = {
@@ -133,6 +137,57 @@ function controlPlaneWorkspaceReader(tenants: readonly string[] | undefined): st
   ];
 }
 
+/**
+ * What a runner identity may do. `runnerIds` is its registry id, or a subject pattern of ids
+ * (`<pool>.*`: every replica of a pool shares one credential). `allTenants` names the symbol index
+ * buckets of a runner serving every tenant; "any" (credentials minted before the tenants are known)
+ * opens every stream's API and every bucket's keys but the control plane's (NATS subjects cannot
+ * scope a bucket name by prefix).
+ */
+export function runnerPermissions(runner: {
+  user: string;
+  runnerIds: string;
+  tenants?: readonly string[] | undefined;
+  allTenants: readonly string[] | "any";
+}): Omit<NatsUserPermissions, "user"> {
+  const dedicated = runner.tenants?.length ? runner.tenants : undefined;
+  const tenants = dedicated ?? [undefined];
+  const indexes =
+    dedicated || runner.allTenants !== "any"
+      ? (dedicated ?? (runner.allTenants as readonly string[])).flatMap(symbolIndexWriter)
+      : ["$JS.API.STREAM.CREATE.*", "$JS.API.STREAM.INFO.*", ...kvWatcher("*"), "$KV.*.>"];
+  return {
+    publish: [
+      ...registryOpener(REGISTRY_STREAM),
+      `$KV.${RUNNER_REGISTRY_BUCKET}.${runner.runnerIds}`,
+      ...registryOpener(CLAIMS_STREAM).slice(1),
+      // Create the stream when absent; never read its state (STREAM.INFO lists every tenant's
+      // subjects) nor change its settings (STREAM.UPDATE: every tenant's retention).
+      `$JS.API.STREAM.CREATE.${DIAGNOSTICS_STREAM}`,
+      // No purge: NATS cannot scope one to a runner's tenants (the filter is in the request
+      // body). A deleted file's diagnostics are replaced by a `deleted` message instead.
+      // Its claims: only the tenants it was issued for; issued for every tenant, any claim of
+      // its own (`_any`, or the tenants a trusting group declares with LSPMESH_TENANTS).
+      ...(dedicated
+        ? dedicated.map((tenant) => `$KV.${RUNNER_CLAIMS_BUCKET}.${runnerClaimKey(tenant, runner.runnerIds)}`)
+        : [`$KV.${RUNNER_CLAIMS_BUCKET}.*.${runner.runnerIds}`]),
+      ...tenants.map((tenant) => diagnosticsWildcard(tenant)),
+      ...tenants.map((tenant) => statusWildcard(tenant)),
+      // Symbol indexes of the tenants it serves (a shared pool: every tenant listed). After a
+      // restart a shared pool's runner lists the buckets to take up the workspaces its stored
+      // indexes name; a dedicated one opens its tenants' buckets by name.
+      ...(dedicated ? [] : ["$JS.API.STREAM.LIST"]),
+      ...indexes,
+      // Its tenants' workspace records: a deleted workspace's servers, index and diagnostics go.
+      ...controlPlaneWorkspaceReader(dedicated),
+    ],
+    // Never the control plane's keys, whatever a wildcard above allows.
+    ...(!dedicated && runner.allTenants === "any" ? { publishDeny: [`$KV.${CONTROL_BUCKET}.>`] } : {}),
+    subscribe: [`${inboxPrefixOf(runner.user)}.>`, ...tenants.map((tenant) => fileEventsWildcard(tenant))],
+    responses: true,
+  };
+}
+
 export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password">): NatsUserPermissions[] {
   const users: NatsUserPermissions[] = [
     {
@@ -149,35 +204,9 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
   ];
   for (const runner of spec.runners) {
     const user = NATS_USERS.runner(runner.id);
-    const tenants = runner.tenants?.length ? runner.tenants : [undefined];
     users.push({
       user,
-      publish: [
-        ...registryOpener(REGISTRY_STREAM),
-        `$KV.${RUNNER_REGISTRY_BUCKET}.${runner.id}`,
-        ...registryOpener(CLAIMS_STREAM).slice(1),
-        // Create the stream when absent; never read its state (STREAM.INFO lists every tenant's
-        // subjects) nor change its settings (STREAM.UPDATE: every tenant's retention).
-        `$JS.API.STREAM.CREATE.${DIAGNOSTICS_STREAM}`,
-        // No purge: NATS cannot scope one to a runner's tenants (the filter is in the request
-        // body). A deleted file's diagnostics are replaced by a `deleted` message instead.
-        // Its claims: only the tenants it was issued for; issued for every tenant, any claim of
-        // its own (`_any`, or the tenants a trusting group declares with LSPMESH_TENANTS).
-        ...(runner.tenants?.length
-          ? runner.tenants.map((tenant) => `$KV.${RUNNER_CLAIMS_BUCKET}.${runnerClaimKey(tenant, runner.id)}`)
-          : [`$KV.${RUNNER_CLAIMS_BUCKET}.*.${runner.id}`]),
-        ...tenants.map((tenant) => diagnosticsWildcard(tenant)),
-        ...tenants.map((tenant) => statusWildcard(tenant)),
-        // Symbol indexes of the tenants it serves (a shared pool: every tenant listed). After a
-        // restart a shared pool's runner lists the buckets to take up the workspaces its stored
-        // indexes name; a dedicated one opens its tenants' buckets by name.
-        ...(runner.tenants?.length ? [] : ["$JS.API.STREAM.LIST"]),
-        ...(runner.tenants?.length ? runner.tenants : spec.tenants).flatMap(symbolIndexWriter),
-        // Its tenants' workspace records: a deleted workspace's servers, index and diagnostics go.
-        ...controlPlaneWorkspaceReader(runner.tenants),
-      ],
-      subscribe: [`${inboxPrefixOf(user)}.>`, ...tenants.map((tenant) => fileEventsWildcard(tenant))],
-      responses: true,
+      ...runnerPermissions({ user, runnerIds: runner.id, tenants: runner.tenants, allTenants: spec.tenants }),
     });
   }
   for (const tenant of spec.tenants) {

@@ -62,6 +62,16 @@ export function deriveRunnerSecret(key: string, runnerId: string): string {
   return createHmac("sha256", key).update(`lspmesh-runner-secret:v1:${runnerId}`).digest("base64url");
 }
 
+/**
+ * Whose secret a runner holds: a registry id `<pool>.<name>` (replicas of a pool that scales,
+ * sharing one NATS credential that may write only `<pool>.*` registry keys) holds its pool's
+ * secret, derived from `<pool>`; any other id (a fixed replica, or host:port) its own.
+ */
+export function runnerSecretSubject(runnerId: string): string {
+  const dot = runnerId.indexOf(".");
+  return dot > 0 && !runnerId.includes(":") ? runnerId.slice(0, dot) : runnerId;
+}
+
 /** The metadata key carrying the shared secret. */
 export const GRPC_AUTHORIZATION_KEY = "authorization";
 
@@ -121,7 +131,7 @@ export class GrpcAuth {
     if (secret === undefined) return undefined;
     if (!this.settings.perRunnerSecrets) return { [GRPC_AUTHORIZATION_KEY]: `Bearer ${secret}` };
     if (runnerId === undefined) throw new GrpcAuthError("per-runner secrets need the runner's id");
-    return { [GRPC_AUTHORIZATION_KEY]: `Bearer ${deriveRunnerSecret(secret, runnerId)}` };
+    return { [GRPC_AUTHORIZATION_KEY]: `Bearer ${deriveRunnerSecret(secret, runnerSecretSubject(runnerId))}` };
   }
 
   /**

@@ -1,8 +1,10 @@
-// Tenants, workspaces and keys changed while everything runs: nats-server (secured), two
-// `lspmesh runner`s and two `lspmesh gateway`s started with LSPMESH_CONTROL=nats, changed with the
-// `lspmesh admin` command only. Nothing is restarted: the NATS server's pid is the same at the end.
+// Tenants, workspaces, keys and NATS credentials changed while everything runs: nats-server in JWT
+// mode (decentralized auth: nothing per tenant or runner in its configuration), two `lspmesh
+// runner`s of one pool sharing its credential and two `lspmesh gateway`s started with
+// LSPMESH_CONTROL=nats, changed with the `lspmesh admin` command only. Nothing is restarted: the
+// NATS server's pid is the same at the end.
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +23,7 @@ import {
 } from "@lspmesh/test-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { credsAuthenticator, connect as natsConnect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
 const CLI = fileURLToPath(new URL("../../../apps/cli/bin/lspmesh.js", import.meta.url));
@@ -41,7 +44,12 @@ const gateways: GatewayProcess[] = [];
 async function admin(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, "admin", ...args], {
-      env: { ...process.env, LSPMESH_NATS_URL: nats.url, ...nats.env(NATS_USERS.admin) },
+      env: {
+        ...process.env,
+        LSPMESH_NATS_URL: nats.url,
+        LSPMESH_NATS_TRUST_DIR: nats.trustDir,
+        ...nats.env(NATS_USERS.admin),
+      },
     });
     return { stdout, stderr, code: 0 };
   } catch (error) {
@@ -96,10 +104,22 @@ beforeAll(async () => {
   cpSync(fixturePath("typescript-basic"), join(workspaces, "acme", "web"), { recursive: true });
   cpSync(fixturePath("typescript-basic"), join(workspaces, "beta", "task-1"), { recursive: true });
   cpSync(fixturePath("typescript-basic"), join(workspaces, "beta", "task-9"), { recursive: true });
-  const runnerIds = ["lspmesh-runner-0", "lspmesh-runner-1"];
-  // The NATS identities are configured up front (per-tenant NATS users are still configuration);
-  // lspmesh's own tenancy comes from the control plane alone.
-  nats = await startNatsServer({ secured: { tenants: ["acme", "beta"], runners: runnerIds.map((id) => ({ id })) } });
+  // A type error in each tenant's workspace: diagnostics on NATS that only its CI credential reads.
+  for (const [tenant, workspace] of [
+    ["acme", "web"],
+    ["beta", "task-9"],
+  ])
+    writeFileSync(
+      join(workspaces, tenant!, workspace!, "src/canary.ts"),
+      `export const canary: number = "${tenant!.toUpperCase()}-CANARY";\n`,
+    );
+  // One pool's two replicas (ids `<pool>.<name>`), each with the pool's credential.
+  const runnerIds = ["shared.lspmesh-runner-0", "shared.lspmesh-runner-1"];
+  // JWT mode: the server's configuration names an operator and nothing else; every credential
+  // beyond the services' is minted by `lspmesh admin creds` while it runs.
+  nats = await startNatsServer({
+    secured: { mode: "jwt", tenants: ["acme"], runners: runnerIds.map((id) => ({ id })) },
+  });
   natsPid = nats.pid();
   // The GitOps seed: one tenant with one workspace and one key, from a file.
   const seed = join(root, "control.json");
@@ -204,6 +224,88 @@ test("a tenant added with a key and a workspace answers on both gateways within 
   expect(nats.pid()).toBe(natsPid);
 }, 180_000);
 
+/** `lspmesh diagnostics` (one replay) with a creds file: its output and exit code. */
+async function diagnostics(creds: string, tenant: string, workspace: string) {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [CLI, "diagnostics", "--nats", nats.url, "--nats-creds", creds, "--tenant", tenant, "--workspace", workspace],
+      { env: { ...process.env, LSPMESH_NATS_USER: "", LSPMESH_NATS_PASSWORD: "", LSPMESH_NATS_CREDS: "" } },
+    );
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const failed = error as { stdout: string; stderr: string; code: number };
+    return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
+  }
+}
+
+test("CI credentials minted while NATS runs read only their tenant's diagnostics; revoked, the connection is closed and refused within 2 s", async () => {
+  // Both tenants' canaries on NATS: a call in each workspace opens a session that publishes them.
+  const acmeToken = SEED_TOKEN;
+  await call(gateways[0]!, acmeToken, "diagnostics", { workspace: "web", files: ["src/canary.ts"], wait_ms: 20_000 });
+  expect((await admin("tenants", "add", "beta", "--workspace-pattern", "task-*")).code).toBe(0);
+  const key = await admin("keys", "add", "beta", "ci-reader", "--scopes", "lsp:read");
+  expect(key.code, key.stderr).toBe(0);
+  const betaToken = key.stdout.trim();
+  await waitFor(
+    "beta's key usable",
+    async () => !(await call(gateways[1]!, betaToken, "workspace_status", {})).isError,
+  );
+  await call(gateways[1]!, betaToken, "diagnostics", {
+    workspace: "task-9",
+    files: ["src/canary.ts"],
+    wait_ms: 20_000,
+  });
+
+  const minted = await admin("creds", "ci", "beta", "--out", join(root, "ci-beta.creds"));
+  expect(minted.code, minted.stderr).toBe(0);
+  const creds = join(root, "ci-beta.creds");
+  const listed = await admin("creds", "list", "--json");
+  expect(
+    (JSON.parse(listed.stdout) as Array<{ name: string; tenant?: string }>).map((r) => [r.name, r.tenant]),
+  ).toEqual([["ci-beta", "beta"]]);
+
+  await waitFor(
+    "beta's canary readable with its CI credential",
+    async () => {
+      const result = await diagnostics(creds, "beta", "task-9");
+      if (!/src\/canary\.ts: 1 error/.test(result.stdout))
+        throw new Error(`exit ${result.code}: ${result.stdout.slice(0, 300)} ${result.stderr.slice(0, 300)}`);
+      return result;
+    },
+    { timeoutMs: 30_000, intervalMs: 500 },
+  );
+  const other = await diagnostics(creds, "acme", "web");
+  expect(other.code).not.toBe(0);
+  expect(other.stdout).not.toContain("canary.ts");
+  expect(other.stderr).toMatch(/NATS refused to let this identity read .*use the credentials of tenant .acme./);
+
+  // A live connection with the credential (as `diagnostics --watch` holds one), then revoked.
+  const live = await natsConnect({
+    servers: nats.url,
+    authenticator: credsAuthenticator(readFileSync(creds)),
+    inboxPrefix: "_INBOX_ci-beta",
+    reconnect: false,
+  });
+  const closed = live.closed();
+  const revoked = await admin("creds", "revoke", "ci-beta");
+  expect(revoked.code, revoked.stderr).toBe(0);
+  const revokedAt = Date.now();
+  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  const closedAfter = Date.now() - revokedAt;
+  console.log(`control plane: revoked CI credential's connection closed after ${closedAfter} ms`);
+  expect(live.isClosed()).toBe(true);
+  expect(closedAfter).toBeLessThan(APPLY_WITHIN_MS);
+  await expect(
+    natsConnect({ servers: nats.url, authenticator: credsAuthenticator(readFileSync(creds)), reconnect: false }),
+  ).rejects.toThrow(/authoriz|revoked/i);
+  const refused = await diagnostics(creds, "beta", "task-9");
+  expect(refused.code).not.toBe(0);
+  expect(refused.stdout).not.toContain("canary.ts");
+  expect((await admin("creds", "list", "--json")).stdout.trim()).toBe("[]");
+  expect(nats.pid()).toBe(natsPid);
+}, 180_000);
+
 test("admin refuses bad requests with the fix and exit status 2, writing nothing", async () => {
   const cases: Array<[string[], RegExp]> = [
     [["tenants", "add", "Not An Id"], /is not an id/],
@@ -212,6 +314,10 @@ test("admin refuses bad requests with the fix and exit status 2, writing nothing
     [["keys", "remove", "acme", "missing"], /has no key 'missing'/],
     [["workspaces", "remove", "acme", "nope"], /no workspace 'nope'/],
     [["frobnicate"], /unknown admin request/],
+    [["creds", "ci"], /creds ci takes TENANT/],
+    [["creds", "root", "acme"], /unknown creds kind 'root'/],
+    [["creds", "revoke", "nobody"], /no NATS credentials named 'nobody'/],
+    [["creds", "ci", "acme", "--expires-in", "soon"], /--expires-in must be/],
   ];
   for (const [args, message] of cases) {
     const result = await admin(...args);

@@ -1,15 +1,26 @@
 // Starts a real nats-server with JetStream on a free loopback port, for tests. A secured one runs
 // with the authorization lspmesh ships (natsAuthorizationConfig): one user per identity, nothing
-// for a client without credentials.
+// for a client without credentials; in JWT mode, decentralized auth (natsJwt.ts): an operator
+// trust in the store, one minted creds file per identity, nothing in the configuration per tenant.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { inboxPrefixOf, NATS_USERS, natsAuthorizationConfig } from "@lspmesh/events";
-import { connect as natsConnect } from "@nats-io/transport-node";
+import {
+  createNatsTrust,
+  inboxPrefixOf,
+  mintNatsUser,
+  NATS_USERS,
+  type NatsJwtIdentity,
+  type NatsTrust,
+  natsAuthorizationConfig,
+  natsJwtServerConfig,
+  writeNatsTrust,
+} from "@lspmesh/events";
+import { credsAuthenticator, connect as natsConnect } from "@nats-io/transport-node";
 import { waitFor } from "./waitFor.js";
 
 export interface NatsServer extends AsyncDisposable {
@@ -23,8 +34,18 @@ export interface NatsServer extends AsyncDisposable {
   restart(): Promise<void>;
   /** True when it runs with lspmesh's authorization (startNatsServer({ secured })). */
   readonly secured: boolean;
-  /** Connect options of a user (`gateway`, `runner-<id>`, `tenant-<t>`, `admin`); {} when not secured. */
-  connectOptions(user: string): { user?: string; pass?: string; inboxPrefix?: string };
+  /** JWT mode: the trust directory (operator, accounts, SYS user), as `lspmesh admin creds` takes it. */
+  readonly trustDir?: string;
+  /**
+   * Connect options of a user (`gateway`, a runner id, `ci-<t>`, `writer-<t>`, `admin`); {} when not
+   * secured. In JWT mode a runner id is `<pool>.<name>` and its creds are its pool's.
+   */
+  connectOptions(user: string): {
+    user?: string;
+    pass?: string;
+    inboxPrefix?: string;
+    authenticator?: ReturnType<typeof credsAuthenticator>;
+  };
   /** LSPMESH_NATS_* variables for an lspmesh process acting as `user` ({} when not secured). */
   env(user: string): Record<string, string>;
   /** Adds a runner identity serving `tenants` (default all) and reloads the server's configuration. */
@@ -35,7 +56,12 @@ export interface NatsServer extends AsyncDisposable {
 
 export interface NatsServerOptions {
   /** Run with lspmesh's authorization for these tenants (and runners, more with addRunner). */
-  secured?: { tenants: readonly string[]; runners?: ReadonlyArray<{ id: string; tenants?: readonly string[] }> };
+  secured?: {
+    tenants: readonly string[];
+    runners?: ReadonlyArray<{ id: string; tenants?: readonly string[] }>;
+    /** "jwt": decentralized auth, credentials minted per identity (default "password"). */
+    mode?: "password" | "jwt";
+  };
   /**
    * Run this configuration file instead (e.g. the shipped deploy/nats/nats.conf); address, ports
    * and store are still the test's (flags override the file). Not with `secured`.
@@ -82,15 +108,25 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     return passwords.get(user)!;
   };
   const configFile = join(store, "nats.conf");
+  const jwt = secured?.mode === "jwt" ? await jwtCredentials(store, secured.tenants, runners) : undefined;
   const writeConfig = () =>
     writeFileSync(
       configFile,
-      `listen: "127.0.0.1:${port}"\njetstream { store_dir: ${JSON.stringify(join(store, "js"))} }\n${natsAuthorizationConfig(
-        { runners, tenants: secured?.tenants ?? [], admin: true, password },
-      )}`,
+      `listen: "127.0.0.1:${port}"\njetstream { store_dir: ${JSON.stringify(join(store, "js"))} }\n${
+        jwt
+          ? natsJwtServerConfig(jwt.trust, join(store, "jwt"))
+          : natsAuthorizationConfig({ runners, tenants: secured?.tenants ?? [], admin: true, password })
+      }`,
     );
   const connectOptions = (user: string) =>
-    secured ? { user, pass: password(user), inboxPrefix: inboxPrefixOf(user) } : {};
+    jwt
+      ? {
+          authenticator: credsAuthenticator(new TextEncoder().encode(jwt.creds(user).text)),
+          inboxPrefix: inboxPrefixOf(jwt.creds(user).name),
+        }
+      : secured
+        ? { user, pass: password(user), inboxPrefix: inboxPrefixOf(user) }
+        : {};
   // A given file gets a free monitoring port too (it may name one).
   const given = options.configFile ? ["-c", options.configFile, "-m", String(await freePort())] : [];
   let child: ChildProcess | undefined;
@@ -136,13 +172,20 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     restart: launch,
     [Symbol.asyncDispose]: close,
     secured: Boolean(secured),
+    ...(jwt ? { trustDir: jwt.trustDir } : {}),
     pid: () => child?.pid,
     connectOptions,
     env: (user): Record<string, string> =>
-      secured ? { LSPMESH_NATS_USER: user, LSPMESH_NATS_PASSWORD: password(user) } : {},
+      jwt
+        ? { LSPMESH_NATS_CREDS: jwt.creds(user).file }
+        : secured
+          ? { LSPMESH_NATS_USER: user, LSPMESH_NATS_PASSWORD: password(user) }
+          : {},
     async addRunner(id, tenants) {
       if (!secured || runners.some((runner) => runner.id === id)) return;
       runners.push({ id, ...(tenants ? { tenants } : {}) });
+      // JWT mode: a credential for its pool, nothing for the server to reload.
+      if (jwt) return jwt.addRunner(id, tenants);
       // One reload at a time; the new identity connecting says it is done.
       reloads = reloads.then(async () => {
         writeConfig();
@@ -156,6 +199,47 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
         });
       });
       await reloads;
+    },
+  };
+}
+
+/** The creds of each identity in JWT mode, minted up front (runners when added), as files in the store. */
+async function jwtCredentials(
+  store: string,
+  tenants: readonly string[],
+  runners: ReadonlyArray<{ id: string; tenants?: readonly string[] }>,
+) {
+  const trust: NatsTrust = await createNatsTrust("lspmesh-test");
+  const trustDir = join(store, "trust");
+  writeNatsTrust(trustDir, trust);
+  mkdirSync(join(store, "creds"), { recursive: true });
+  const minted = new Map<string, { name: string; text: string; file: string }>();
+  const mint = async (user: string, identity: NatsJwtIdentity) => {
+    const credential = await mintNatsUser(trust, identity);
+    const file = join(store, "creds", `${user}.creds`);
+    writeFileSync(file, credential.creds, { mode: 0o600 });
+    minted.set(user, { name: credential.name, text: credential.creds, file });
+  };
+  /** A runner id is `<pool>.<name>`: its pool's credential (the pool is the id without a dot). */
+  const addRunner = async (id: string, served?: readonly string[]) => {
+    const pool = id.includes(".") ? id.slice(0, id.indexOf(".")) : id;
+    await mint(id, { kind: "runner", pool, ...(served?.length ? { tenants: served } : {}) });
+  };
+  await mint(NATS_USERS.gateway, { kind: "gateway" });
+  await mint(NATS_USERS.admin, { kind: "admin" });
+  for (const tenant of tenants) {
+    await mint(NATS_USERS.ci(tenant), { kind: "ci", tenant });
+    await mint(NATS_USERS.writer(tenant), { kind: "writer", tenant });
+  }
+  for (const runner of runners) await addRunner(runner.id, runner.tenants);
+  return {
+    trust,
+    trustDir,
+    addRunner,
+    creds(user: string) {
+      const found = minted.get(user);
+      if (!found) throw new Error(`no NATS credentials minted for '${user}' (add the runner or tenant first)`);
+      return found;
     },
   };
 }

@@ -20,6 +20,7 @@ import {
 import { connect } from "@nats-io/transport-node";
 import { cliNatsAuth } from "../natsCredentials.js";
 import { parseCommandFlags, UsageError } from "../usage.js";
+import { AdminFailure, credsIdentity, listCreds, mintCreds, revokeCreds } from "./adminCreds.js";
 
 export const HELP = `usage: lspmesh admin <what> <action> [arguments] [options]
 
@@ -35,11 +36,21 @@ gateways run with LSPMESH_CONTROL=nats apply each change as soon as NATS deliver
   workspaces list T | add T W [--languages L,…] | remove T W
   keys list T | remove T ID
   keys add T ID [--scopes lsp:read,lsp:write] [--workspaces W,…]  prints the new token, once
+  creds ci T | writer T | runner POOL [--tenants T,…] | gateway | admin
+        [--out FILE] [--expires-in 30d]
+                                    mints a NATS credential (creds file on stdout, or FILE); NATS
+                                    in JWT mode (lspmesh nats-auth --jwt), nothing on the server
+                                    changes. A runner pool's replicas share it and run with
+                                    LSPMESH_RUNNER_ID=POOL.<name>; without --tenants it serves all
+  creds list | revoke NAME|PUBLIC_KEY
+                                    revoking closes the connections of every credential of that
+                                    name (e.g. ci-acme, runner-typescript) and refuses them after
 
   --nats URL         NATS server (default $LSPMESH_NATS_URL, else nats://127.0.0.1:4222)
   --nats-creds FILE  NATS credentials file (default $LSPMESH_NATS_CREDS; or LSPMESH_NATS_USER and
                      LSPMESH_NATS_PASSWORD, or LSPMESH_NATS_TOKEN): an identity that may write the
                      control plane (the "admin" user)
+  --nats-trust DIR   the NATS trust directory, for creds (default $LSPMESH_NATS_TRUST_DIR)
   --dry-run          print what would change, change nothing
   --json             list and show as JSON
 
@@ -63,6 +74,10 @@ function parseFlags(args: string[]) {
         languages: { type: "string" },
         scopes: { type: "string" },
         workspaces: { type: "string" },
+        tenants: { type: "string" },
+        out: { type: "string" },
+        "expires-in": { type: "string" },
+        "nats-trust": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -91,8 +106,9 @@ export async function runAdminCommand(args: string[]): Promise<void> {
 }
 
 async function run(request: Request, values: Flags): Promise<void> {
+  const natsUrl = values.nats ?? process.env.LSPMESH_NATS_URL ?? "nats://127.0.0.1:4222";
   const nc = await connect({
-    servers: values.nats ?? process.env.LSPMESH_NATS_URL ?? "nats://127.0.0.1:4222",
+    servers: natsUrl,
     name: "lspmesh-admin",
     ...natsConnectOptions(await cliNatsAuth(values["nats-creds"])),
     ...NATS_CONNECTION_OPTIONS,
@@ -107,7 +123,7 @@ async function run(request: Request, values: Flags): Promise<void> {
       );
     });
     const current = await store.values();
-    await request(current, store);
+    await request(current, store, natsUrl);
   } catch (error) {
     if (error instanceof AdminError) {
       console.error(`lspmesh admin: ${error.message}`);
@@ -120,10 +136,7 @@ async function run(request: Request, values: Flags): Promise<void> {
   }
 }
 
-/** A failure outside the request (NATS unreachable, no permission): exit 1 with the message. */
-class AdminFailure extends Error {}
-
-type Request = (current: ReadonlyMap<string, string>, store: ControlPlaneStore) => Promise<void>;
+type Request = (current: ReadonlyMap<string, string>, store: ControlPlaneStore, natsUrl: string) => Promise<void>;
 
 function requestOf(what: string | undefined, action: string | undefined, rest: string[], flags: Flags): Request {
   const args = (names: string[]) => {
@@ -134,6 +147,18 @@ function requestOf(what: string | undefined, action: string | undefined, rest: s
   const write = (plan: (current: ReadonlyMap<string, string>) => ControlChange[]): Request => {
     return async (current, store) => applyChanges(plan(current), store, flags["dry-run"] === true);
   };
+  if (what === "creds") {
+    if (action === "list") {
+      args([]);
+      return async (current, store, natsUrl) => listCreds(flags, { current, store, natsUrl });
+    }
+    if (action === "revoke") {
+      const [target] = args(["NAME"]);
+      return async (current, store, natsUrl) => revokeCreds(target!, flags, { current, store, natsUrl });
+    }
+    const identity = credsIdentity(action ?? "", rest, flags.tenants);
+    return async (current, store, natsUrl) => mintCreds(identity, flags, { current, store, natsUrl });
+  }
   switch (`${what ?? ""} ${action ?? ""}`) {
     case "apply ": {
       const file = flags.file;
