@@ -1,7 +1,8 @@
 // `lspmesh nats-auth` prints an authorization block nats-server accepts, with every password a
-// variable from the server's environment (never a literal in the file).
+// variable from the server's environment (never a literal in the file); with --jwt, an operator
+// trust and a configuration that names no tenant or runner.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
@@ -42,4 +43,27 @@ test("the block names each identity with a password variable, and nats-server ac
   expect(() =>
     execFileSync(NATS_SERVER, ["-t", "-c", conf], { env: { ...process.env, ...env }, stdio: "pipe" }),
   ).not.toThrow();
+});
+
+test("--jwt writes a trust directory, owner-only secrets and a server configuration nats-server accepts", async () => {
+  const out = join(dir, "trust");
+  const result = await runCli(["nats-auth", "--jwt", "--out", out, "--resolver-dir", join(dir, "jwt")], { cwd: dir });
+  expect(result.code, result.stderr).toBe(0);
+  for (const secret of ["operator.nk", "account.nk", "system.nk", "system-user.creds", "admin.creds", "gateway.creds"])
+    expect(statSync(join(out, secret)).mode & 0o777, secret).toBe(0o600);
+  const config = readFileSync(join(out, "nats-jwt.conf"), "utf8");
+  expect(config).toMatch(/^operator: eyJ/m);
+  // No seed in the server's configuration: only public JWTs and keys.
+  for (const seed of ["operator.nk", "account.nk", "system.nk"])
+    expect(config).not.toContain(readFileSync(join(out, seed), "utf8").trim());
+  // A second run never overwrites a trust (every credential minted from it would break).
+  const again = await runCli(["nats-auth", "--jwt", "--out", out], { cwd: dir });
+  expect(again.code).toBe(2);
+  expect(again.stderr).toMatch(/already holds a NATS trust/);
+  expect((await runCli(["nats-auth", "--jwt"], { cwd: dir })).stderr).toMatch(/--jwt needs --out DIR/);
+
+  if (!NATS_SERVER) return;
+  const conf = join(dir, "nats-jwt-test.conf");
+  writeFileSync(conf, `listen: "127.0.0.1:-1"\njetstream { store_dir: "${join(dir, "js2")}" }\n${config}`);
+  expect(() => execFileSync(NATS_SERVER, ["-t", "-c", conf], { stdio: "pipe" })).not.toThrow();
 });

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createNatsTrust, mintNatsUser } from "@lspmesh/events";
 import { SettingsError } from "@lspmesh/service-kit";
 import { describe, expect, test } from "vitest";
 import { runnerConfig } from "./config.js";
@@ -81,5 +85,22 @@ describe("runnerConfig", () => {
   ])("%j %j is refused with a message naming the setting", (argv, env, message) => {
     expect(() => runnerConfig(argv, env)).toThrow(SettingsError);
     expect(() => runnerConfig(argv, env)).toThrow(message);
+  });
+
+  test("a runner pool's NATS credential: the id is '<pool>.<name>', by default or checked", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lspmesh-runner-config-"));
+    try {
+      const creds = join(dir, "runner.creds");
+      writeFileSync(creds, (await mintNatsUser(await createNatsTrust(), { kind: "runner", pool: "typescript" })).creds);
+      const env = { LSPMESH_NATS_CREDS: creds };
+      expect(runnerConfig([], env).runnerId).toMatch(/^typescript\.[^.]+$/);
+      expect(runnerConfig([], { ...env, LSPMESH_RUNNER_ID: "typescript.pod-0" }).runnerId).toBe("typescript.pod-0");
+      for (const id of ["pod-0", "python.pod-0", "typescript.a.b", "typescript."])
+        expect(() => runnerConfig([], { ...env, LSPMESH_RUNNER_ID: id })).toThrow(
+          /must be 'typescript\.<name>'.*LSPMESH_RUNNER_ID=typescript\.\$\(POD_NAME\)/,
+        );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,7 @@
 // The runner's settings from its command line and LSPMESH_* environment: a pure function, so
 // `lspmesh runner`, `node dist/main.js` and tests read them the same way. Flags win over variables.
-import { NatsAuthError, type NatsClientAuth, natsClientAuth } from "@lspmesh/events";
+import { readFileSync } from "node:fs";
+import { NatsAuthError, type NatsClientAuth, natsClientAuth, natsCredsIdentity } from "@lspmesh/events";
 import { GrpcAuthError, type GrpcAuthSettings, grpcAuthSettings } from "@lspmesh/grpc";
 import { DEFAULT_RUNNER_PORT, ID_PATTERN, ID_RULE } from "@lspmesh/proto";
 import {
@@ -18,6 +19,7 @@ import {
   SettingsError,
   setting,
 } from "@lspmesh/service-kit";
+import { defaultRunnerId } from "./runnerEndpoint.js";
 import { parseWarmUpList, type WarmUpEntry } from "./sessionWarmUp.js";
 
 /** Where the runner finds workspaces: a volume of `<tenant>/<workspace>` folders, or one folder. */
@@ -169,7 +171,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     maxFileBytes: integerSetting(env.LSPMESH_MAX_FILE_BYTES, "LSPMESH_MAX_FILE_BYTES", undefined, 0, 2 ** 40),
     natsUrl: setting(flags.nats, env, "LSPMESH_NATS_URL"),
     natsAuth,
-    runnerId: setting(undefined, env, "LSPMESH_RUNNER_ID"),
+    runnerId: runnerIdSetting(env, natsAuth),
     advertiseAddress: setting(undefined, env, "LSPMESH_ADVERTISE_ADDRESS"),
     pool: setting(undefined, env, "LSPMESH_POOL"),
     tenants,
@@ -215,6 +217,35 @@ function listenSettings(flags: RunnerFlags, env: Environment) {
       `refusing to listen on ${listen} without credentials: set LSPMESH_GRPC_SECRET_FILE (a shared secret the gateways also read) or LSPMESH_GRPC_TLS_CERT, LSPMESH_GRPC_TLS_KEY and LSPMESH_GRPC_TLS_CA (mTLS), or listen on 127.0.0.1`,
     );
   return { listen, grpcAuth, natsAuth };
+}
+
+/**
+ * LSPMESH_RUNNER_ID. With a runner pool's NATS credential (a creds file tagged `pool:<pool>`, from
+ * `lspmesh admin creds runner POOL`), which may write only the registry keys `<pool>.*`, the id must
+ * be `<pool>.<name>`; unset, it is `<pool>.<hostname>-<pid>`. Unset otherwise: chosen at start.
+ */
+function runnerIdSetting(env: Environment, natsAuth: NatsClientAuth | undefined): string | undefined {
+  const given = setting(undefined, env, "LSPMESH_RUNNER_ID");
+  const credentials = natsAuth?.credentials;
+  if (credentials?.kind !== "creds") return given;
+  let text: string;
+  try {
+    text = readFileSync(credentials.file, "utf8");
+  } catch {
+    return given; // Reported when connecting, with the file's name.
+  }
+  const pool = natsCredsIdentity(text)
+    ?.tags.find((tag) => tag.startsWith("pool:"))
+    ?.slice("pool:".length);
+  if (!pool) return given;
+  // One subject token after the pool: the credential's `<pool>.*` matches no more.
+  if (given === undefined) return `${pool}.${defaultRunnerId().replace(/\./g, "-")}`;
+  const name = given.startsWith(`${pool}.`) ? given.slice(pool.length + 1) : "";
+  if (!name || name.includes("."))
+    throw new SettingsError(
+      `LSPMESH_RUNNER_ID '${given}' must be '${pool}.<name>' (no '.' in the name): the NATS credential in ${credentials.file} is runner pool '${pool}''s, which may register only ids '${pool}.*' (e.g. LSPMESH_RUNNER_ID=${pool}.$(POD_NAME))`,
+    );
+  return given;
 }
 
 /** LSPMESH_TENANTS: the tenant allowlist of a dedicated pool; unset = any tenant. */
