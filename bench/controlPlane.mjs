@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The control plane at scale: --tenants tenants (default 1 000) × 3 workspaces × 1 API key, on a
-// real nats-server (lspmesh's authorization) and two `lspmesh gateway` processes with
+// real nats-server (JWT mode: decentralized auth) and two `lspmesh gateway` processes with
 // LSPMESH_CONTROL=nats, each figure against a baseline measured in the same run:
 //   - apply: `lspmesh admin apply -f` of the whole file (validation, diff, one put per key, audit
 //     lines); baseline: the same keys put by a bare @nats-io/kv client (NATS's own floor).
@@ -11,8 +11,9 @@
 //   - symbol indexes: the gateway's index cache (bounded: 128 MiB estimated, 1 000 tenants) after
 //     every tenant searched once (--symbols declarations each), heap held, against the same cache
 //     unbounded.
-//   - NATS configuration: the authorization file's size for these tenants (unchanged: lspmesh's
-//     tenancy is no longer in it) against the files mode's per-tenant users.
+//   - NATS configuration: the JWT-mode server configuration after a CI and a writer credential were
+//     minted for every tenant (it does not change), against the password mode's authorization
+//     block with those users; and the time to mint one credential.
 // Usage: node --expose-gc bench/controlPlane.mjs [--tenants 1000] [--symbols 600]
 import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -20,7 +21,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
-import { InMemorySymbolIndexStore, NATS_USERS, natsAuthorizationConfig } from "@lspmesh/events";
+import {
+  createNatsTrust,
+  InMemorySymbolIndexStore,
+  mintNatsUser,
+  NATS_USERS,
+  natsAuthorizationConfig,
+  natsJwtServerConfig,
+} from "@lspmesh/events";
 import { SymbolIndexCache, sha256Hex } from "@lspmesh/gateway";
 import { startGatewayProcess, startNatsServer, waitFor } from "@lspmesh/test-kit";
 import { Kvm } from "@nats-io/kv";
@@ -124,7 +132,7 @@ async function symbolCacheHeld(bounded) {
 }
 
 let failed;
-const nats = await startNatsServer({ secured: { tenants: [] } });
+const nats = await startNatsServer({ secured: { tenants: [], mode: "jwt" } });
 const gateways = [];
 try {
   const file = controlFile();
@@ -193,11 +201,19 @@ try {
     tenants: Array.from({ length: TENANTS }, (_, i) => tenantId(i)),
     password: (user) => `$LSPMESH_NATS_${user.toUpperCase().replace(/-/g, "_")}_PASSWORD`,
   });
-  const controlAuth = natsAuthorizationConfig({
-    runners: [{ id: "lspmesh-runner-0" }],
-    tenants: [],
-    password: (user) => `$LSPMESH_NATS_${user.toUpperCase().replace(/-/g, "_")}_PASSWORD`,
-  });
+  // JWT mode: a CI and a writer credential minted per tenant (the first 100: signing is ~0.1 s in
+  // pure-JS ed25519); the server's configuration does not change, so its size holds for any number.
+  const trust = await createNatsTrust();
+  const jwtConfigBefore = natsJwtServerConfig(trust, "/data/jwt");
+  const minted = Math.min(TENANTS, 100);
+  const mintStarted = process.hrtime.bigint();
+  for (let i = 0; i < minted; i++) {
+    await mintNatsUser(trust, { kind: "ci", tenant: tenantId(i) });
+    await mintNatsUser(trust, { kind: "writer", tenant: tenantId(i) });
+  }
+  const mintMs = elapsedMs(mintStarted) / (2 * minted);
+  const controlAuth = natsJwtServerConfig(trust, "/data/jwt");
+  if (controlAuth !== jwtConfigBefore) throw new Error("minting changed the server configuration");
 
   const rows = [
     {
@@ -257,11 +273,18 @@ try {
       ratio: bounded.estimatedBytes / unbounded.estimatedBytes,
     },
     {
-      figure: `NATS authorization size, ${TENANTS} tenants (control plane vs files mode)`,
+      figure: `NATS server auth configuration, ${TENANTS} tenants' CI + writer credentials (JWT vs passwords)`,
       value: controlAuth.length / 1024,
       baseline: filesModeAuth.length / 1024,
       unit: "KiB",
       ratio: controlAuth.length / filesModeAuth.length,
+    },
+    {
+      figure: "mint one NATS credential (sign a user JWT)",
+      value: mintMs,
+      baseline: Number.NaN,
+      unit: "ms",
+      ratio: Number.NaN,
     },
   ];
   printTable(
