@@ -33,6 +33,10 @@ export interface ControlWorkspace {
   languages?: string[];
   /** "deleted": a tombstone (calls get NOT_FOUND saying so); absent = live. */
   state?: "deleted";
+  /** Live: the runners serving the tenant make its folder under their workspaces root when absent. */
+  create?: true;
+  /** Tombstone: the runners also remove its folder (and everything in it). */
+  removeFolder?: true;
   /** When the workspace was added or deleted (ISO 8601), for `admin … show`. */
   at?: string;
 }

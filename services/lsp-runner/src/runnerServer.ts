@@ -16,6 +16,7 @@ import { defaultRunnerId, startRunnerEndpoint } from "./runnerEndpoint.js";
 import { type WarmUpEntry, warmUpSessions } from "./sessionWarmUp.js";
 import type { SymbolIndexer, SymbolIndexLimits } from "./symbolIndex/symbolIndexer.js";
 import { TenantAllowlistLocator } from "./workspace/tenantAllowlist.js";
+import { WorkspaceFolders } from "./workspace/workspaceFolders.js";
 import type { WorkspaceLocator } from "./workspace/workspaceLocator.js";
 import { DeletedWorkspaceLocator, WorkspaceDeletions } from "./workspaceDeletions.js";
 
@@ -27,6 +28,8 @@ export interface RunnerServerOptions {
   /** Credentials every Runner call must carry (mTLS and/or a shared secret); default none (loopback, tests). */
   grpcAuth?: GrpcAuth;
   locator: WorkspaceLocator;
+  /** `<root>/<tenant>/<workspace>` folders: made and removed when the control plane asks (absent: never). */
+  workspacesRoot?: string;
   languages?: LanguageRegistry;
   maxFileBytes?: number;
   /** Read-only answers remembered per session (default MAX_ANSWERS_PER_SESSION); 0 = no cache, no sharing. */
@@ -159,6 +162,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     tenants: options.tenants,
     release: (ref) => core.releaseWorkspace(ref),
     log,
+    ...(options.workspacesRoot ? { folders: new WorkspaceFolders(options.workspacesRoot) } : {}),
   });
   const metrics = options.metricsListen
     ? await serveRunnerMetrics(options.metricsListen, runnerMetricsRegistry(bus, sessions, engine.answers))

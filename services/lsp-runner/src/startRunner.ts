@@ -82,6 +82,7 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
       "root" in workspaces
         ? new VolumeWorkspaceLocator(workspaces.root)
         : new SingleWorkspaceLocator(workspaces.dir, workspaces.tenant, workspaces.workspace),
+    ...("root" in workspaces ? { workspacesRoot: workspaces.root } : {}),
     languages,
     maxFileBytes: settings.maxFileBytes,
     answerCacheEntries: settings.answerCacheEntries,

@@ -16,6 +16,7 @@ import type { RunnerServerOptions } from "./runnerServer.js";
 import { TenantWorkers } from "./workers/tenantWorkers.js";
 import type { WorkerLauncher } from "./workers/workerLauncher.js";
 import type { WorkerInit } from "./workers/workerProtocol.js";
+import { WorkspaceFolders } from "./workspace/workspaceFolders.js";
 import { WorkspaceDeletions } from "./workspaceDeletions.js";
 
 /** The endpoint's settings are an in-process runner's (runnerServer.ts documents them). */
@@ -101,6 +102,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     tenants: options.tenants,
     release: (ref) => workers.releaseWorkspace(ref),
     log,
+    folders: new WorkspaceFolders(options.root),
   });
   // A restarted runner takes up the symbol indexes it kept (their metas name it): the workers of
   // those tenants start now, and each catches its workspaces up with the files changed meanwhile.

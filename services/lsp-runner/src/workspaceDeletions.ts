@@ -10,6 +10,7 @@ import type { WorkspaceRef } from "./engine/answers.js";
 import type { WorkspaceRecord } from "./events/controlPlaneWatch.js";
 import type { Closeable, RunnerEventBus } from "./events/eventBus.js";
 import type { ReleasedWorkspace } from "./runnerCore.js";
+import type { WorkspaceFolders } from "./workspace/workspaceFolders.js";
 import { deletedWorkspace, type WorkspaceLocator } from "./workspace/workspaceLocator.js";
 
 export interface WorkspaceDeletionsOptions {
@@ -19,6 +20,8 @@ export interface WorkspaceDeletionsOptions {
   /** Stops what this process holds of the workspace (a runner core's, or a tenant worker's). */
   release: (ref: WorkspaceRef) => Promise<ReleasedWorkspace>;
   log: (entry: Record<string, unknown>) => void;
+  /** Makes and removes workspace folders when a record asks (`--create`, `--remove-folder`); absent: never. */
+  folders?: WorkspaceFolders;
 }
 
 export class WorkspaceDeletions {
@@ -61,21 +64,54 @@ export class WorkspaceDeletions {
     return this.closing;
   }
 
-  private apply({ tenant, workspace, deleted }: WorkspaceRecord): void {
+  private apply({ tenant, workspace, deleted, createFolder, removeFolder }: WorkspaceRecord): void {
     const id = `${tenant}/${workspace}`;
     if (!deleted) {
       this.deleted.delete(id);
+      if (createFolder && this.options.folders && !this.closing)
+        this.chain(id, () => this.createFolder(tenant, workspace));
       return;
     }
     this.deleted.add(id);
     if (this.closing) return;
+    this.chain(id, async () => {
+      if (!this.deleted.has(id)) return;
+      await this.clean({ tenant, workspace });
+      if (removeFolder && this.deleted.has(id)) await this.removeFolder(tenant, workspace);
+    });
+  }
+
+  /** Runs `step` after the workspace's previous steps (one chain per workspace, in record order). */
+  private chain(id: string, step: () => Promise<void>): void {
     const previous = this.cleaning.get(id) ?? Promise.resolve();
-    const next: Promise<void> = previous
-      .then(() => (this.deleted.has(id) ? this.clean({ tenant, workspace }) : undefined))
-      .finally(() => {
-        if (this.cleaning.get(id) === next) this.cleaning.delete(id);
-      });
+    const next: Promise<void> = previous.then(step).finally(() => {
+      if (this.cleaning.get(id) === next) this.cleaning.delete(id);
+    });
     this.cleaning.set(id, next);
+  }
+
+  private async createFolder(tenant: string, workspace: string): Promise<void> {
+    try {
+      if ((await this.options.folders?.create(tenant, workspace)) === "created")
+        this.options.log({ level: "info", msg: "workspace folder created", tenant, workspace });
+    } catch (error) {
+      this.options.log({ level: "warn", msg: "workspace folder not created", tenant, workspace, error: String(error) });
+    }
+  }
+
+  private async removeFolder(tenant: string, workspace: string): Promise<void> {
+    try {
+      if ((await this.options.folders?.remove(tenant, workspace)) === "removed")
+        this.options.log({ level: "info", msg: "deleted workspace's folder removed", tenant, workspace });
+    } catch (error) {
+      this.options.log({
+        level: "warn",
+        msg: "deleted workspace's folder not removed",
+        tenant,
+        workspace,
+        error: String(error),
+      });
+    }
   }
 
   private async clean(ref: WorkspaceRef): Promise<void> {

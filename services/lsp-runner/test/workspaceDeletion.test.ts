@@ -4,7 +4,7 @@
 // and every file it published diagnostics for is cleared; the tenant's other workspace keeps all of
 // it. The same with a confined worker per tenant. A tombstone written while the runner was down
 // cleans its stored index when it starts again. The identity reads its tenants' records, nothing else.
-import { chmodSync, cpSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -193,6 +193,35 @@ test("a deleted workspace's server, symbol index and diagnostics are gone within
   expect(
     (await client.diagnostics({ workspace: api, files: ["src/broken.ts"] })).files[0]?.diagnostics.length,
   ).toBeGreaterThan(0);
+}, 30_000);
+
+test("a workspace added with create gets its folder; deleted with removeFolder, its folder goes too, and nothing outside it", async () => {
+  const { runner, client } = await startRunner({ workspacesRoot: root });
+  const task = { tenant: TENANT, workspace: "task-7" };
+  const folder = join(root, TENANT, "task-7");
+  const addedAt = Date.now();
+  await control.put(controlKeys.workspace(TENANT, "task-7"), encodeJson({ v: 1, create: true }));
+  await waitFor("task-7's folder made", () => existsSync(folder), { timeoutMs: CLEAN_WITHIN_MS });
+  console.log(`workspace folder: created ${Date.now() - addedAt} ms after the record`);
+  // The writer fills it; the agent uses it.
+  cpSync(fixturePath("typescript-basic"), folder, { recursive: true });
+  // A link to the tenant's other workspace inside it: removing task-7 must not follow it.
+  symlinkSync(join(root, TENANT, "web"), join(folder, "src", "web-link"));
+  const answer = await client.diagnostics({ workspace: task, files: ["src/broken.ts"], waitMs: 15_000 });
+  expect(answer.files[0]?.diagnostics.length).toBeGreaterThan(0);
+
+  const deletedAt = Date.now();
+  await control.put(
+    controlKeys.workspace(TENANT, "task-7"),
+    encodeJson({ v: 1, state: "deleted", removeFolder: true, at: new Date().toISOString() }),
+  );
+  await waitFor("task-7's folder removed", () => !existsSync(folder), { timeoutMs: CLEAN_WITHIN_MS });
+  console.log(`workspace folder: removed ${Date.now() - deletedAt} ms after the tombstone`);
+  await runner.deletions!.settled();
+  expect(await runner.sessions.sessionsOf(TENANT, "task-7")).toEqual([]);
+  expect(existsSync(join(root, TENANT, "web", "src", "broken.ts"))).toBe(true);
+  expect(readdirSync(join(root, ".lspmesh-trash"))).toEqual([]);
+  await expect(client.diagnostics({ workspace: task, files: ["src/broken.ts"] })).rejects.toThrow(/was deleted/);
 }, 30_000);
 
 test("a tombstone written while the runner was down deletes the index it stored, once it starts again", async () => {

@@ -7,9 +7,10 @@ import { type ConfinementPolicy, encodePolicy } from "./policy.js";
 /** The launcher's exit code when it could not confine or exec (nothing of the program ran). */
 export const LAUNCH_FAILED_EXIT = 126;
 
-/** The launcher beside this module: launch.js when built, launch.ts when the sources run directly (tests). */
-export const LAUNCHER_PATH = fileURLToPath(
-  new URL(import.meta.url.endsWith(".ts") ? "./launch.ts" : "./launch.js", import.meta.url),
+/** The built launcher beside this module (dist/confinement/launch.js, also when tests run src/: a process runs dist). */
+export const LAUNCHER_PATH = fileURLToPath(new URL("./launch.js", import.meta.url)).replace(
+  /\/src\/confinement\/launch\.js$/,
+  "/dist/confinement/launch.js",
 );
 
 /** Node's arguments for a confined `node <nodeArgv…>` (Node options may lead nodeArgv, then the script). */

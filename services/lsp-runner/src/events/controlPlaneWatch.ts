@@ -13,6 +13,10 @@ export interface WorkspaceRecord {
   tenant: string;
   workspace: string;
   deleted: boolean;
+  /** Live, and its folder is to be made when absent (`workspaces add --create`). */
+  createFolder?: boolean;
+  /** Deleted, and its folder is to be removed (`workspaces remove --remove-folder`). */
+  removeFolder?: boolean;
 }
 
 export interface ControlPlaneWatchOptions {
@@ -66,7 +70,7 @@ export class ControlPlaneWatch {
           log({
             level: refused ? "warn" : "debug",
             msg: refused
-              ? "control plane refused to this runner's NATS identity: deleted workspaces are not cleaned up; regenerate the NATS authorization (lspmesh nats-auth)"
+              ? "control plane refused to this runner's NATS identity: deleted workspaces are not cleaned up; regenerate the NATS authorization (lspmesh nats-auth) or mint the pool's credential again (lspmesh admin creds runner)"
               : "control plane not followed yet (no bucket, or NATS away); trying again",
             bucket: CONTROL_BUCKET,
             filter,
@@ -104,16 +108,23 @@ export class ControlPlaneWatch {
     const key = parseControlKey(entry.key);
     if (key?.kind !== "workspace") return;
     if (this.options.tenants && !this.options.tenants.includes(key.tenant)) return;
-    let deleted = entry.operation !== "PUT";
-    if (!deleted) {
+    let record: ControlWorkspace | undefined;
+    if (entry.operation === "PUT") {
       try {
-        deleted = decodeJson<ControlWorkspace>(entry.value)?.state === "deleted";
+        record = decodeJson<ControlWorkspace>(entry.value);
       } catch {
         return; // not JSON: the gateways report it; nothing to do here
       }
     }
+    const deleted = record === undefined || record.state === "deleted";
     try {
-      this.options.onRecord({ tenant: key.tenant, workspace: key.workspace, deleted });
+      this.options.onRecord({
+        tenant: key.tenant,
+        workspace: key.workspace,
+        deleted,
+        ...(!deleted && record?.create === true ? { createFolder: true } : {}),
+        ...(deleted && record?.removeFolder === true ? { removeFolder: true } : {}),
+      });
     } catch (error) {
       this.options.log({
         level: "warn",
