@@ -80,3 +80,16 @@ test("bad settings say what to fix", () => {
   ).toThrow(/LSPMESH_JWT_ISSUER and LSPMESH_JWT_AUDIENCE/);
   expect(() => gatewayConfig(["--bogus"], { LSPMESH_RUNNERS: "r:1" })).toThrow();
 });
+
+test("the admin API's write identity goes with the control plane only", () => {
+  const control = { LSPMESH_NATS_URL: "nats://nats:4222", LSPMESH_CONTROL: "nats" };
+  expect(gatewayConfig([], { ...control, LSPMESH_ADMIN_NATS_CREDS: "/creds/admin.creds" }).auth).toEqual({
+    kind: "control",
+    jwt: undefined,
+    adminNatsCreds: "/creds/admin.creds",
+  });
+  expect(gatewayConfig([], control).auth).toMatchObject({ kind: "control", adminNatsCreds: undefined });
+  expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_ADMIN_NATS_CREDS: "/creds/admin.creds" })).toThrow(
+    /LSPMESH_ADMIN_NATS_CREDS is for the admin API.*set LSPMESH_CONTROL=nats/,
+  );
+});

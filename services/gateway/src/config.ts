@@ -41,6 +41,11 @@ export type AuthConfig =
   | {
       kind: "control";
       jwt?: { jwksUrl: string; issuer: string; audience: string; tenantClaim: string } | undefined;
+      /**
+       * Creds file of the NATS admin identity, which the admin API writes the bucket as; unset = the
+       * API only reads (the gateway's own identity reads the bucket and may not write it).
+       */
+      adminNatsCreds?: string | undefined;
     };
 
 export interface GatewayConfig {
@@ -93,6 +98,8 @@ authentication (required unless bound to loopback):
   --tenants FILE         LSPMESH_TENANTS_FILE       tenants, their workspaces and limits (required with tokens)
   --control nats         LSPMESH_CONTROL (files)    instead: tenants, workspaces and API keys from the
                                                     NATS control plane (lspmesh admin), applied live
+                         LSPMESH_ADMIN_NATS_CREDS   with it: the NATS admin identity's creds file, so the
+                                                    admin API (/admin/v1) may change the control plane
 loopback single-machine mode (no tokens):
   --tenant ID            LSPMESH_TENANT (${DEFAULTS.tenant})  --workspace ID  LSPMESH_WORKSPACE (${DEFAULTS.workspace})
 serving:
@@ -191,6 +198,11 @@ function authConfig(flags: GatewayFlags, env: Environment, host: string, runners
   const control = setting(flags.control, env, "LSPMESH_CONTROL") ?? "files";
   if (control !== "files" && control !== "nats")
     throw new SettingsError(`LSPMESH_CONTROL (--control) must be files or nats (got '${control}')`);
+  const adminNatsCreds = setting(undefined, env, "LSPMESH_ADMIN_NATS_CREDS");
+  if (adminNatsCreds && control !== "nats")
+    throw new SettingsError(
+      "LSPMESH_ADMIN_NATS_CREDS is for the admin API, which changes the NATS control plane: set LSPMESH_CONTROL=nats too, or unset it",
+    );
   if (control === "nats") {
     if (runners.kind !== "nats")
       throw new SettingsError(
@@ -200,7 +212,7 @@ function authConfig(flags: GatewayFlags, env: Environment, host: string, runners
       throw new SettingsError(
         "LSPMESH_CONTROL=nats takes tenants and API keys from NATS: unset LSPMESH_TENANTS_FILE and LSPMESH_API_KEYS_FILE (load them once with lspmesh admin apply -f)",
       );
-    return { kind: "control", jwt: jwksUrl ? jwtConfig(flags, env, jwksUrl) : undefined };
+    return { kind: "control", jwt: jwksUrl ? jwtConfig(flags, env, jwksUrl) : undefined, adminNatsCreds };
   }
   if (apiKeysFile || jwksUrl) {
     const jwt = jwksUrl ? jwtConfig(flags, env, jwksUrl) : undefined;

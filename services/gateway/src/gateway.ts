@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { SymbolIndexReader } from "@lspmesh/events";
 import { DEFAULT_CALL_TIMEOUT_MS } from "@lspmesh/proto";
 import { type Logger, serveMetrics, silentLogger } from "@lspmesh/service-kit";
+import type { AdminService } from "./admin/adminService.js";
 import type { Authenticator } from "./auth/authenticator.js";
 import { allowlistsFor } from "./http/allowlists.js";
 import { createHttpServer, type HttpServerOptions, type HttpTimeouts, MCP_PATH } from "./http/httpServer.js";
@@ -68,6 +69,11 @@ export interface GatewayOptions {
    * live servers. The gateway stops following it in close(); its owner closes its connection.
    */
   symbolIndex?: SymbolIndexReader;
+  /**
+   * The admin API under /admin/v1 (tenancy from the control plane only); absent = 404 there. The
+   * gateway owns it once started and closes it in close().
+   */
+  admin?: AdminService;
 }
 
 export interface RunningGateway {
@@ -78,7 +84,7 @@ export interface RunningGateway {
   readonly metrics: GatewayMetrics;
   /** host:port of the metrics listener, when metricsListen was given. */
   readonly metricsAddress: string | undefined;
-  /** Stops serving: closes the HTTP server and its connections, the MCP handler and the router. Idempotent. */
+  /** Stops serving: closes the HTTP server and its connections, the MCP handler, the admin API and the router. Idempotent. */
   close(): Promise<void>;
   /** close(), for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
@@ -117,10 +123,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     : undefined;
   const deps = gatewayToolDeps(options, logger, metrics, symbolIndex);
   const mcp = await McpServing.start(deps);
-  const closeMcp = () => mcp.close();
+  const closeServing = async () => {
+    await mcp.close();
+    await options.admin?.close();
+  };
   const server = gatewayHttpServer(options, logger, metrics, mcp);
   await listen(server, options.port, options.host).catch(async (error: unknown) => {
-    await closeMcp();
+    await closeServing();
     throw error;
   });
 
@@ -128,7 +137,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const metricsServer = options.metricsListen
     ? await serveMetrics(options.metricsListen, () => metrics.text()).catch(async (error: unknown) => {
         server.close();
-        await closeMcp();
+        await closeServing();
         throw error;
       })
     : undefined;
@@ -136,7 +145,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const shutdown = async () => {
     await metricsServer?.close();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    await closeMcp();
+    await closeServing();
     server.closeAllConnections();
     await closed;
     symbolIndex?.close();
@@ -188,6 +197,7 @@ function gatewayHttpServer(
   if (!allowlists.hosts) logger.warn("Host header not checked: no allowed hosts configured for a non-loopback bind");
   return createHttpServer({
     mcp,
+    admin: options.admin,
     allowlists,
     logger,
     authenticator: options.authenticator,

@@ -1,6 +1,7 @@
 // Public API of @lspmesh/gateway.
 
 export { createJsonLogger, type LogFields, type Logger, type LogLevel, silentLogger } from "@lspmesh/service-kit";
+export { AdminService } from "./admin/adminService.js";
 export {
   AdminError,
   applyFile,
@@ -22,7 +23,7 @@ export {
   NoTokenAuthenticator,
 } from "./auth/authenticator.js";
 export { JwtVerifier } from "./auth/jwtVerifier.js";
-export { type Principal, SCOPES, type Scope } from "./auth/principal.js";
+export { ADMIN_SCOPE, type Principal, SCOPES, type Scope, TOOL_SCOPES } from "./auth/principal.js";
 export { GATEWAY_USAGE, type GatewayConfig, gatewayConfig } from "./config.js";
 export { ERROR_CODES, type ErrorCode, GatewayError } from "./errors.js";
 export {

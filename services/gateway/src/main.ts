@@ -14,6 +14,9 @@ import {
 } from "@lspmesh/service-kit";
 import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { AdminService } from "./admin/adminService.js";
+import { AdminNatsWriter } from "./admin/adminWriter.js";
+import { ControlPlaneStore } from "./admin/controlPlaneStore.js";
 import { ApiKeyStore } from "./auth/apiKeys.js";
 import { type Authenticator, BearerAuthenticator, NoTokenAuthenticator } from "./auth/authenticator.js";
 import { JwtVerifier } from "./auth/jwtVerifier.js";
@@ -35,8 +38,8 @@ function tenancy(config: GatewayConfig): {
   issuers?: string[];
   /** Starts following the mounted files; returns the stop function. */
   watch?: (logger: Logger) => () => void;
-  /** Loads and then follows the control plane; returns the stop function. */
-  follow?: (logger: Logger) => Promise<() => Promise<void>>;
+  /** Loads and then follows the control plane; returns the stop function and the bucket, for the admin API. */
+  follow?: (logger: Logger) => Promise<{ stop: () => Promise<void>; store: ControlPlaneStore }>;
 } {
   const auth = config.auth;
   if (auth.kind === "control") return controlPlaneTenancy(config, auth.jwt);
@@ -110,21 +113,49 @@ function controlPlaneTenancy(config: GatewayConfig, jwt: JwtSettings): ReturnTyp
         ...natsConnectOptions(nats.auth),
         ...NATS_CONNECTION_OPTIONS,
       });
+      let store: ControlPlaneStore;
       try {
         const kvm = new Kvm(nc);
         const kv = await kvm.create(CONTROL_BUCKET, { history: 5 }).catch(() => kvm.open(CONTROL_BUCKET));
         await control.follow({ watch: () => kv.watch({ key: ">" }) }, (message, key) => logger.warn(message, { key }));
+        store = await ControlPlaneStore.open(nc);
       } catch (error) {
         await nc.close();
         throw error;
       }
       logger.info("control plane loaded", { tenants: control.tenantCount, keys: control.apiKeys.size });
-      return async () => {
+      const stop = async () => {
         control.close();
         await nc.close();
       };
+      return { stop, store };
     },
   };
+}
+
+/**
+ * The admin API: reads through the gateway's own connection; writes through a second one as the
+ * NATS admin identity, only when LSPMESH_ADMIN_NATS_CREDS names its creds.
+ */
+function adminService(config: GatewayConfig, reader: ControlPlaneStore, logger: Logger, auditLogger: Logger) {
+  const creds = config.auth.kind === "control" ? config.auth.adminNatsCreds : undefined;
+  if (!creds || config.runners.kind !== "nats") {
+    logger.info("admin API reads only: set LSPMESH_ADMIN_NATS_CREDS to let it change the control plane");
+    return new AdminService({ reader, auditLogger });
+  }
+  const writer = new AdminNatsWriter({
+    servers: config.runners.url,
+    auth: { credentials: { kind: "creds", file: creds }, caFile: config.runners.auth.caFile },
+  });
+  // Connected now, so a wrong setting shows at start; a failure is tried again at the first change.
+  writer.open().then(
+    () => logger.info("admin API may change the control plane (NATS admin identity connected)"),
+    (error: unknown) =>
+      logger.warn("admin API cannot change the control plane yet: LSPMESH_ADMIN_NATS_CREDS did not connect", {
+        error: errorMessage(error),
+      }),
+  );
+  return new AdminService({ reader, writer, auditLogger });
 }
 
 async function runnerRouter(config: GatewayConfig, logger: Logger): Promise<HrwRunnerRouter> {
@@ -167,7 +198,10 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     process.exit(2);
   }
   const stopWatching = setup.watch?.(logger) ?? (() => {});
-  const stopFollowing = await (setup.follow?.(logger) ?? Promise.resolve(async () => {}));
+  const followed = await setup.follow?.(logger);
+  const stopFollowing = followed?.stop ?? (async () => {});
+  // Audit lines are written whatever LSPMESH_LOG_LEVEL says.
+  const auditLogger = createJsonLogger({ service: "gateway", level: "debug" });
   const router = await runnerRouter(config, logger);
   // Symbol indexes are read from the same NATS the registry is in (docs/architecture.md).
   let indexConnection: NatsConnection | undefined;
@@ -190,8 +224,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     authenticator: setup.authenticator,
     limiter: setup.limiter,
     logger,
-    // Audit lines are written whatever LSPMESH_LOG_LEVEL says.
-    auditLogger: createJsonLogger({ service: "gateway", level: "debug" }),
+    auditLogger,
     callTimeoutMs: config.callTimeoutMs,
     allowedHosts: config.allowedHosts,
     allowedOrigins: config.allowedOrigins,
@@ -204,6 +237,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     maxConnections: config.maxConnections,
     unauthenticatedPerSecond: config.unauthenticatedPerSecond,
     symbolIndex: indexConnection ? new NatsSymbolIndexStore(indexConnection) : undefined,
+    ...(followed ? { admin: adminService(config, followed.store, logger, auditLogger) } : {}),
   }).catch(async (error: unknown) => {
     await router.close();
     await indexConnection?.close();

@@ -78,6 +78,7 @@ describe("admin changes", () => {
     expect(refusal(() => keyAdd(bucket, "acme", "ci", ["lsp:admin"]))).toMatch(
       /scopes must be lsp:read and\/or lsp:write/,
     );
+    expect(keyAdd(bucket, "acme", "ops", ["lspmesh:admin"]).changes[0]!.value).toMatch(/"scopes":\["lspmesh:admin"\]/);
     expect(refusal(() => keyRemove(bucket, "acme", "nope"))).toMatch(/^NOT_FOUND: tenant 'acme' has no key 'nope'/);
     const withKey = applied(bucket, keyAdd(bucket, "acme", "ci", ["lsp:read"]).changes);
     expect(refusal(() => keyAdd(withKey, "acme", "ci", ["lsp:read"]))).toMatch(/^ALREADY_EXISTS/);

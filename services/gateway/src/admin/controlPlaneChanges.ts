@@ -11,7 +11,7 @@ import {
 } from "@lspmesh/events";
 import { ID_PATTERN } from "@lspmesh/proto";
 import { type ApiKeyRecord, ApiKeyStore, sha256Hex } from "../auth/apiKeys.js";
-import { knownScopes, SCOPES } from "../auth/principal.js";
+import { knownScopes, SCOPE_CHOICES } from "../auth/principal.js";
 import { parseTenantsFile } from "../tenancy/tenants.js";
 
 /** A refused admin request; the message names the fix. */
@@ -230,7 +230,8 @@ function changed(current: ControlValues, key: string, record: unknown): ControlC
   return [{ key, value, ...(before === undefined ? {} : { before }) }];
 }
 
-function checkId(what: string, id: string): void {
+/** Refuses anything but an id (a-z, 0-9, '_', '-'): each is one NATS subject token of a bucket key. */
+export function checkId(what: string, id: string): void {
   if (!ID_PATTERN.test(id))
     throw new AdminError(
       "INVALID_ARGUMENT",
@@ -263,7 +264,7 @@ function validTenant(
 
 function validKey(record: ApiKeyRecord): ControlApiKey {
   if (!Array.isArray(record.scopes) || knownScopes(record.scopes).length !== record.scopes.length)
-    throw new AdminError("INVALID_ARGUMENT", `key '${record.id}': scopes must be ${SCOPES.join(" and/or ")}`);
+    throw new AdminError("INVALID_ARGUMENT", `key '${record.id}': scopes must be ${SCOPE_CHOICES}`);
   try {
     new ApiKeyStore([record]);
   } catch (error) {

@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { ApiKeyStore, sha256Hex } from "./apiKeys.js";
+import { ADMIN_SCOPE } from "./principal.js";
+import { missingScope } from "./scopeDecision.js";
 
 const record = (token: string, extra: Record<string, unknown> = {}) => ({
   id: "ci",
@@ -26,6 +28,14 @@ test("a presented token maps to its tenant, scopes and workspaces; the store hol
   expect(store.verify("other")?.scopes).toEqual(["lsp:read", "lsp:write"]);
   expect(store.verify("S3CRET")).toBeUndefined();
   expect(store.verify(sha256Hex("s3cret"))).toBeUndefined();
+});
+
+test("an admin key may hold lspmesh:admin alone: it then passes no tool's scope check", () => {
+  const store = new ApiKeyStore([record("root", { scopes: ["lspmesh:admin"] })]);
+  const principal = store.verify("root")!;
+  expect(principal.scopes).toEqual(["lspmesh:admin"]);
+  expect(missingScope(principal, "lsp:read")).toBe("lsp:read");
+  expect(missingScope(principal, ADMIN_SCOPE)).toBeUndefined();
 });
 
 test("the hash is SHA-256 of the token's UTF-8 bytes, as sha256sum prints it", () => {

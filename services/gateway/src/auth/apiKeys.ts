@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ID_PATTERN } from "@lspmesh/proto";
-import { knownScopes, type Principal, SCOPES } from "./principal.js";
+import { knownScopes, type Principal, SCOPE_CHOICES } from "./principal.js";
 
 export interface ApiKeyRecord {
   /** A name for logs and audit lines (e.g. "ci-bot"). */
@@ -43,7 +43,7 @@ export class ApiKeyStore {
       if (typeof record.tenant !== "string" || !ID_PATTERN.test(record.tenant))
         throw new Error(`${where}: tenant must be a tenant id (a-z, 0-9, '_' or '-')`);
       if (!Array.isArray(record.scopes) || knownScopes(record.scopes).length === 0)
-        throw new Error(`${where}: scopes must list ${SCOPES.join(" and/or ")}`);
+        throw new Error(`${where}: scopes must list ${SCOPE_CHOICES}`);
       if (
         record.workspaces !== undefined &&
         (!Array.isArray(record.workspaces) || !record.workspaces.every((w) => ID_PATTERN.test(w)))

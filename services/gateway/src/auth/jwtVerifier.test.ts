@@ -47,6 +47,11 @@ describe("JWT verification against a JWKS", () => {
     expect(principal.scopes).toEqual(["lsp:read"]);
   });
 
+  test("lspmesh:admin is kept next to the tool scopes", async () => {
+    const principal = await verifier.verify(await sign({ tenant: "ops", scope: "openid lspmesh:admin" }));
+    expect(principal.scopes).toEqual(["lspmesh:admin"]);
+  });
+
   test.each([
     ["another issuer", { issuer: "https://evil.example.com/" }, /another issuer or audience/],
     ["another audience", { audience: "https://other.example.com/mcp" }, /another issuer or audience/],

@@ -1,8 +1,17 @@
 // Who is calling: the tenant a verified bearer token maps to, its scopes and optional workspace list.
 import type { AuthInfo } from "@modelcontextprotocol/server";
 
-export const SCOPES = ["lsp:read", "lsp:write"] as const;
+/** The scopes of tool calls on /mcp, within the caller's tenant (the protected resource's scopes). */
+export const TOOL_SCOPES = ["lsp:read", "lsp:write"] as const;
+/**
+ * The admin API (/admin/v1): tenants, workspaces and keys of every tenant. Not a tool scope: an
+ * admin-only token calls no tool, and its tenant only says whose tools its lsp scopes reach.
+ */
+export const ADMIN_SCOPE = "lspmesh:admin";
+export const SCOPES = [...TOOL_SCOPES, ADMIN_SCOPE] as const;
 export type Scope = (typeof SCOPES)[number];
+/** The scopes a key may list, for messages naming the fix. */
+export const SCOPE_CHOICES = "lsp:read and/or lsp:write (tool calls), and/or lspmesh:admin (the admin API)";
 
 export interface Principal {
   readonly tenant: string;

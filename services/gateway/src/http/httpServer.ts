@@ -1,12 +1,14 @@
 // The gateway's HTTP surface: MCP (Streamable HTTP) at /mcp behind the front door's guards (Host
-// and Origin allowlists, bearer authentication, request limits); RFC 9728 protected-resource
-// metadata; /healthz, /readyz and /metrics; 404 elsewhere.
+// and Origin allowlists, bearer authentication, request limits); the admin API under /admin/v1;
+// RFC 9728 protected-resource metadata; /healthz, /readyz and /metrics; 404 elsewhere.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Logger } from "@lspmesh/service-kit";
+import type { AdminService } from "../admin/adminService.js";
 import type { Authenticator } from "../auth/authenticator.js";
 import type { TenantLimiter } from "../limits/tenantLimiter.js";
 import { type AdmittedMcpRequest, type InsufficientScope, MAX_BODY_BYTES } from "../mcp/serving/admittedRequest.js";
 import type { GatewayMetrics } from "../ops/metrics.js";
+import { adminRoute } from "./adminRoute.js";
 import type { Allowlists } from "./allowlists.js";
 import {
   admit,
@@ -22,6 +24,7 @@ import { type ProtectedResource, protectedResource, resourceMetadataRoute } from
 import { writeRefusal } from "./refusals.js";
 import {
   HEALTH_PATH,
+  isAdminPath,
   MCP_PATH,
   METRICS_PATH,
   notFound,
@@ -41,6 +44,8 @@ export interface McpEndpoint {
 export interface HttpServerOptions {
   /** Serves POST/GET/DELETE /mcp once the guards admitted the request. */
   mcp: McpEndpoint;
+  /** The admin API (/admin/v1), when tenancy comes from the control plane; absent: 404 naming the fix. */
+  admin?: AdminService | undefined;
   allowlists: Allowlists;
   logger: Logger;
   authenticator: Authenticator;
@@ -116,6 +121,14 @@ export function createHttpServer(options: HttpServerOptions): Server {
     routes.set(RESOURCE_METADATA_PATH, metadata);
     routes.set(`${RESOURCE_METADATA_PATH}${MCP_PATH}`, metadata);
   }
+  const admin = adminRoute({
+    admin: options.admin,
+    allowlists: options.allowlists,
+    authenticator: options.authenticator,
+    unauthenticatedLimiter: options.unauthenticatedLimiter,
+    resource,
+    logger: options.logger,
+  });
   const timeouts = options.timeouts ?? {};
   const server = createServer(
     {
@@ -124,7 +137,10 @@ export function createHttpServer(options: HttpServerOptions): Server {
       keepAliveTimeout: timeouts.keepAliveMs ?? HTTP_TIMEOUT_DEFAULTS.keepAliveMs,
       connectionsCheckingInterval: timeouts.checkIntervalMs ?? HTTP_TIMEOUT_DEFAULTS.checkIntervalMs,
     },
-    (req, res) => (routes.get(pathOf(req.url)) ?? notFound)(req, res),
+    (req, res) => {
+      const path = pathOf(req.url);
+      (routes.get(path) ?? (isAdminPath(path) ? admin : notFound))(req, res);
+    },
   );
   server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   return server;

@@ -118,7 +118,7 @@ function callerOf(facts: RequestFacts): Principal {
 }
 
 /** The whole body, or undefined when it is larger than `limit` bytes. */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

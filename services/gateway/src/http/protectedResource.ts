@@ -2,7 +2,7 @@
 // bearer challenges point there), and the metadata document itself.
 import type { IncomingMessage } from "node:http";
 import { getOAuthProtectedResourceMetadataUrl } from "@modelcontextprotocol/server";
-import { SCOPES } from "../auth/principal.js";
+import { TOOL_SCOPES } from "../auth/principal.js";
 import { MCP_PATH, type Route } from "./routes.js";
 
 export interface ProtectedResource {
@@ -36,7 +36,8 @@ export function resourceMetadataRoute(resource: ProtectedResource, authorization
     const metadata = {
       resource: resource.url(req),
       ...(authorizationServers?.length ? { authorization_servers: authorizationServers } : {}),
-      scopes_supported: [...SCOPES],
+      // The tool scopes only: clients ask for what they list, and none should ask for lspmesh:admin.
+      scopes_supported: [...TOOL_SCOPES],
       bearer_methods_supported: ["header"],
       resource_name: "lspmesh",
     };
