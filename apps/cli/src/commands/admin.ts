@@ -33,7 +33,9 @@ gateways run with LSPMESH_CONTROL=nats apply each change as soon as NATS deliver
   tenants add T [--calls-per-second N] [--concurrent-calls N] [--workspace-pattern 'task-*']
                                     (again to change them; a pattern admits every matching workspace
                                     id without listing it: per-task and per-PR folders)
-  workspaces list T | add T W [--languages L,…] | remove T W
+  workspaces list T | add T W [--languages L,…] [--create] | remove T W [--remove-folder]
+                                    --create: the runners make the folder <root>/T/W when absent;
+                                    --remove-folder: they delete it with the workspace
   keys list T | remove T ID
   keys add T ID [--scopes lsp:read,lsp:write] [--workspaces W,…]  prints the new token, once
   creds ci T | writer T | runner POOL [--tenants T,…] | gateway | admin
@@ -78,6 +80,8 @@ function parseFlags(args: string[]) {
         out: { type: "string" },
         "expires-in": { type: "string" },
         "nats-trust": { type: "string" },
+        create: { type: "boolean" },
+        "remove-folder": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -203,11 +207,15 @@ function requestOf(what: string | undefined, action: string | undefined, rest: s
     case "workspaces add": {
       const [tenant, workspace] = args(["TENANT", "WORKSPACE"]);
       const languages = flags.languages?.split(",").filter(Boolean);
-      return write((current) => workspacePut(current, tenant!, workspace!, languages));
+      return write((current) =>
+        workspacePut(current, tenant!, workspace!, languages, { create: flags.create === true }),
+      );
     }
     case "workspaces remove": {
       const [tenant, workspace] = args(["TENANT", "WORKSPACE"]);
-      return write((current) => workspaceRemove(current, tenant!, workspace!));
+      return write((current) =>
+        workspaceRemove(current, tenant!, workspace!, { removeFolder: flags["remove-folder"] === true }),
+      );
     }
     case "keys list": {
       const [tenant] = args(["TENANT"]);

@@ -24,9 +24,17 @@ export function planOf(request: AdminWrite, current: ControlValues): { changes: 
     case "tenants.remove":
       return { changes: tenantRemove(current, request.tenant) };
     case "workspaces.put":
-      return { changes: workspacePut(current, request.tenant, request.workspace, request.languages) };
+      return {
+        changes: workspacePut(current, request.tenant, request.workspace, request.languages, {
+          create: request.create === true,
+        }),
+      };
     case "workspaces.remove":
-      return { changes: workspaceRemove(current, request.tenant, request.workspace) };
+      return {
+        changes: workspaceRemove(current, request.tenant, request.workspace, {
+          removeFolder: request.removeFolder === true,
+        }),
+      };
     case "keys.add":
       return keyAdd(current, request.tenant, request.id, request.scopes, request.workspaces);
     case "keys.remove":

@@ -70,6 +70,29 @@ describe("admin requests", () => {
     });
   });
 
+  test("a workspace's folder: create in the PUT body, remove_folder=true on DELETE", () => {
+    expect(parse("PUT", "/admin/v1/tenants/acme/workspaces/task-1", { create: true })).toEqual({
+      kind: "workspaces.put",
+      tenant: "acme",
+      workspace: "task-1",
+      create: true,
+      dryRun: false,
+    });
+    expect(parse("DELETE", "/admin/v1/tenants/acme/workspaces/task-1?remove_folder=true")).toEqual({
+      kind: "workspaces.remove",
+      tenant: "acme",
+      workspace: "task-1",
+      removeFolder: true,
+      dryRun: false,
+    });
+    expect(refusal("PUT", "/admin/v1/tenants/acme/workspaces/task-1", { create: "yes" })).toMatch(
+      /400 .*"create" must be true or false/,
+    );
+    expect(refusal("DELETE", "/admin/v1/tenants/acme?remove_folder=true")).toMatch(
+      /400 .*unknown query parameter 'remove_folder'/,
+    );
+  });
+
   test("unknown routes are 404 naming the routes, other methods 405 naming those allowed", () => {
     expect(refusal("GET", "/admin/v1/tenant")).toMatch(/^404 unknown_route: no admin route \/admin\/v1\/tenant; see/);
     expect(refusal("GET", "/admin/v1")).toMatch(/^404 unknown_route/);

@@ -30,8 +30,16 @@ export type AdminRequest =
       readonly tenant: string;
       readonly workspace: string;
       readonly languages?: string[];
+      /** The runners make its folder under the tenant's root when absent. */
+      readonly create?: boolean;
     }>
-  | Write<{ readonly kind: "workspaces.remove"; readonly tenant: string; readonly workspace: string }>
+  | Write<{
+      readonly kind: "workspaces.remove";
+      readonly tenant: string;
+      readonly workspace: string;
+      /** The runners also remove its folder. */
+      readonly removeFolder?: boolean;
+    }>
   | { readonly kind: "keys.list"; readonly tenant: string }
   | Write<{
       readonly kind: "keys.add";
@@ -59,7 +67,7 @@ export interface RawAdminRequest {
 
 const LIMITS = objectShape("limits", { concurrentCalls: null, callsPerSecond: null });
 const TENANT_BODY = objectShape("a tenant", { limits: LIMITS, workspacePattern: null });
-const WORKSPACE_BODY = objectShape("a workspace", { languages: null });
+const WORKSPACE_BODY = objectShape("a workspace", { languages: null, create: null });
 const KEY_BODY = objectShape("a new key", { id: null, scopes: null, workspaces: null });
 /** The tenants file's format plus a "keys" list in the API keys file's format (lspmesh admin apply -f). */
 const APPLY_FILE = objectShape("the apply file", {
@@ -93,8 +101,12 @@ export function parseAdminRequest(raw: RawAdminRequest): AdminRequest {
       { allow: methods.join(", ") },
     );
   const write = raw.method !== "GET";
-  checkQuery(url.searchParams, write);
-  return requestOf(`${raw.method} ${route}`, segments, raw.body, write && dryRunOf(url.searchParams));
+  const removesWorkspace = `${raw.method} ${route}` === "DELETE tenants/*/workspaces/*";
+  checkQuery(url.searchParams, write, removesWorkspace ? ["remove_folder"] : []);
+  const request = requestOf(`${raw.method} ${route}`, segments, raw.body, write && dryRunOf(url.searchParams));
+  return removesWorkspace && booleanQuery(url.searchParams, "remove_folder")
+    ? { ...(request as Extract<AdminRequest, { kind: "workspaces.remove" }>), removeFolder: true }
+    : request;
 }
 
 /** The request a method and route stand for. */
@@ -159,21 +171,26 @@ function pathSegments(pathname: string): string[] {
   });
 }
 
-function checkQuery(query: URLSearchParams, write: boolean): void {
+function checkQuery(query: URLSearchParams, write: boolean, extra: readonly string[]): void {
+  const allowed = write ? ["dry_run", ...extra] : [];
   for (const name of new Set(query.keys())) {
-    if (name !== "dry_run" || !write)
+    if (!allowed.includes(name))
       throw new AdminError(
         "INVALID_ARGUMENT",
-        `unknown query parameter '${name}': ${write ? "a change takes only dry_run=true" : "reads take no query parameters"}`,
+        `unknown query parameter '${name}': ${write ? `a change takes only ${allowed.map((n) => `${n}=true`).join(", ")}` : "reads take no query parameters"}`,
       );
   }
 }
 
 function dryRunOf(query: URLSearchParams): boolean {
-  const values = query.getAll("dry_run");
+  return booleanQuery(query, "dry_run");
+}
+
+function booleanQuery(query: URLSearchParams, name: string): boolean {
+  const values = query.getAll(name);
   if (values.length === 0) return false;
   if (values.length === 1 && (values[0] === "true" || values[0] === "false")) return values[0] === "true";
-  throw new AdminError("INVALID_ARGUMENT", "dry_run must be given once, as true or false");
+  throw new AdminError("INVALID_ARGUMENT", `${name} must be given once, as true or false`);
 }
 
 /** The parsed body, its fields checked against `shape`; an empty body is `{}` unless `required`. */
@@ -203,9 +220,14 @@ function tenantBody(text: string): { limits?: ControlTenant["limits"]; workspace
   };
 }
 
-function workspaceBody(text: string): { languages?: string[] } {
+function workspaceBody(text: string): { languages?: string[]; create?: boolean } {
   const body = jsonBody(text, WORKSPACE_BODY);
-  return body.languages === undefined ? {} : { languages: stringList(body.languages, "languages", "typescript") };
+  if (body.create !== undefined && typeof body.create !== "boolean")
+    throw new AdminError("INVALID_ARGUMENT", `"create" must be true or false`);
+  return {
+    ...(body.languages === undefined ? {} : { languages: stringList(body.languages, "languages", "typescript") }),
+    ...(body.create === true ? { create: true } : {}),
+  };
 }
 
 function keyBody(text: string): { id: string; scopes: string[]; workspaces?: string[] } {

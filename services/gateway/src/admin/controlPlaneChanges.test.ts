@@ -57,6 +57,15 @@ describe("admin changes", () => {
     });
   });
 
+  test("a workspace added with create asks the runners for its folder; removed with removeFolder, to delete it", () => {
+    let bucket = applied(new Map(), tenantPut(new Map(), "acme"));
+    bucket = applied(bucket, workspacePut(bucket, "acme", "task-1", undefined, { create: true }));
+    expect(bucket.get("workspaces.acme.task-1")).toBe('{"create":true,"v":1}');
+    bucket = applied(bucket, workspaceRemove(bucket, "acme", "task-1", { removeFolder: true }));
+    expect(bucket.get("workspaces.acme.task-1")).toBe('{"removeFolder":true,"state":"deleted","v":1}');
+    expect(() => workspaceRemove(bucket, "acme", "task-1", { removeFolder: true })).toThrow(/no workspace 'task-1'/);
+  });
+
   test("bad requests are refused naming the fix, before anything is written", () => {
     const bucket = applied(new Map(), tenantPut(new Map(), "acme"));
     const refusal = (run: () => unknown) => {

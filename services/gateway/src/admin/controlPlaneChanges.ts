@@ -78,18 +78,29 @@ export function workspacePut(
   tenant: string,
   workspace: string,
   languages?: string[],
+  options: { create?: boolean } = {},
 ): ControlChange[] {
   checkId("tenant", tenant);
   checkId("workspace", workspace);
   needTenant(current, tenant);
   if (languages && !languages.every((language) => /^[a-z0-9_+-]{1,40}$/.test(language)))
     throw new AdminError("INVALID_ARGUMENT", `languages must be language ids such as typescript,python`);
-  const record: ControlWorkspace = languages?.length ? { v: 1, languages } : { v: 1 };
+  const record: ControlWorkspace = {
+    v: 1,
+    ...(languages?.length ? { languages } : {}),
+    // The runners serving the tenant make the folder when absent (and again after a restart).
+    ...(options.create ? { create: true as const } : {}),
+  };
   return changed(current, controlKeys.workspace(tenant, workspace), record);
 }
 
 /** Deletes a workspace: a tombstone, so calls for it are told it was deleted. */
-export function workspaceRemove(current: ControlValues, tenant: string, workspace: string): ControlChange[] {
+export function workspaceRemove(
+  current: ControlValues,
+  tenant: string,
+  workspace: string,
+  options: { removeFolder?: boolean } = {},
+): ControlChange[] {
   checkId("tenant", tenant);
   checkId("workspace", workspace);
   const key = controlKeys.workspace(tenant, workspace);
@@ -99,7 +110,8 @@ export function workspaceRemove(current: ControlValues, tenant: string, workspac
       "NOT_FOUND",
       `no workspace '${workspace}' in tenant '${tenant}'; see lspmesh admin workspaces list ${tenant}`,
     );
-  return [{ key, value: canonical(TOMBSTONE), before }];
+  // With removeFolder the runners also delete its folder (everything in it) after stopping its servers.
+  return [{ key, value: canonical(options.removeFolder ? { ...TOMBSTONE, removeFolder: true } : TOMBSTONE), before }];
 }
 
 /** A new API key: the token (shown once, never stored) and the change storing its hash. */
