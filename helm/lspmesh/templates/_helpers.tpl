@@ -36,11 +36,6 @@ nats://{{ .Release.Name }}-nats:4222
 {{- end -}}
 {{- end -}}
 
-{{/* NATS password variable of a user, as `lspmesh nats-auth` names it (lspmesh-runner-typescript-0 → LSPMESH_NATS_LSPMESH_RUNNER_TYPESCRIPT_0_PASSWORD). */}}
-{{- define "lspmesh.natsPasswordVar" -}}
-LSPMESH_NATS_{{ . | upper | replace "-" "_" }}_PASSWORD
-{{- end -}}
-
 {{/* Hardened container security context (Pod Security "restricted" and a read-only root). */}}
 {{- define "lspmesh.containerSecurity" -}}
 allowPrivilegeEscalation: false

@@ -1,31 +1,42 @@
 // The deployment, run: the gateway and TypeScript runner images built with buildah from the
 // shipped Dockerfiles, the local overlay rendered with `kubectl kustomize` and run with
 // `podman kube play` (NATS, one gateway, one runner, a workspaces volume holding a small
-// TypeScript project), and the official MCP client calling the gateway from the host with an API
-// key. Everything it made is removed afterwards, also when a step fails.
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// TypeScript project), installed the way docs/deploy.md says: the NATS trust and the gateway's
+// credential from `lspmesh nats-auth --jwt`, the gRPC secrets from `lspmesh grpc-secrets`, NATS
+// started first, then the runner pool's credential minted with `lspmesh admin creds runner` and
+// the tenants and keys loaded with `lspmesh admin apply -f` while it runs, each made into the
+// object `kubectl create` would make. Then the official MCP client calls the gateway from the
+// host with an API key. Everything it made is removed afterwards, also when a step fails.
+import { randomBytes } from "node:crypto";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixturePath, needs, waitFor } from "@lspmesh/test-kit";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { connect, credsAuthenticator } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { stringify } from "yaml";
 import { buildImages, GATEWAY_IMAGE, RUNNER_TYPESCRIPT_IMAGE } from "../src/images.js";
-import { render, workloads } from "../src/kustomize.js";
+import { type KubeObject, kubectlCreate, render, workloads } from "../src/kustomize.js";
 import { podman, podmanLogs, podmanNames, run } from "../src/podman.js";
 import { forPodman } from "../src/podmanKube.js";
+import { repoPath } from "../src/repo.js";
 import { dockerfileBase, ensureNatsStandIn, ensureNodeStandIn, fullImageName } from "../src/standIns.js";
 
-/** The token overlays/local/api-keys.json admits for tenant acme (workspace web). */
+/** The token overlays/local/control.json admits for tenant acme (workspace web). */
 const ACME_TOKEN = "local-acme-token-0123456789";
+const CONTROL_SEED = repoPath("deploy/kustomize/overlays/local/control.json");
 const NETWORK = "lspmesh-deploy-test";
 const WORKSPACES_VOLUME = "lspmesh-workspaces";
+/** The `lspmesh` command (built by `npm run test:deploy`, which builds everything first). */
+const CLI = repoPath("apps/cli/bin/lspmesh.js");
+const NATS_POD = "lspmesh-nats-pod-0";
 
 type ToolResult = { isError?: boolean; content: Array<{ text?: string }>; structuredContent?: Record<string, unknown> };
 
 let work: string;
-let kubeFile: string;
+const kubeFiles: string[] = [];
 let pods: string[] = [];
 let volumesBefore: string[] = [];
 let ownVolumes: string[] = [];
@@ -44,6 +55,29 @@ async function workspacesVolume(): Promise<void> {
   await run("tar", ["-C", tree, "--owner=0", "--group=0", "-cf", tarball, "acme"]);
   await podman("volume", "create", WORKSPACES_VOLUME);
   await podman("volume", "import", WORKSPACES_VOLUME, tarball);
+}
+
+/** `lspmesh ARGS…` (the built CLI); its output, or a rejection with it. */
+const lspmesh = (...args: string[]) => run(process.execPath, [CLI, ...args], { combined: true });
+
+/** The pods of a podman-runnable list that need nothing else: NATS (and the ConfigMaps it mounts). */
+function natsFirst(runnable: KubeObject[]): [KubeObject[], KubeObject[]] {
+  const nats = runnable.find((o) => o.kind === "Deployment" && o.metadata.name === "lspmesh-nats")!;
+  const mounted = new Set(
+    (nats.spec.template.spec.volumes ?? []).flatMap((v: { configMap?: { name: string } }) =>
+      v.configMap ? [v.configMap.name] : [],
+    ),
+  );
+  const first = runnable.filter((o) => o === nats || (o.kind === "ConfigMap" && mounted.has(o.metadata.name)));
+  return [first, runnable.filter((o) => !first.includes(o))];
+}
+
+/** Plays one kube file on the test's network (kept for `kube down`). */
+async function play(name: string, objects: KubeObject[]): Promise<void> {
+  const file = join(work, name);
+  writeFileSync(file, objects.map((object) => stringify(object)).join("---\n"));
+  kubeFiles.push(file);
+  await podman("kube", "play", "--network", NETWORK, file);
 }
 
 async function podIp(pod: string): Promise<string> {
@@ -69,7 +103,7 @@ let cleaning: Promise<void> | undefined;
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
     await client?.close().catch(() => {});
-    if (kubeFile) await podman("kube", "down", kubeFile).catch(() => {});
+    for (const file of kubeFiles.reverse()) await podman("kube", "down", file).catch(() => {});
     for (const pod of pods) await podman("pod", "rm", "--force", "--ignore", pod).catch(() => {});
     // The workspaces and ConfigMap volumes, and any other volume podman made for the pods.
     const made = (await podmanNames("volume")).filter(
@@ -97,22 +131,80 @@ describe.skipIf(!needs("podman", "the local deployment (test:deploy)"))("the loc
     console.log(`stand-in base images ready in ${seconds(started)}`);
     await buildImages([GATEWAY_IMAGE, RUNNER_TYPESCRIPT_IMAGE]);
 
-    const runnable = forPodman(objects);
-    pods = runnable.filter((object) => object.kind === "Deployment").map((object) => `${object.metadata.name}-pod-0`);
+    // What the operator makes before deploying (docs/deploy.md, steps 2 and 3): the NATS trust,
+    // nats-jwt.conf and the gateway's credential; the gateways' gRPC key and the pool's secret.
+    const trust = join(work, "trust");
+    await lspmesh("nats-auth", "--jwt", "--out", trust, "--resolver-dir", "/data/jwt");
+    const grpcKey = randomBytes(24).toString("hex");
+    writeFileSync(join(work, "grpc-key"), grpcKey, { mode: 0o600 });
+    await lspmesh(
+      "grpc-secrets",
+      "--key-file",
+      join(work, "grpc-key"),
+      "--runners",
+      "typescript",
+      "--out",
+      join(work, "grpc"),
+    );
+    const operatorMade = [
+      kubectlCreate(["configmap", "lspmesh-nats-jwt", `--from-file=${join(trust, "nats-jwt.conf")}`]),
+      kubectlCreate(["secret", "generic", "lspmesh-nats-gateway", `--from-file=${join(trust, "gateway.creds")}`]),
+      kubectlCreate(["secret", "generic", "lspmesh-grpc", `--from-literal=secret=${grpcKey}`]),
+      kubectlCreate(["secret", "generic", "lspmesh-grpc-runners", `--from-file=${join(work, "grpc")}`]),
+    ];
+    const [natsObjects, rest] = natsFirst(forPodman([...objects, ...operatorMade]));
+    pods = [...natsObjects, ...rest]
+      .filter((object) => object.kind === "Deployment")
+      .map((object) => `${object.metadata.name}-pod-0`);
     // podman keeps each ConfigMap in a volume of its name.
-    ownVolumes = [WORKSPACES_VOLUME, ...runnable.filter((o) => o.kind === "ConfigMap").map((o) => o.metadata.name)];
+    ownVolumes = [
+      WORKSPACES_VOLUME,
+      "lspmesh-nats-runner-typescript",
+      ...[...natsObjects, ...rest].filter((o) => o.kind === "ConfigMap").map((o) => o.metadata.name),
+    ];
     // Anything left by an earlier run that was killed before its cleanup.
     for (const pod of pods) await podman("pod", "rm", "--force", "--ignore", pod);
     for (const volume of ownVolumes) await podman("volume", "rm", "--force", volume).catch(() => {});
     await podman("network", "rm", "--force", NETWORK).catch(() => {});
     volumesBefore = await podmanNames("volume");
 
-    kubeFile = join(work, "local.yaml");
-    writeFileSync(kubeFile, runnable.map((object) => stringify(object)).join("---\n"));
     await workspacesVolume();
     await podman("network", "create", NETWORK);
     const played = Date.now();
-    await podman("kube", "play", "--network", NETWORK, kubeFile);
+    // NATS first: the pool's credential and the tenants are made while it runs.
+    await play("nats.yaml", natsObjects);
+    const natsUrl = `nats://${await podIp(NATS_POD)}:4222`;
+    const admin = ["--nats", natsUrl, "--nats-creds", join(trust, "admin.creds")];
+    await waitFor(
+      "NATS to let the admin in",
+      async () => {
+        const creds = credsAuthenticator(new TextEncoder().encode(readFileSync(join(trust, "admin.creds"), "utf8")));
+        await (await connect({ servers: natsUrl, authenticator: creds, timeout: 2_000 })).close();
+        return true;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    ).catch(async (error: Error) => {
+      throw new Error(`${error.message}\n${await logsOf()}`);
+    });
+    await lspmesh(
+      "admin",
+      "creds",
+      "runner",
+      "typescript",
+      "--out",
+      join(work, "runner.creds"),
+      "--nats-trust",
+      trust,
+      ...admin,
+    );
+    console.log(await lspmesh("admin", "apply", "-f", CONTROL_SEED, ...admin));
+    const runnerCreds = kubectlCreate([
+      "secret",
+      "generic",
+      "lspmesh-nats-runner-typescript",
+      `--from-file=runner.creds=${join(work, "runner.creds")}`,
+    ]);
+    await play("lspmesh.yaml", [...forPodman([runnerCreds]), ...rest]);
 
     gatewayUrl = new URL(`http://${await podIp("lspmesh-gateway-pod-0")}:7420/mcp`);
     await waitFor("the gateway's /readyz", async () => (await fetch(new URL("/readyz", gatewayUrl))).ok, {

@@ -46,6 +46,21 @@ export function render(dir: string): KubeObject[] {
     .filter((object): object is KubeObject => object !== null);
 }
 
+/**
+ * The object a `kubectl create …` command makes, without a cluster (`--dry-run=client -o yaml`):
+ * e.g. the Secrets docs/deploy.md has the operator create.
+ */
+export function kubectlCreate(args: readonly string[], cwd?: string): KubeObject {
+  const text = execFileSync(KUBECTL, ["create", ...args, "--dry-run=client", "-o", "yaml"], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(cwd ? { cwd } : {}),
+  });
+  const object = parseAllDocuments(text)[0]?.toJS() as KubeObject;
+  delete (object.metadata as Record<string, unknown>).creationTimestamp;
+  return object;
+}
+
 /** Deployments and StatefulSets: the objects that run pods. */
 export function workloads(objects: KubeObject[]): KubeObject[] {
   return objects.filter((object) => ["Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"].includes(object.kind));

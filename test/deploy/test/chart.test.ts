@@ -2,10 +2,9 @@
 // `helm lint` and `helm template` are on the release checklist in docs/deploy.md): values.yaml and
 // every ci/*-values.yaml, merged the way helm merges them, satisfy values.schema.json, the schema
 // refuses bad values, and the chart's templates make the workloads the kustomize base makes, with
-// the same settings, mounts, probes, hardening and NATS permissions.
+// the same settings, mounts, probes, hardening, NATS JWT configuration and credentials.
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { natsUserPermissions } from "@lspmesh/events";
+import { join, posix } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
@@ -60,9 +59,16 @@ describe("values", () => {
     ],
     ["no NATS at all", { nats: { enabled: false } }, /externalNats/],
     ["a typo", { gateway: { replica: 3 } }, /must NOT have additional properties/],
-    ["neither API keys nor JWTs", { gateway: { auth: { apiKeysSecret: "" } } }, /must match a schema in anyOf/],
     ["a plain-HTTP JWKS", { gateway: { auth: { jwt: { jwksUrl: "http://idp/jwks" } } } }, /jwksUrl must match/],
-    ["a tenant without workspaces", { tenants: { acme: { workspaces: [] } } }, /workspaces must NOT have fewer/],
+    [
+      "a JWKS without issuer and audience",
+      { gateway: { auth: { jwt: { jwksUrl: "https://idp/jwks" } } } },
+      /jwt\/issuer must NOT have fewer than 1 characters/,
+    ],
+    // Tenants and API keys live in the control plane (lspmesh admin), not in values.
+    ["tenants as values", { tenants: { acme: { workspaces: ["web"] } } }, /must NOT have additional properties/],
+    ["an API keys Secret", { gateway: { auth: { apiKeysSecret: "keys" } } }, /must NOT have additional properties/],
+    ["NATS passwords", { natsAuth: { passwordsSecret: "p" } }, /must NOT have additional properties/],
   ])("the schema refuses %s", (_what, change, message) => {
     const values = JSON.parse(JSON.stringify(helmMerge(defaults, change as Values)));
     expect(problems(values).join("\n")).toMatch(message);
@@ -141,84 +147,44 @@ describe("the chart makes what the kustomize base makes", () => {
     expect(block("lspmesh.podSecurity")).toEqual(runner.spec.template.spec.securityContext);
   });
 
-  test("its NATS users get exactly the permissions lspmesh's generator writes (lspmesh nats-auth)", () => {
-    const chart = template("nats-authorization.yaml");
-    const [id, tenant] = ["lspmesh-runner-x-0", "tnt"];
-    const filled = chart.replaceAll("{{ $user }}", id).replaceAll("{{ $tenant }}", tenant);
-    /** The quoted subjects of the allow list on the line after `marker` (the n-th such list). */
-    const allow = (marker: string, kind: "publish" | "subscribe") => {
-      const block = filled.slice(filled.indexOf(marker));
-      const line = block.split("\n").find((text) => text.trimStart().startsWith(`${kind}: { allow:`))!;
-      return [...line.replace(/\{\{ (range|if) [^}]+\}\}.*?\{\{ end \}\}/g, "").matchAll(/"([^"]+)"/g)]
-        .map((m) => m[1]!)
-        .filter((subject) => !subject.includes("lspmesh-symbols-"));
-    };
-    const scoped = (pattern: string) =>
-      [...chart.matchAll(new RegExp(pattern, "g"))].map((m) => m[1]!.replace("%s", tenant));
-    // The symbol index's subjects (one bucket per tenant) are written by ranges over the tenants,
-    // which this textual reading cannot expand: compared apart, below.
-    const indexSubject = (subject: string) => subject.includes("lspmesh-symbols-") || subject === "$JS.API.STREAM.LIST";
-    const withoutIndex = (permissions: { publish: string[]; subscribe: string[]; responses?: boolean }) => ({
-      ...permissions,
-      publish: permissions.publish.filter((subject) => !indexSubject(subject)),
-    });
-    // A runner's control-plane subjects (a consumer filter per tenant of its pool, or every tenant's)
-    // come from a list the chart builds per runner: compared apart too, below.
-    const controlSubject = (subject: string) => subject.includes("KV_lspmesh-control");
-    const withoutControl = (permissions: { publish: string[]; subscribe: string[]; responses?: boolean }) => ({
-      ...permissions,
-      publish: permissions.publish.filter((subject) => !controlSubject(subject)),
-    });
-    const generated = natsUserPermissions({ runners: [{ id }, { id, tenants: [tenant] }], tenants: [tenant] });
-    const [gateway, sharedAll, dedicatedAll, ci, writer] = generated.map(withoutIndex);
-    const [shared, dedicated] = [sharedAll!, dedicatedAll!].map(withoutControl);
-    const index = [...new Set(generated.flatMap((user) => user.publish.filter(indexSubject)))];
-    for (const subject of index)
-      expect(chart).toContain(`"${subject.replaceAll(`-${tenant}`, "-{{ $t }}")}"`.replace('"{{ $t }}', '"'));
-    expect(chart).toContain('{{ if not $runner.tenants }}, "$JS.API.STREAM.LIST"{{ end }}');
-    expect(allow('user: "gateway"', "publish")).toEqual(gateway!.publish);
-    expect(allow('user: "gateway"', "subscribe")).toEqual(gateway!.subscribe);
-    // A runner: the fixed subjects, then those of every tenant (or of its pool's tenants).
-    const fixed = allow('user: "{{ $user }}"'.replace("{{ $user }}", id), "publish").filter(
-      (subject) => !controlSubject(subject),
+  test("NATS: no user, password or tenant in the chart; the JWT configuration mounted where the include finds it", () => {
+    expect(templates).not.toMatch(
+      /authorization|password|PASSWORD|natsPasswordVar|tenants\.json|TENANTS_FILE|API_KEYS/,
     );
-    // A claim's `%s` are the tenant (filled in by scoped), then the runner id; `*.%s`: the runner id.
-    const claim = (subject: string) => subject.replace("%s", id).replace(`*.${tenant}`, `*.${id}`);
-    const everyTenant = [
-      ...scoped('\\$publish = list \\(printf "([^"]+)" \\$user\\)').map(claim),
-      ...scoped('\\$publish = list \\([^)]+\\) "([^"]+)" "[^"]+"'),
-      ...scoped('\\$publish = list \\([^)]+\\) "[^"]+" "([^"]+)"'),
-    ];
-    expect([...fixed, ...everyTenant]).toEqual(shared!.publish);
-    const dedicatedScoped = [
-      ...scoped('\\(printf "(\\$KV\\.lspmesh-runner-claims\\.%s\\.%s)" \\$t \\$user\\)').map(claim),
-      ...scoped('\\(printf "(lspmesh\\.(?:diag|status)\\.%s\\.[^"]+)" \\$t\\)'),
-    ];
-    expect([...fixed, ...dedicatedScoped]).toEqual(dedicated!.publish);
-    // The control plane: the runner's line expanded over its filters, `workspaces.<tenant>.*` or `workspaces.>`.
-    const [, info, each, after] =
-      /"(\$JS\.API\.STREAM\.INFO\.KV_lspmesh-control)"\{\{ range \$control \}\}, "([^"]+)"\{\{ end \}\}((?:, "[^"]+")*)\] \}/.exec(
-        chart,
-      ) ?? [];
-    const control = (filters: string[]) => [
-      info,
-      ...filters.map((filter) => each!.replace("{{ . }}", filter)),
-      ...[...(after ?? "").matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
-    ];
-    expect(control(scoped('\\$control = list "([^"]+)"'))).toEqual(sharedAll!.publish.filter(controlSubject));
-    expect(control(scoped('\\$control = append \\$control \\(printf "([^"]+)" \\$t\\)'))).toEqual(
-      dedicatedAll!.publish.filter(controlSubject),
-    );
-    const inbox = allow(`user: "${id}"`, "subscribe");
-    expect([...inbox, ...scoped('\\$subscribe = list "([^"]+)"')]).toEqual(shared!.subscribe);
-    expect([...inbox, ...scoped('\\(printf "(lspmesh\\.fs\\.%s\\.[^"]+)" \\$t\\)')]).toEqual(dedicated!.subscribe);
-    expect(shared!.responses && chart.includes("allow_responses: true")).toBe(true);
-    for (const [user, permissions] of [
-      [`ci-${tenant}`, ci!],
-      [`writer-${tenant}`, writer!],
-    ] as const) {
-      expect(allow(`user: "${user}"`, "publish")).toEqual(permissions.publish);
-      expect(allow(`user: "${user}"`, "subscribe")).toEqual(permissions.subscribe);
+    const nats = (defaults.nats ?? {}) as Values;
+    const include = ((nats.config as Values).merge as Values).$include as string;
+    const mount = ((nats.container as Values).patch as Values[]).map((op) => op.value as Values);
+    const volume = ((nats.podTemplate as Values).patch as Values[]).map((op) => op.value as Values);
+    expect(mount).toEqual([expect.objectContaining({ name: "lspmesh-nats-jwt", readOnly: true })]);
+    expect(volume).toEqual([{ name: "lspmesh-nats-jwt", configMap: { name: "lspmesh-nats-jwt" } }]);
+    // The official chart's configuration sits in a folder of /etc; the include climbs out of it.
+    expect(posix.join("/etc/nats-config", include)).toBe(`${mount[0]!.mountPath}/nats-jwt.conf`);
+    // The same ConfigMap and file the kustomize NATS mounts.
+    const baseNats = workloads(base).find((w) => w.metadata.labels?.["app.kubernetes.io/component"] === "nats")!;
+    const jwt = baseNats.spec.template.spec.volumes.find((v: Values) => v.name === "jwt") as Values;
+    expect((jwt.configMap as Values).name).toBe("lspmesh-nats-jwt");
+    expect(JSON.stringify(nats)).not.toMatch(/envFrom|secretRef/);
+  });
+
+  test("credentials: the gateway's creds Secret, each pool's own creds Secret and gRPC key, ids <pool>.<pod name>", () => {
+    const pools = template("runner-pools.yaml");
+    expect(pools).toContain("value: {{ $pool.name }}.$(POD_NAME)");
+    expect(pools).toContain("secretName: {{ $fullname }}-nats-runner-{{ $pool.name }}");
+    expect(pools).toContain("secretName: {{ $.Values.grpc.runnerSecretsName }}");
+    expect(pools).toMatch(/items:\n\s+- key: \{\{ \$pool\.name \}\}\n\s+path: \{\{ \$pool\.name \}\}\n/);
+    expect(template("gateway.yaml")).toContain("secretName: {{ .Values.natsAuth.gatewaySecret }}");
+    expect(template("gateway.yaml")).toMatch(/- name: LSPMESH_CONTROL\n\s+value: nats\n/);
+    expect(template("gateway.yaml")).toMatch(/- name: LSPMESH_GRPC_PER_RUNNER_SECRETS\n\s+value: "1"\n/);
+    // With release name "lspmesh", the names the kustomize base uses.
+    const secretOf = (workload: KubeObject, volume: string) =>
+      workload.spec.template.spec.volumes.find((v: Values) => v.name === volume).secret.secretName;
+    const gateway = component("gateway")[0]!;
+    expect(secretOf(gateway, "nats")).toBe((defaults.natsAuth as Values).gatewaySecret);
+    expect(secretOf(gateway, "grpc")).toBe((defaults.grpc as Values).secretName);
+    for (const runner of component("runner")) {
+      const pool = runner.metadata.labels!["lspmesh.dev/pool"];
+      expect(secretOf(runner, "nats")).toBe(`lspmesh-nats-runner-${pool}`);
+      expect(secretOf(runner, "grpc")).toBe((defaults.grpc as Values).runnerSecretsName);
     }
   });
 });
