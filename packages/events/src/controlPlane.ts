@@ -37,6 +37,11 @@ export interface ControlWorkspace {
   create?: true;
   /** Tombstone: the runners also remove its folder (and everything in it). */
   removeFolder?: true;
+  /**
+   * Live: deleted (a tombstone, its folder removed when `create` made it) once no call used it for
+   * this long, in seconds, counted from the last use gateways record (WORKSPACE_USAGE_BUCKET) or `at`.
+   */
+  idleTtlSeconds?: number;
   /** When the workspace was added or deleted (ISO 8601), for `admin … show`. */
   at?: string;
 }
@@ -142,3 +147,21 @@ export function applyControlChange(
   }
   return problem;
 }
+
+/**
+ * KV bucket of each workspace's last use, `<tenant>.<workspace>` → {"v":1,"at":<ms since epoch>}:
+ * gateways write it (at most every USAGE_RECORD_EVERY_MS per workspace and gateway), the idle-TTL
+ * expiry reads it. Apart from the control plane so that uses do not wake its watchers.
+ */
+export const WORKSPACE_USAGE_BUCKET = "lspmesh-usage";
+export const WORKSPACE_USAGE_STREAM = `KV_${WORKSPACE_USAGE_BUCKET}`;
+/** How often a gateway records a workspace's use, at most, in ms. */
+export const USAGE_RECORD_EVERY_MS = 30_000;
+
+export interface WorkspaceUsage {
+  v: 1;
+  /** Last use seen, ms since the epoch. */
+  at: number;
+}
+
+export const usageKey = (tenant: string, workspace: string) => `${tenant}.${workspace}`;

@@ -11,3 +11,4 @@ export * from "./payloads.js";
 export * from "./subjects.js";
 export * from "./symbolIndex.js";
 export * from "./symbolIndexStore.js";
+export * from "./workspaceUsageStore.js";

@@ -1,11 +1,13 @@
-// The NATS permissions of every lspmesh identity, as nats-server configuration (`authorization
-// { users: [...] }`). One source for the shipped config (deploy/nats/authorization.conf, made by
-// `lspmesh nats-auth`), the Helm chart's values and the test clusters, so what is tested is what
-// is deployed. Everything not listed is denied: a client without credentials cannot connect.
+// The NATS permissions of every lspmesh identity. One source for both ways of deploying them: the
+// user JWTs `lspmesh admin creds` mints (natsJwt.ts, the shipped manifests and chart) and the static
+// `authorization { users: [...] }` block `lspmesh nats-auth --runners … --tenants …` prints; the test
+// clusters run with both, so what is tested is what is deployed. Everything not listed is denied: a
+// client without credentials cannot connect.
 //
 // - `gateway`: reads the runner registry (KV `lspmesh-runners`), the runners' claims (KV
 //   `lspmesh-runner-claims`) and the control plane (KV `lspmesh-control`), never writes them, and
-//   reads the symbol indexes (KV `lspmesh-symbols-<tenant>`) of every tenant listed.
+//   reads the symbol indexes (KV `lspmesh-symbols-<tenant>`) of every tenant listed, and writes
+//   workspaces' last uses (KV `lspmesh-usage`, for idle TTLs) and nothing else.
 // - `<runner id>`: writes only its own registry key and its claims on the tenants it was issued
 //   (and reads none), publishes diagnostics (stream LSPMESH_DIAG,
 //   which it may create but neither read the state of nor change) and status for the tenants it serves, receives their file-change events and answers them,
@@ -18,7 +20,13 @@
 // - `admin` (optional): everything; for operators' tooling, never given to a service.
 // Every identity reads replies only on its own inbox prefix `_INBOX_<user>` (the client option
 // inboxPrefix; lspmesh's services set it from LSPMESH_NATS_USER), never another's.
-import { CONTROL_BUCKET, CONTROL_STREAM, controlKeys } from "./controlPlane.js";
+import {
+  CONTROL_BUCKET,
+  CONTROL_STREAM,
+  controlKeys,
+  WORKSPACE_USAGE_BUCKET,
+  WORKSPACE_USAGE_STREAM,
+} from "./controlPlane.js";
 import { inboxPrefixOf } from "./natsAuth.js";
 import {
   DIAGNOSTICS_STREAM,
@@ -57,6 +65,13 @@ export interface NatsUserPermissions {
 
 const REGISTRY_STREAM = `KV_${RUNNER_REGISTRY_BUCKET}`;
 const CLAIMS_STREAM = `KV_${RUNNER_CLAIMS_BUCKET}`;
+/** What a gateway writes of workspaces' last uses: open or create the bucket, put its keys. */
+export const WORKSPACE_USAGE_WRITER = [
+  `$JS.API.STREAM.INFO.${WORKSPACE_USAGE_STREAM}`,
+  `$JS.API.STREAM.CREATE.${WORKSPACE_USAGE_STREAM}`,
+  `$KV.${WORKSPACE_USAGE_BUCKET}.>`,
+] as const;
+
 /** The KV streams a gateway opens (creating them when absent) and reads: registry, claims, control plane. */
 export const REGISTRY_READER_STREAMS = [REGISTRY_STREAM, CLAIMS_STREAM, CONTROL_STREAM] as const;
 
@@ -197,6 +212,8 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
         ...registryReader(CLAIMS_STREAM).slice(1),
         // The control plane (tenants, workspaces, API-key hashes), read only; `admin` writes it.
         ...registryReader(CONTROL_STREAM).slice(1),
+        // Workspaces' last uses (for idle TTLs): written, never read.
+        ...WORKSPACE_USAGE_WRITER,
         ...spec.tenants.flatMap(symbolIndexReader),
       ],
       subscribe: [`${inboxPrefixOf(NATS_USERS.gateway)}.>`],

@@ -45,9 +45,9 @@ describe("decentralized NATS credentials", () => {
     expect(shared.pub?.deny).toEqual(["$KV.lspmesh-control.>"]);
   });
 
-  test("the gateway reads every bucket and writes none", () => {
+  test("the gateway reads every bucket and writes only workspaces' last uses", () => {
     const { pub } = natsJwtPermissions({ kind: "gateway" });
-    expect(pub?.allow?.filter((subject) => subject.startsWith("$KV."))).toEqual([]);
+    expect(pub?.allow?.filter((subject) => subject.startsWith("$KV."))).toEqual(["$KV.lspmesh-usage.>"]);
     expect(pub?.allow).toContain("$JS.API.DIRECT.GET.*.>");
   });
 

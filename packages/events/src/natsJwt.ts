@@ -23,7 +23,13 @@ import {
 } from "@nats-io/jwt";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { inboxPrefixOf } from "./natsAuth.js";
-import { NATS_USERS, natsUserPermissions, REGISTRY_READER_STREAMS, runnerPermissions } from "./natsAuthorization.js";
+import {
+  NATS_USERS,
+  natsUserPermissions,
+  REGISTRY_READER_STREAMS,
+  runnerPermissions,
+  WORKSPACE_USAGE_WRITER,
+} from "./natsAuthorization.js";
 
 /** The keys and JWTs an operator keeps secret (a directory or a Kubernetes Secret: natsTrustDirectory.ts). */
 export interface NatsTrust {
@@ -98,7 +104,7 @@ export function natsJwtPermissions(identity: NatsJwtIdentity): Pick<User, "pub" 
       return { pub: { allow: [">"] }, sub: { allow: [">"] } };
     case "gateway":
       // Every tenant's symbol index is read, so the bucket is a wildcard (`KV_*`): the gateway serves
-      // every tenant, and writes nothing (no `$KV.` subject, no stream change).
+      // every tenant, and writes nothing but workspaces' last uses (`$KV.lspmesh-usage.>`).
       return {
         pub: {
           allow: unique([
@@ -115,6 +121,7 @@ export function natsJwtPermissions(identity: NatsJwtIdentity): Pick<User, "pub" 
             "$JS.API.CONSUMER.MSG.NEXT.*.*",
             "$JS.API.DIRECT.GET.*.>",
             "$JS.API.STREAM.MSG.GET.*",
+            ...WORKSPACE_USAGE_WRITER,
           ]),
         },
         sub: { allow: [`${inboxPrefixOf(user)}.>`] },

@@ -10,7 +10,7 @@ import { allowlistsFor } from "./http/allowlists.js";
 import { createHttpServer, type HttpServerOptions, type HttpTimeouts, MCP_PATH } from "./http/httpServer.js";
 import { TenantLimiter } from "./limits/tenantLimiter.js";
 import { McpServing } from "./mcp/serving/mcpServing.js";
-import type { ToolDeps } from "./mcp/toolCall.js";
+import type { ToolDeps, WorkspaceUsageSink } from "./mcp/toolCall.js";
 import { GatewayMetrics } from "./ops/metrics.js";
 import type { RunnerRouter } from "./routing/runnerRouter.js";
 import { SymbolIndexCache } from "./symbols/symbolIndexCache.js";
@@ -74,6 +74,8 @@ export interface GatewayOptions {
    * gateway owns it once started and closes it in close().
    */
   admin?: AdminService;
+  /** Told the workspace of every tool call (idle TTLs); absent = nothing recorded. Its owner closes it. */
+  workspaceUsage?: WorkspaceUsageSink;
 }
 
 export interface RunningGateway {
@@ -183,6 +185,7 @@ function gatewayToolDeps(
     progressIntervalMs: options.progressIntervalMs,
     readOnly: options.readOnly,
     symbolIndex,
+    usage: options.workspaceUsage,
   };
 }
 

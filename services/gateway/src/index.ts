@@ -16,6 +16,7 @@ export {
   workspaceRemove,
 } from "./admin/controlPlaneChanges.js";
 export { ControlPlaneStore } from "./admin/controlPlaneStore.js";
+export { type ExpiredWorkspace, expiredWorkspaces, expiryChanges } from "./admin/workspaceExpiry.js";
 export { ApiKeyStore, sha256Hex } from "./auth/apiKeys.js";
 export {
   type Authenticator,

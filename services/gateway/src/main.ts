@@ -1,7 +1,13 @@
 // Composition root for running the gateway on its own: the only place that reads the
 // environment and the command line.
 import { pathToFileURL } from "node:url";
-import { CONTROL_BUCKET, NATS_CONNECTION_OPTIONS, NatsSymbolIndexStore, natsConnectOptions } from "@lspmesh/events";
+import {
+  CONTROL_BUCKET,
+  NATS_CONNECTION_OPTIONS,
+  NatsSymbolIndexStore,
+  natsConnectOptions,
+  WorkspaceUsageStore,
+} from "@lspmesh/events";
 import { GrpcAuth } from "@lspmesh/grpc";
 import {
   closeOnSignals,
@@ -17,6 +23,7 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { AdminService } from "./admin/adminService.js";
 import { AdminNatsWriter } from "./admin/adminWriter.js";
 import { ControlPlaneStore } from "./admin/controlPlaneStore.js";
+import { WorkspaceExpiryTimer } from "./admin/workspaceExpiryTimer.js";
 import { ApiKeyStore } from "./auth/apiKeys.js";
 import { type Authenticator, BearerAuthenticator, NoTokenAuthenticator } from "./auth/authenticator.js";
 import { JwtVerifier } from "./auth/jwtVerifier.js";
@@ -29,7 +36,16 @@ import { StaticRunnerDirectory } from "./routing/runnerDirectory.js";
 import { HrwRunnerRouter } from "./routing/runnerRouter.js";
 import { ControlPlaneTenancy } from "./tenancy/controlPlaneTenancy.js";
 import { readTenantsFile, TenantWorkspaceResolver } from "./tenancy/tenants.js";
+import { WorkspaceUsageRecorder } from "./tenancy/workspaceUsageRecorder.js";
 import { StaticWorkspaceResolver, type WorkspaceResolver } from "./workspaces.js";
+
+/** The control plane followed: its store, and the workspaces' last uses (recorded, and read for idle TTLs). */
+interface FollowedControlPlane {
+  stop: () => Promise<void>;
+  store: ControlPlaneStore;
+  usage?: WorkspaceUsageRecorder | undefined;
+  usageStore?: WorkspaceUsageStore | undefined;
+}
 
 function tenancy(config: GatewayConfig): {
   authenticator: Authenticator;
@@ -39,7 +55,7 @@ function tenancy(config: GatewayConfig): {
   /** Starts following the mounted files; returns the stop function. */
   watch?: (logger: Logger) => () => void;
   /** Loads and then follows the control plane; returns the stop function and the bucket, for the admin API. */
-  follow?: (logger: Logger) => Promise<{ stop: () => Promise<void>; store: ControlPlaneStore }>;
+  follow?: (logger: Logger) => Promise<FollowedControlPlane>;
 } {
   const auth = config.auth;
   if (auth.kind === "control") return controlPlaneTenancy(config, auth.jwt);
@@ -124,11 +140,24 @@ function controlPlaneTenancy(config: GatewayConfig, jwt: JwtSettings): ReturnTyp
         throw error;
       }
       logger.info("control plane loaded", { tenants: control.tenantCount, keys: control.apiKeys.size });
+      // Workspaces' last uses, for idle TTLs; without them (older NATS permissions) TTLs count from `at`.
+      const usageStore = await WorkspaceUsageStore.open(nc).catch((error: unknown) => {
+        logger.warn("workspace uses not recorded: idle TTLs count from when a workspace was added", {
+          error: errorMessage(error),
+        });
+        return undefined;
+      });
+      const usage = usageStore
+        ? new WorkspaceUsageRecorder(usageStore, {
+            onProblem: (message, error) => logger.warn(message, { error: errorMessage(error) }),
+          })
+        : undefined;
       const stop = async () => {
         control.close();
+        await usage?.close();
         await nc.close();
       };
-      return { stop, store };
+      return { stop, store, usage, usageStore };
     },
   };
 }
@@ -216,6 +245,12 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
       return undefined;
     });
   }
+  const admin = followed ? adminService(config, followed.store, logger, auditLogger) : undefined;
+  // With the admin identity, this gateway also deletes idle workspaces (idle TTLs).
+  const expiry =
+    admin?.canWrite && followed?.usageStore
+      ? new WorkspaceExpiryTimer(admin, () => followed.usageStore!.lastUses(), logger)
+      : undefined;
   const gateway = await startGateway({
     host: config.host,
     port: config.port,
@@ -237,8 +272,10 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     maxConnections: config.maxConnections,
     unauthenticatedPerSecond: config.unauthenticatedPerSecond,
     symbolIndex: indexConnection ? new NatsSymbolIndexStore(indexConnection) : undefined,
-    ...(followed ? { admin: adminService(config, followed.store, logger, auditLogger) } : {}),
+    ...(admin ? { admin } : {}),
+    ...(followed?.usage ? { workspaceUsage: followed.usage } : {}),
   }).catch(async (error: unknown) => {
+    await expiry?.close();
     await router.close();
     await indexConnection?.close();
     throw error;
@@ -253,6 +290,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
   closeOnSignals(
     async () => {
       stopWatching();
+      await expiry?.close();
       await stopFollowing();
       await gateway.close();
       await indexConnection?.close();

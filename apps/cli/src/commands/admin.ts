@@ -2,7 +2,7 @@
 // started with LSPMESH_CONTROL=nats follows live. Each change is computed from the bucket's current
 // values, printed as a diff, written key by key and logged as one audit line (stderr, JSON).
 import { readFile } from "node:fs/promises";
-import { NATS_CONNECTION_OPTIONS, natsConnectOptions } from "@lspmesh/events";
+import { NATS_CONNECTION_OPTIONS, natsConnectOptions, WorkspaceUsageStore } from "@lspmesh/events";
 import {
   AdminError,
   applyFile,
@@ -10,6 +10,8 @@ import {
   ControlPlaneStore,
   createJsonLogger,
   describeChange,
+  expiredWorkspaces,
+  expiryChanges,
   keyAdd,
   keyRemove,
   tenantPut,
@@ -17,10 +19,10 @@ import {
   workspacePut,
   workspaceRemove,
 } from "@lspmesh/gateway";
-import { connect } from "@nats-io/transport-node";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { cliNatsAuth } from "../natsCredentials.js";
 import { parseCommandFlags, UsageError } from "../usage.js";
-import { AdminFailure, credsIdentity, listCreds, mintCreds, revokeCreds } from "./adminCreds.js";
+import { AdminFailure, credsIdentity, listCreds, mintCreds, parseDuration, revokeCreds } from "./adminCreds.js";
 
 export const HELP = `usage: lspmesh admin <what> <action> [arguments] [options]
 
@@ -33,9 +35,12 @@ gateways run with LSPMESH_CONTROL=nats apply each change as soon as NATS deliver
   tenants add T [--calls-per-second N] [--concurrent-calls N] [--workspace-pattern 'task-*']
                                     (again to change them; a pattern admits every matching workspace
                                     id without listing it: per-task and per-PR folders)
-  workspaces list T | add T W [--languages L,…] [--create] | remove T W [--remove-folder]
+  workspaces list T | add T W [--languages L,…] [--create] [--idle-ttl 2h] | remove T W [--remove-folder]
                                     --create: the runners make the folder <root>/T/W when absent;
-                                    --remove-folder: they delete it with the workspace
+                                    --remove-folder: they delete it with the workspace;
+                                    --idle-ttl: deleted once unused that long (its folder too with --create)
+  workspaces expire [--dry-run]     delete the workspaces idle past their TTL now (a gateway with
+                                    LSPMESH_ADMIN_NATS_CREDS does it every 30 s)
   keys list T | remove T ID
   keys add T ID [--scopes lsp:read,lsp:write] [--workspaces W,…]  prints the new token, once
   creds ci T | writer T | runner POOL [--tenants T,…] | gateway | admin
@@ -81,6 +86,7 @@ function parseFlags(args: string[]) {
         "expires-in": { type: "string" },
         "nats-trust": { type: "string" },
         create: { type: "boolean" },
+        "idle-ttl": { type: "string" },
         "remove-folder": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -109,6 +115,14 @@ export async function runAdminCommand(args: string[]): Promise<void> {
   }
 }
 
+/** The connection of the request under way (run() opens it): the usage bucket is read through it. */
+let connection: NatsConnection | undefined;
+
+async function readLastUses(_natsUrl: string): Promise<Map<string, number>> {
+  if (!connection) return new Map();
+  return (await WorkspaceUsageStore.open(connection)).lastUses();
+}
+
 async function run(request: Request, values: Flags): Promise<void> {
   const natsUrl = values.nats ?? process.env.LSPMESH_NATS_URL ?? "nats://127.0.0.1:4222";
   const nc = await connect({
@@ -120,6 +134,7 @@ async function run(request: Request, values: Flags): Promise<void> {
   }).catch((error: unknown) => {
     throw new AdminFailure(`cannot reach NATS: ${(error as Error).message}`);
   });
+  connection = nc;
   try {
     const store = await ControlPlaneStore.open(nc).catch((error: unknown) => {
       throw new AdminFailure(
@@ -151,35 +166,10 @@ function requestOf(what: string | undefined, action: string | undefined, rest: s
   const write = (plan: (current: ReadonlyMap<string, string>) => ControlChange[]): Request => {
     return async (current, store) => applyChanges(plan(current), store, flags["dry-run"] === true);
   };
-  if (what === "creds") {
-    if (action === "list") {
-      args([]);
-      return async (current, store, natsUrl) => listCreds(flags, { current, store, natsUrl });
-    }
-    if (action === "revoke") {
-      const [target] = args(["NAME"]);
-      return async (current, store, natsUrl) => revokeCreds(target!, flags, { current, store, natsUrl });
-    }
-    const identity = credsIdentity(action ?? "", rest, flags.tenants);
-    return async (current, store, natsUrl) => mintCreds(identity, flags, { current, store, natsUrl });
-  }
+  if (what === "creds") return credsRequest(action, rest, flags, args);
   switch (`${what ?? ""} ${action ?? ""}`) {
-    case "apply ": {
-      const file = flags.file;
-      if (!file) throw new UsageError("apply needs -f FILE");
-      return async (current, store) => {
-        const text = await readFile(file, "utf8").catch((error: unknown) => {
-          throw new AdminError("INVALID_ARGUMENT", `cannot read ${file}: ${(error as Error).message}`);
-        });
-        let raw: unknown;
-        try {
-          raw = JSON.parse(text);
-        } catch (error) {
-          throw new AdminError("INVALID_ARGUMENT", `${file} is not JSON: ${(error as Error).message}`);
-        }
-        await applyChanges(applyFile(current, raw, file), store, flags["dry-run"] === true);
-      };
-    }
+    case "apply ":
+      return applyRequest(flags);
     case "tenants list":
       args([]);
       return async (current) => list(current, "tenants.", flags);
@@ -207,8 +197,12 @@ function requestOf(what: string | undefined, action: string | undefined, rest: s
     case "workspaces add": {
       const [tenant, workspace] = args(["TENANT", "WORKSPACE"]);
       const languages = flags.languages?.split(",").filter(Boolean);
+      const idleTtlSeconds = flags["idle-ttl"] ? parseDuration(flags["idle-ttl"], "--idle-ttl") : undefined;
       return write((current) =>
-        workspacePut(current, tenant!, workspace!, languages, { create: flags.create === true }),
+        workspacePut(current, tenant!, workspace!, languages, {
+          create: flags.create === true,
+          ...(idleTtlSeconds ? { idleTtlSeconds } : {}),
+        }),
       );
     }
     case "workspaces remove": {
@@ -216,6 +210,17 @@ function requestOf(what: string | undefined, action: string | undefined, rest: s
       return write((current) =>
         workspaceRemove(current, tenant!, workspace!, { removeFolder: flags["remove-folder"] === true }),
       );
+    }
+    case "workspaces expire": {
+      args([]);
+      return async (current, store, natsUrl) => {
+        const lastUse = await readLastUses(natsUrl);
+        await applyChanges(
+          expiryChanges(current, expiredWorkspaces(current, lastUse, Date.now())),
+          store,
+          flags["dry-run"] === true,
+        );
+      };
     }
     case "keys list": {
       const [tenant] = args(["TENANT"]);
@@ -243,6 +248,43 @@ function requestOf(what: string | undefined, action: string | undefined, rest: s
           : "say what to change, e.g. tenants add acme",
       );
   }
+}
+
+/** `creds list | revoke NAME | <kind> [ARG]` (adminCreds.ts). */
+function credsRequest(
+  action: string | undefined,
+  rest: string[],
+  flags: Flags,
+  args: (names: string[]) => string[],
+): Request {
+  if (action === "list") {
+    args([]);
+    return async (current, store, natsUrl) => listCreds(flags, { current, store, natsUrl });
+  }
+  if (action === "revoke") {
+    const [target] = args(["NAME"]);
+    return async (current, store, natsUrl) => revokeCreds(target!, flags, { current, store, natsUrl });
+  }
+  const identity = credsIdentity(action ?? "", rest, flags.tenants);
+  return async (current, store, natsUrl) => mintCreds(identity, flags, { current, store, natsUrl });
+}
+
+/** `apply -f FILE`: the bucket made equal to the file. */
+function applyRequest(flags: Flags): Request {
+  const file = flags.file;
+  if (!file) throw new UsageError("apply needs -f FILE");
+  return async (current, store) => {
+    const text = await readFile(file, "utf8").catch((error: unknown) => {
+      throw new AdminError("INVALID_ARGUMENT", `cannot read ${file}: ${(error as Error).message}`);
+    });
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw new AdminError("INVALID_ARGUMENT", `${file} is not JSON: ${(error as Error).message}`);
+    }
+    await applyChanges(applyFile(current, raw, file), store, flags["dry-run"] === true);
+  };
 }
 
 async function applyChanges(

@@ -90,9 +90,10 @@ export function credsIdentity(kind: string, rest: string[], tenants: string | un
 }
 
 /** `30d`, `12h`, `90m`, `3600s` → seconds. */
-export function parseDuration(text: string): number {
+export function parseDuration(text: string, flag = "--expires-in"): number {
   const match = /^(\d+)([smhd])$/.exec(text);
-  if (!match) throw new UsageError(`--expires-in must be a number and s, m, h or d (e.g. 30d), not '${text}'`);
+  if (!match || Number(match[1]) === 0)
+    throw new UsageError(`${flag} must be a number above 0 and s, m, h or d (e.g. 30d), not '${text}'`);
   return Number(match[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as "s" | "m" | "h" | "d"];
 }
 
@@ -114,7 +115,7 @@ const by = () => process.env.LSPMESH_NATS_USER ?? process.env.USER ?? "unknown";
 
 export async function mintCreds(identity: NatsJwtIdentity, flags: CredsFlags, context: CredsContext): Promise<void> {
   const { trust } = trustOf(flags);
-  const expiresInSeconds = flags["expires-in"] ? parseDuration(flags["expires-in"]) : undefined;
+  const expiresInSeconds = flags["expires-in"] ? parseDuration(flags["expires-in"], "--expires-in") : undefined;
   const minted = await mintNatsUser(trust, identity, expiresInSeconds ? { expiresInSeconds } : {});
   const record: NatsUserRecord = {
     v: 1,

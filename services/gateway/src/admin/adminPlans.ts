@@ -27,6 +27,7 @@ export function planOf(request: AdminWrite, current: ControlValues): { changes: 
       return {
         changes: workspacePut(current, request.tenant, request.workspace, request.languages, {
           create: request.create === true,
+          ...(request.idleTtlSeconds ? { idleTtlSeconds: request.idleTtlSeconds } : {}),
         }),
       };
     case "workspaces.remove":

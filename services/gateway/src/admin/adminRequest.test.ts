@@ -85,6 +85,12 @@ describe("admin requests", () => {
       removeFolder: true,
       dryRun: false,
     });
+    expect(parse("PUT", "/admin/v1/tenants/acme/workspaces/task-1", { idleTtlSeconds: 7200 })).toMatchObject({
+      idleTtlSeconds: 7200,
+    });
+    expect(refusal("PUT", "/admin/v1/tenants/acme/workspaces/task-1", { idleTtlSeconds: "2h" })).toMatch(
+      /400 .*"idleTtlSeconds" must be a whole number/,
+    );
     expect(refusal("PUT", "/admin/v1/tenants/acme/workspaces/task-1", { create: "yes" })).toMatch(
       /400 .*"create" must be true or false/,
     );

@@ -32,6 +32,8 @@ export type AdminRequest =
       readonly languages?: string[];
       /** The runners make its folder under the tenant's root when absent. */
       readonly create?: boolean;
+      /** Deleted once unused this long, seconds. */
+      readonly idleTtlSeconds?: number;
     }>
   | Write<{
       readonly kind: "workspaces.remove";
@@ -67,7 +69,7 @@ export interface RawAdminRequest {
 
 const LIMITS = objectShape("limits", { concurrentCalls: null, callsPerSecond: null });
 const TENANT_BODY = objectShape("a tenant", { limits: LIMITS, workspacePattern: null });
-const WORKSPACE_BODY = objectShape("a workspace", { languages: null, create: null });
+const WORKSPACE_BODY = objectShape("a workspace", { languages: null, create: null, idleTtlSeconds: null });
 const KEY_BODY = objectShape("a new key", { id: null, scopes: null, workspaces: null });
 /** The tenants file's format plus a "keys" list in the API keys file's format (lspmesh admin apply -f). */
 const APPLY_FILE = objectShape("the apply file", {
@@ -220,11 +222,15 @@ function tenantBody(text: string): { limits?: ControlTenant["limits"]; workspace
   };
 }
 
-function workspaceBody(text: string): { languages?: string[]; create?: boolean } {
+function workspaceBody(text: string): { languages?: string[]; create?: boolean; idleTtlSeconds?: number } {
   const body = jsonBody(text, WORKSPACE_BODY);
   if (body.create !== undefined && typeof body.create !== "boolean")
     throw new AdminError("INVALID_ARGUMENT", `"create" must be true or false`);
+  const ttl = body.idleTtlSeconds;
+  if (ttl !== undefined && !(typeof ttl === "number" && Number.isInteger(ttl) && ttl > 0))
+    throw new AdminError("INVALID_ARGUMENT", `"idleTtlSeconds" must be a whole number of seconds above 0, e.g. 7200`);
   return {
+    ...(typeof ttl === "number" ? { idleTtlSeconds: ttl } : {}),
     ...(body.languages === undefined ? {} : { languages: stringList(body.languages, "languages", "typescript") }),
     ...(body.create === true ? { create: true } : {}),
   };

@@ -5,6 +5,7 @@ import type { Principal } from "../auth/principal.js";
 import { type AdminAnswer, refusalAnswer } from "./adminAnswer.js";
 import { parseAdminRequest } from "./adminRequest.js";
 import { AdminService, type ControlPlaneWriter } from "./adminService.js";
+import { WorkspaceExpiryTimer } from "./workspaceExpiryTimer.js";
 
 /** The bucket in memory, as ControlPlaneStore reads and writes it. */
 class MemoryStore implements ControlPlaneWriter {
@@ -219,5 +220,41 @@ describe("the admin service", () => {
     expect(audit).toHaveLength(1);
     await service.close();
     expect(closed()).toBe(1);
+  });
+});
+
+describe("idle TTLs through the admin identity", () => {
+  test("the timer's check tombstones what is idle past its TTL, audited as idle-ttl; without the admin identity nothing", async () => {
+    const { store, audit, service, send } = setup();
+    expect((await send("PUT", "/admin/v1/tenants/acme", {})).status).toBe(200);
+    expect((await send("PUT", "/admin/v1/tenants/acme/workspaces/web", {})).status).toBe(200);
+    store.values_.set(
+      "workspaces.acme.pr-1",
+      JSON.stringify({ v: 1, create: true, idleTtlSeconds: 60, at: new Date(Date.now() - 120_000).toISOString() }),
+    );
+    const logged: Array<[string, LogFields | undefined]> = [];
+    const logger: Logger = {
+      debug() {},
+      info: (m, f) => logged.push([m, f]),
+      warn: (m, f) => logged.push([m, f]),
+      error() {},
+    };
+    const timer = new WorkspaceExpiryTimer(service, async () => new Map(), logger, 60_000);
+    await timer.check();
+    await timer.close();
+    await timer.close();
+    expect(store.values_.get("workspaces.acme.pr-1")).toBe('{"removeFolder":true,"state":"deleted","v":1}');
+    expect(store.values_.get("workspaces.acme.web")).toBe('{"v":1}');
+    expect(audit.at(-1)).toMatchObject({ key: "workspaces.acme.pr-1", by: "idle-ttl" });
+    expect(logged).toEqual([
+      ["idle workspace deleted", expect.objectContaining({ tenant: "acme", workspace: "pr-1", removeFolder: true })],
+    ]);
+    // A recent use keeps it alive.
+    store.values_.set(
+      "workspaces.acme.pr-2",
+      JSON.stringify({ v: 1, idleTtlSeconds: 60, at: new Date(0).toISOString() }),
+    );
+    expect(await service.expireIdleWorkspaces(new Map([["acme.pr-2", Date.now() - 1_000]]))).toEqual([]);
+    expect(await setup({ writable: false }).service.expireIdleWorkspaces(new Map())).toEqual([]);
   });
 });

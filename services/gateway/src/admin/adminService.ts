@@ -8,6 +8,7 @@ import { planOf, refuseLockout } from "./adminPlans.js";
 import { type AdminRequest, type AdminWrite, isWrite } from "./adminRequest.js";
 import { diffLines, keysView, tenantsView, tenantView, workspacesView, workspaceView } from "./adminViews.js";
 import type { ControlChange, ControlValues } from "./controlPlaneChanges.js";
+import { type ExpiredWorkspace, expiredWorkspaces, expiryChanges } from "./workspaceExpiry.js";
 
 /** The bucket's current values (ControlPlaneStore). */
 export interface ControlPlaneReader {
@@ -44,6 +45,11 @@ export class AdminService {
 
   constructor(private readonly options: AdminServiceOptions) {}
 
+  /** It holds the admin identity's write path (LSPMESH_ADMIN_NATS_CREDS). */
+  get canWrite(): boolean {
+    return this.options.writer !== undefined;
+  }
+
   /** Answers `request` for `caller` (who holds lspmesh:admin); throws AdminRefusal or AdminError. */
   async handle(request: AdminRequest, caller: Principal): Promise<AdminAnswer> {
     if (!isWrite(request)) return { status: 200, body: viewOf(request, await readValues(this.options.reader)) };
@@ -51,6 +57,26 @@ export class AdminService {
     const writer = this.options.writer;
     if (!writer) throw new AdminRefusal(503, "writes_unavailable", WRITES_UNAVAILABLE);
     const run = async () => this.change(request, caller, await openWriter(writer));
+    const done = this.writes.then(run, run);
+    this.writes = done.catch(() => {});
+    return done;
+  }
+
+  /**
+   * Deletes the workspaces idle past their TTL (workspaceExpiry.ts) through the admin identity, in
+   * the same queue as the API's changes; their names. Without the admin identity: none.
+   */
+  async expireIdleWorkspaces(lastUse: ReadonlyMap<string, number>, now = Date.now()): Promise<ExpiredWorkspace[]> {
+    const writer = this.options.writer;
+    if (!writer) return [];
+    const run = async () => {
+      const store = await writer.open();
+      const current = await store.values();
+      const expired = expiredWorkspaces(current, lastUse, now);
+      const changes = expiryChanges(current, expired);
+      await this.write(changes, store, { subject: "idle-ttl" } as Principal);
+      return expired;
+    };
     const done = this.writes.then(run, run);
     this.writes = done.catch(() => {});
     return done;

@@ -4,8 +4,8 @@ import { sha256Hex } from "../auth/apiKeys.js";
 import { apiKeyRecordsOf, tenantsFileOf } from "../tenancy/controlPlaneTenancy.js";
 import {
   AdminError,
+  appliedChanges,
   applyFile,
-  type ControlChange,
   describeChange,
   keyAdd,
   keyRemove,
@@ -16,14 +16,7 @@ import {
 } from "./controlPlaneChanges.js";
 
 /** The bucket after the changes (what the store would hold). */
-function applied(current: Map<string, string>, changes: ControlChange[]): Map<string, string> {
-  const next = new Map(current);
-  for (const change of changes) {
-    if (change.value === undefined) next.delete(change.key);
-    else next.set(change.key, change.value);
-  }
-  return next;
-}
+const applied = appliedChanges;
 
 const HASH = "a".repeat(64);
 

@@ -78,11 +78,13 @@ export function workspacePut(
   tenant: string,
   workspace: string,
   languages?: string[],
-  options: { create?: boolean } = {},
+  options: { create?: boolean; idleTtlSeconds?: number; now?: Date } = {},
 ): ControlChange[] {
   checkId("tenant", tenant);
   checkId("workspace", workspace);
   needTenant(current, tenant);
+  if (options.idleTtlSeconds !== undefined && !(Number.isInteger(options.idleTtlSeconds) && options.idleTtlSeconds > 0))
+    throw new AdminError("INVALID_ARGUMENT", "the idle TTL must be a whole number of seconds above 0, e.g. 7200 (2h)");
   if (languages && !languages.every((language) => /^[a-z0-9_+-]{1,40}$/.test(language)))
     throw new AdminError("INVALID_ARGUMENT", `languages must be language ids such as typescript,python`);
   const record: ControlWorkspace = {
@@ -90,6 +92,10 @@ export function workspacePut(
     ...(languages?.length ? { languages } : {}),
     // The runners serving the tenant make the folder when absent (and again after a restart).
     ...(options.create ? { create: true as const } : {}),
+    // An idle TTL counts from the last use, or from now when it was never used.
+    ...(options.idleTtlSeconds
+      ? { idleTtlSeconds: options.idleTtlSeconds, at: (options.now ?? new Date()).toISOString() }
+      : {}),
   };
   return changed(current, controlKeys.workspace(tenant, workspace), record);
 }
@@ -202,6 +208,16 @@ export function applyFile(current: ControlValues, raw: unknown, source: string):
     } else if (parsed) changes.push({ key, before });
   }
   return changes.sort((a, b) => a.key.localeCompare(b.key));
+}
+
+/** The values `current` holds once `changes` are written (what a dry run or a test expects). */
+export function appliedChanges(current: ControlValues, changes: readonly ControlChange[]): Map<string, string> {
+  const next = new Map(current);
+  for (const change of changes) {
+    if (change.value === undefined) next.delete(change.key);
+    else next.set(change.key, change.value);
+  }
+  return next;
 }
 
 /** JSON text with keys in a fixed order, so equal records compare equal as text. */

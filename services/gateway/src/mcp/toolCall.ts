@@ -38,6 +38,12 @@ export interface ToolDeps {
   readonly readOnly?: boolean | undefined;
   /** The symbol indexes stored by the runners (search_symbols); absent = searches ask live servers. */
   readonly symbolIndex?: SymbolIndexCache | undefined;
+  /** Told each workspace a call resolves (its last use, for idle TTLs). */
+  readonly usage?: WorkspaceUsageSink | undefined;
+}
+
+export interface WorkspaceUsageSink {
+  touch(tenant: string, workspace: string): void;
 }
 
 export interface SendOptions {
@@ -181,7 +187,11 @@ export function createToolCall(input: ToolCallInput): ToolCall {
     caller,
     signal,
     callTimeoutMs: deps.callTimeoutMs,
-    workspace: (requested) => deps.workspaces.resolve(requested, caller),
+    workspace: async (requested) => {
+      const target = await deps.workspaces.resolve(requested, caller);
+      deps.usage?.touch(target.tenant, target.workspace);
+      return target;
+    },
     visibleWorkspaces: () => deps.workspaces.visible(caller),
     async symbolIndex() {
       const tenant = caller.principal?.tenant;
