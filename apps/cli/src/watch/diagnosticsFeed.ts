@@ -71,7 +71,27 @@ export async function openDiagnosticsFeed(
       return { finished: Promise.resolve(), close };
     }
     const messages = consumer;
-    const finished = (async () => {
+    // The server may end the connection for good (credentials revoked or expired, account
+    // changed): the feed ends with the reason, rather than waiting for messages that never come.
+    // A revocation or an expiry is said by the server before it closes: stop at once, not after
+    // the client's reconnect attempts.
+    let refusal: Error | undefined;
+    void (async () => {
+      for await (const status of nc.status()) {
+        if (status.type === "error" && /revoked|expired|authori[sz]ation/i.test(String(status.error))) {
+          refusal = status.error;
+          await nc.close();
+        }
+      }
+    })().catch(() => {});
+    const refused = nc.closed().then((error) => {
+      const reason = error ?? refusal;
+      if (reason && !closing)
+        throw new CheckError(
+          `NATS closed the connection: ${reason.message}; if the credentials were revoked or expired, get new ones (lspmesh admin creds ci ${options.tenant})`,
+        );
+    });
+    const replay = (async () => {
       let replayed = 0;
       try {
         for await (const message of messages) {
@@ -87,6 +107,7 @@ export async function openDiagnosticsFeed(
         void messages.close().catch(() => {});
       }
     })();
+    const finished = Promise.race([replay, refused]);
     return { finished, close };
   } catch (error) {
     await close();
