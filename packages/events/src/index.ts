@@ -1,6 +1,7 @@
 export * from "./controlPlane.js";
 export * from "./diagnosticsConsumer.js";
 export * from "./fileEvents.js";
+export * from "./kvCurrentValues.js";
 export * from "./natsAuth.js";
 export * from "./natsAuthorization.js";
 export * from "./natsConnection.js";

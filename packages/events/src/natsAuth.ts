@@ -2,6 +2,7 @@
 // (JWT + nkey seed), plus a CA for TLS. Each identity gets its own reply-inbox prefix
 // (`_INBOX_<user>`), so the server can let it read only its own replies (natsAuthorization.ts).
 import { readFileSync } from "node:fs";
+import { decode, type User } from "@nats-io/jwt";
 import { credsAuthenticator } from "@nats-io/transport-node";
 
 export type NatsCredentials =
@@ -103,16 +104,26 @@ export function natsConnectOptions(auth: NatsClientAuth | undefined): {
   }
 }
 
-/** The user name in a creds file's JWT (its `name` claim); undefined when unreadable. */
-function credsUserName(file: string): string | undefined {
+/** The user name, public key and tags in a creds file's JWT (nothing secret is read); undefined if unreadable. */
+export function natsCredsIdentity(creds: string): { name: string; publicKey: string; tags: string[] } | undefined {
+  const jwt = /-----BEGIN NATS USER JWT-----\s*([A-Za-z0-9_.-]+)\s*------END NATS USER JWT------/.exec(creds)?.[1];
+  if (!jwt) return undefined;
   try {
-    const jwt = /-----BEGIN NATS USER JWT-----\s*([A-Za-z0-9_-]+\.([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+)/.exec(
-      readFileSync(file, "utf8"),
-    )?.[2];
-    if (!jwt) return undefined;
-    const name = (JSON.parse(Buffer.from(jwt, "base64url").toString("utf8")) as { name?: unknown }).name;
-    return typeof name === "string" && /^[A-Za-z0-9_-]+$/.test(name) ? name : undefined;
+    const claims = decode<User>(jwt);
+    return { name: claims.name, publicKey: claims.sub, tags: claims.nats.tags ?? [] };
   } catch {
     return undefined;
   }
+}
+
+/** The user name in a creds file's JWT when it can be an inbox token; undefined when unreadable. */
+function credsUserName(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  const name = natsCredsIdentity(text)?.name;
+  return name && /^[A-Za-z0-9_-]+$/.test(name) ? name : undefined;
 }

@@ -1,10 +1,10 @@
 import { decode, type User } from "@nats-io/jwt";
 import { describe, expect, test } from "vitest";
+import { natsCredsIdentity } from "./natsAuth.js";
 import {
   createNatsTrust,
   mintNatsUser,
   natsAccountId,
-  natsCredsIdentity,
   natsJwtPermissions,
   natsJwtServerConfig,
   revokeNatsUsers,

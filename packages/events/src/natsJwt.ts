@@ -288,15 +288,3 @@ export async function pushAccountJwt(system: NatsConnection, accountJwt: string)
       `nats-server refused the account update: ${answer.error?.description ?? answer.data?.message ?? "unknown error"}`,
     );
 }
-
-/** The user name, public key and expiry in a creds file's JWT (nothing secret is read). */
-export function natsCredsIdentity(creds: string): { name: string; publicKey: string; tags: string[] } | undefined {
-  const jwt = /-----BEGIN NATS USER JWT-----\s*([A-Za-z0-9_.-]+)\s*------END NATS USER JWT------/.exec(creds)?.[1];
-  if (!jwt) return undefined;
-  try {
-    const claims = decode<User>(jwt);
-    return { name: claims.name, publicKey: claims.sub, tags: claims.nats.tags ?? [] };
-  } catch {
-    return undefined;
-  }
-}

@@ -3,6 +3,7 @@
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { WORKSPACE_USAGE_BUCKET, type WorkspaceUsage } from "./controlPlane.js";
+import { kvCurrentValues } from "./kvCurrentValues.js";
 
 export class WorkspaceUsageStore {
   private constructor(private readonly kv: KV) {}
@@ -21,23 +22,13 @@ export class WorkspaceUsageStore {
   /** Every workspace key's last use, ms since the epoch (unreadable values left out). */
   async lastUses(): Promise<Map<string, number>> {
     const uses = new Map<string, number>();
-    const status = await this.kv.status();
-    if (status.values === 0) return uses;
-    const watch = await this.kv.watch({ key: ">" });
-    try {
-      for await (const entry of watch) {
-        if (entry.operation === "PUT") {
-          try {
-            const at = (entry.json() as WorkspaceUsage).at;
-            if (typeof at === "number") uses.set(entry.key, at);
-          } catch {
-            // not ours: ignored
-          }
-        } else uses.delete(entry.key);
-        if ((entry.delta ?? 0) === 0) break;
+    for (const [key, value] of await kvCurrentValues(this.kv)) {
+      try {
+        const at = (JSON.parse(new TextDecoder().decode(value)) as WorkspaceUsage).at;
+        if (typeof at === "number") uses.set(key, at);
+      } catch {
+        // not ours: ignored
       }
-    } finally {
-      watch.stop();
     }
     return uses;
   }

@@ -1,6 +1,6 @@
 // The control-plane bucket as `lspmesh admin` reads and writes it: every current value at once,
 // and puts and deletes of single keys. Needs an identity allowed to write the bucket (`admin`).
-import { CONTROL_BUCKET } from "@lspmesh/events";
+import { CONTROL_BUCKET, kvCurrentValues } from "@lspmesh/events";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 
@@ -19,20 +19,8 @@ export class ControlPlaneStore {
 
   /** Every key's current value (raw JSON text), deleted keys left out; one watch, not a get per key. */
   async values(): Promise<Map<string, string>> {
-    const values = new Map<string, string>();
-    const status = await this.kv.status();
-    if (status.values === 0) return values;
-    const watch = await this.kv.watch({ key: ">" });
-    try {
-      for await (const entry of watch) {
-        if (entry.operation === "PUT") values.set(entry.key, entry.string());
-        else values.delete(entry.key);
-        if ((entry.delta ?? 0) === 0) break;
-      }
-    } finally {
-      watch.stop();
-    }
-    return values;
+    const decoder = new TextDecoder();
+    return new Map([...(await kvCurrentValues(this.kv))].map(([key, value]) => [key, decoder.decode(value)]));
   }
 
   async put(key: string, value: string): Promise<void> {
