@@ -8,8 +8,9 @@
 //   `lspmesh-runner-claims`) and the control plane (KV `lspmesh-control`), never writes them, and
 //   reads the symbol indexes (KV `lspmesh-symbols-<tenant>`) of every tenant listed, and writes
 //   workspaces' last uses (KV `lspmesh-usage`, for idle TTLs) and nothing else.
-// - `<runner id>`: writes only its own registry key and its claims on the tenants it was issued
-//   (and reads none), publishes diagnostics (stream LSPMESH_DIAG,
+// - `<runner id>`: writes only its own registry key and its claims on the tenants it was issued,
+//   reads the registry entries and claims of its own identity (a pool's replicas; every runner's
+//   when it serves every tenant: handoff, registryView), publishes diagnostics (stream LSPMESH_DIAG,
 //   which it may create but neither read the state of nor change) and status for the tenants it serves, receives their file-change events and answers them,
 //   creates, writes and reads the symbol index buckets of the tenants it serves, and follows its
 //   tenants' workspace records in the control plane (KV `lspmesh-control`; never its API keys, never a write).
@@ -107,11 +108,30 @@ function registryReader(stream: string): string[] {
 }
 
 /**
- * JetStream API subjects to create or open a registry bucket's stream without reading it: a
- * runner writes its own keys only, and must not learn the other runners' addresses, pools or tenants.
+ * JetStream API subjects to create or open a registry bucket's stream without reading it: a runner
+ * writes its own keys only, and reads only what registryView lets it.
  */
 function registryOpener(stream: string): string[] {
   return ["$JS.API.INFO", `$JS.API.STREAM.INFO.${stream}`, `$JS.API.STREAM.CREATE.${stream}`];
+}
+
+/**
+ * JetStream API subjects to follow the registry entries and claims a runner needs to know who
+ * takes its warm sessions over when it drains (handoff, docs/architecture.md). Issued for some
+ * tenants, it watches only the keys of its own identity (`runnerIds`: a pool's replicas share the
+ * credential, `<pool>.*`), so it learns nothing its identity could not write itself: no other
+ * pool's address, tenants or sessions. Serving every tenant, it watches every runner's.
+ */
+function registryView(runnerIds: string, dedicated: boolean): string[] {
+  if (!dedicated) return [...kvWatcher(REGISTRY_STREAM), ...kvWatcher(CLAIMS_STREAM)];
+  return [
+    `$JS.API.CONSUMER.CREATE.${REGISTRY_STREAM}.*.$KV.${RUNNER_REGISTRY_BUCKET}.${runnerIds}`,
+    `$JS.API.CONSUMER.CREATE.${CLAIMS_STREAM}.*.$KV.${RUNNER_CLAIMS_BUCKET}.*.${runnerIds}`,
+    ...[REGISTRY_STREAM, CLAIMS_STREAM].flatMap((stream) => [
+      `$JS.API.CONSUMER.INFO.${stream}.*`,
+      `$JS.API.CONSUMER.DELETE.${stream}.*`,
+    ]),
+  ];
 }
 
 /**
@@ -176,6 +196,7 @@ export function runnerPermissions(runner: {
       ...registryOpener(REGISTRY_STREAM),
       `$KV.${RUNNER_REGISTRY_BUCKET}.${runner.runnerIds}`,
       ...registryOpener(CLAIMS_STREAM).slice(1),
+      ...registryView(runner.runnerIds, dedicated !== undefined),
       // Create the stream when absent; never read its state (STREAM.INFO lists every tenant's
       // subjects) nor change its settings (STREAM.UPDATE: every tenant's retention).
       `$JS.API.STREAM.CREATE.${DIAGNOSTICS_STREAM}`,

@@ -3,6 +3,8 @@
 // that first indexes one of the tenant's workspaces. Gateways only open and watch buckets.
 import { type KV, Kvm, KvWatchInclude } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { retryTransient } from "./jetstreamRetry.js";
+import { createKvBucket } from "./kvBucket.js";
 import { decodeJson, encodeJson } from "./payloads.js";
 import {
   parseSymbolIndexKey,
@@ -20,7 +22,7 @@ import type { IndexFollower, StoredWorkspaceIndex, SymbolIndexStore } from "./sy
 export interface NatsSymbolIndexOptions {
   /** Bytes one tenant's bucket may hold (default 256 MiB; -1 = no limit). Writes beyond it fail and are logged. */
   maxBytesPerTenant?: number;
-  /** Replicas of each bucket (default 1). */
+  /** Replicas of each bucket made (default 1; LSPMESH_JETSTREAM_REPLICAS). */
   replicas?: number;
 }
 
@@ -61,16 +63,20 @@ export class NatsSymbolIndexStore implements SymbolIndexStore {
     return stored;
   }
 
+  // Writes ride through a NATS node's loss: retried while the bucket's stream elects a leader.
   async putFile(tenant: string, workspace: string, entry: SymbolIndexFileEntry): Promise<void> {
-    await (await this.writable(tenant)).put(symbolIndexFileKey(workspace, entry.file), encodeJson(entry));
+    const kv = await this.writable(tenant);
+    await retryTransient(() => kv.put(symbolIndexFileKey(workspace, entry.file), encodeJson(entry)));
   }
 
   async deleteFile(tenant: string, workspace: string, file: string): Promise<void> {
-    await (await this.writable(tenant)).purge(symbolIndexFileKey(workspace, file));
+    const kv = await this.writable(tenant);
+    await retryTransient(() => kv.purge(symbolIndexFileKey(workspace, file)));
   }
 
   async putMeta(meta: SymbolIndexMeta): Promise<void> {
-    await (await this.writable(meta.tenant)).put(symbolIndexMetaKey(meta.workspace), encodeJson(meta));
+    const kv = await this.writable(meta.tenant);
+    await retryTransient(() => kv.put(symbolIndexMetaKey(meta.workspace), encodeJson(meta)));
   }
 
   async ownedBy(runner: string, tenants?: readonly string[]): Promise<Array<{ tenant: string; workspace: string }>> {
@@ -158,12 +164,11 @@ export class NatsSymbolIndexStore implements SymbolIndexStore {
     let kv = this.buckets.get(tenant);
     if (!kv) {
       const bucket = symbolIndexBucket(tenant);
-      kv = this.kvm
-        .create(bucket, {
-          history: 1,
-          max_bytes: this.options.maxBytesPerTenant ?? DEFAULT_INDEX_MAX_BYTES_PER_TENANT,
-          replicas: this.options.replicas ?? 1,
-        })
+      kv = createKvBucket(this.kvm, bucket, {
+        history: 1,
+        max_bytes: this.options.maxBytesPerTenant ?? DEFAULT_INDEX_MAX_BYTES_PER_TENANT,
+        replicas: this.options.replicas ?? 1,
+      })
         // A bucket an operator made with other limits is used as it is.
         .catch(() => this.kvm.open(bucket));
       kv.catch(() => this.buckets.delete(tenant));

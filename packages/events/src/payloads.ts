@@ -126,6 +126,16 @@ export interface RunnerRegistryEntry {
   updatedAt: number;
   /** Heartbeat period in ms. */
   heartbeatMs: number;
+  /**
+   * True from SIGTERM until the entry is removed: the runner still answers (gateways keep routing
+   * to it) while its warm sessions are taken over by their next owners (handoff). Absent = false.
+   */
+  draining?: boolean;
+  /**
+   * Its warm sessions, `tenant/workspace/language`, most recently used first, at most 200
+   * (MAX_WARM_SESSIONS). Absent in entries of older runners and with LSPMESH_HANDOFF=0.
+   */
+  warm?: string[];
 }
 
 export function encodeJson(value: unknown): Uint8Array {

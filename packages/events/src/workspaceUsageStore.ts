@@ -3,15 +3,18 @@
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { WORKSPACE_USAGE_BUCKET, type WorkspaceUsage } from "./controlPlane.js";
+import { createKvBucket } from "./kvBucket.js";
 import { kvCurrentValues } from "./kvCurrentValues.js";
 
 export class WorkspaceUsageStore {
   private constructor(private readonly kv: KV) {}
 
-  /** Opens the bucket, creating it when absent. */
-  static async open(nc: NatsConnection): Promise<WorkspaceUsageStore> {
+  /** Opens the bucket, creating it when absent with `replicas` copies (default 1). */
+  static async open(nc: NatsConnection, options: { replicas?: number } = {}): Promise<WorkspaceUsageStore> {
     const kvm = new Kvm(nc);
-    const kv = await kvm.create(WORKSPACE_USAGE_BUCKET, { history: 1 }).catch(() => kvm.open(WORKSPACE_USAGE_BUCKET));
+    const kv = await createKvBucket(kvm, WORKSPACE_USAGE_BUCKET, { history: 1, replicas: options.replicas ?? 1 }).catch(
+      () => kvm.open(WORKSPACE_USAGE_BUCKET),
+    );
     return new WorkspaceUsageStore(kv);
   }
 

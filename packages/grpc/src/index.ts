@@ -34,3 +34,11 @@ export {
   type UnaryCall,
   type UnaryNext,
 } from "./interceptors.js";
+// OpenTelemetry spans around calls, W3C trace context in their metadata (added while tracing is on).
+export {
+  type ClientTracingOptions,
+  clientTracingInterceptor,
+  metadataGetter,
+  metadataSetter,
+  serverTracingInterceptor,
+} from "./tracingInterceptors.js";

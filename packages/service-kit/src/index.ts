@@ -5,3 +5,7 @@ export * from "./secretFile.js";
 export * from "./serviceSettings.js";
 export * from "./settings.js";
 export * from "./shutdown.js";
+export * from "./spanRelay.js";
+export * from "./traceContext.js";
+export * from "./tracing.js";
+export * from "./tracingSettings.js";

@@ -46,7 +46,9 @@ test("the NATS registry and JWTs", () => {
     LSPMESH_JWT_AUDIENCE: "https://lspmesh.example.com/mcp",
     LSPMESH_TENANTS_FILE: "/etc/lspmesh/tenants.json",
   });
-  expect(config.runners).toEqual({ kind: "nats", url: "nats://nats:4222", auth: {} });
+  expect(config.runners).toEqual({ kind: "nats", url: "nats://nats:4222", auth: {}, jetstreamReplicas: 1 });
+  const cluster = { LSPMESH_NATS_URL: "nats://n0:4222,nats://n1:4222,nats://n2:4222", LSPMESH_JETSTREAM_REPLICAS: "3" };
+  expect(gatewayConfig([], cluster).runners).toMatchObject({ url: cluster.LSPMESH_NATS_URL, jetstreamReplicas: 3 });
   expect(config.auth).toMatchObject({
     kind: "tokens",
     jwt: { tenantClaim: "tenant", issuer: "https://auth.example.com/" },
@@ -58,6 +60,9 @@ test("bad settings say what to fix", () => {
   expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "a:1", LSPMESH_NATS_URL: "nats://x" })).toThrow(/not both/);
   expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "nohost" })).toThrow(/host:port/);
   expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_PORT: "http" })).toThrow(/whole number/);
+  expect(() => gatewayConfig([], { LSPMESH_NATS_URL: "nats://x", LSPMESH_JETSTREAM_REPLICAS: "7" })).toThrow(
+    /LSPMESH_JETSTREAM_REPLICAS '7': give a whole number from 1 to 5/,
+  );
   expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_TENANT: "Acme" })).toThrow(/invalid tenant/);
   expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_HOST: "0.0.0.0" })).toThrow(/without tokens/);
   // Off loopback with tokens, the resource URL must be configured, never taken from Host.

@@ -1,7 +1,13 @@
 // Standalone configuration from LSPMESH_* environment variables and command-line flags (flags
 // win). Pure: main.ts hands in process.env and process.argv.
 
-import { NatsAuthError, type NatsClientAuth, natsClientAuth } from "@lspmesh/events";
+import {
+  JETSTREAM_REPLICAS_SETTING,
+  MAX_JETSTREAM_REPLICAS,
+  NatsAuthError,
+  type NatsClientAuth,
+  natsClientAuth,
+} from "@lspmesh/events";
 import { GrpcAuthError, type GrpcAuthSettings, grpcAuthSettings } from "@lspmesh/grpc";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -26,7 +32,14 @@ import {
 
 export type RunnerSource =
   | { kind: "static"; addresses: string[] }
-  | { kind: "nats"; url: string; auth: NatsClientAuth };
+  | {
+      kind: "nats";
+      /** One URL or a cluster's, comma-separated. */
+      url: string;
+      auth: NatsClientAuth;
+      /** Copies JetStream keeps of the buckets the gateway creates (LSPMESH_JETSTREAM_REPLICAS, 1). */
+      jetstreamReplicas: number;
+    };
 
 export type AuthConfig =
   /** Loopback single-machine mode: no tokens; every caller is this tenant with this one workspace. */
@@ -85,7 +98,8 @@ runners (one of):
   --runners H:P[,H:P…]   LSPMESH_RUNNERS            a static list of runner gRPC addresses
   --nats URL             LSPMESH_NATS_URL           the NATS registry (KV bucket lspmesh-runners)
                          LSPMESH_NATS_USER + LSPMESH_NATS_PASSWORD, LSPMESH_NATS_TOKEN or LSPMESH_NATS_CREDS,
-                         LSPMESH_NATS_CA (NATS credentials and TLS CA)
+                         LSPMESH_NATS_CA (NATS credentials and TLS CA); a cluster: its URLs, comma-separated
+                         LSPMESH_JETSTREAM_REPLICAS (1; 3 with a 3-node NATS) copies of the buckets it creates
 runner credentials (the runners' own):
                          LSPMESH_GRPC_SECRET_FILE   shared secret sent on every call, and/or
                          LSPMESH_GRPC_TLS_CERT, LSPMESH_GRPC_TLS_KEY, LSPMESH_GRPC_TLS_CA (mTLS)
@@ -188,7 +202,15 @@ function runnerSource(flags: GatewayFlags, env: Environment, natsAuth: NatsClien
     if (!/^[^\s,]+:\d{1,5}$/.test(address))
       throw new SettingsError(`invalid runner address '${address}': use host:port`);
   }
-  return runnerList ? { kind: "static", addresses: runnerList } : { kind: "nats", url: natsUrl!, auth: natsAuth };
+  if (runnerList) return { kind: "static", addresses: runnerList };
+  const replicas = integerSetting(
+    env[JETSTREAM_REPLICAS_SETTING],
+    JETSTREAM_REPLICAS_SETTING,
+    1,
+    1,
+    MAX_JETSTREAM_REPLICAS,
+  );
+  return { kind: "nats", url: natsUrl!, auth: natsAuth, jetstreamReplicas: replicas };
 }
 
 /** Tokens when API keys or a JWKS are set; otherwise no tokens, which only a loopback host may serve. */

@@ -1,5 +1,6 @@
 // Public API of @lspmesh/gateway.
 
+export { hrwWeight, type RouteKey, rankByHrw } from "@lspmesh/events";
 export { createJsonLogger, type LogFields, type Logger, type LogLevel, silentLogger } from "@lspmesh/service-kit";
 export { AdminService } from "./admin/adminService.js";
 export {
@@ -42,7 +43,6 @@ export type { GatewayTool } from "./mcp/defineTool.js";
 export type { ToolDeps } from "./mcp/toolCall.js";
 export { ERROR_META_KEY } from "./mcp/toolErrors.js";
 export { GatewayMetrics } from "./ops/metrics.js";
-export { hrwWeight, type RouteKey, rankByHrw } from "./routing/hrw.js";
 export { openNatsRunnerRegistry } from "./routing/natsRegistry.js";
 export {
   RegistryRunnerDirectory,

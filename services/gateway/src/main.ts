@@ -3,9 +3,12 @@
 import { pathToFileURL } from "node:url";
 import {
   CONTROL_BUCKET,
+  createKvBucket,
   NATS_CONNECTION_OPTIONS,
   NatsSymbolIndexStore,
   natsConnectOptions,
+  natsServers,
+  probedKvWatch,
   WorkspaceUsageStore,
 } from "@lspmesh/events";
 import { GrpcAuth } from "@lspmesh/grpc";
@@ -17,6 +20,7 @@ import {
   type Logger,
   SecretFile,
   SettingsError,
+  startTracing,
 } from "@lspmesh/service-kit";
 import { Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -124,7 +128,7 @@ function controlPlaneTenancy(config: GatewayConfig, jwt: JwtSettings): ReturnTyp
     async follow(logger) {
       if (!nats) throw new Error("the control plane needs LSPMESH_NATS_URL");
       const nc = await connect({
-        servers: nats.url,
+        servers: natsServers(nats.url),
         name: "lspmesh-gateway-control",
         ...natsConnectOptions(nats.auth),
         ...NATS_CONNECTION_OPTIONS,
@@ -132,21 +136,28 @@ function controlPlaneTenancy(config: GatewayConfig, jwt: JwtSettings): ReturnTyp
       let store: ControlPlaneStore;
       try {
         const kvm = new Kvm(nc);
-        const kv = await kvm.create(CONTROL_BUCKET, { history: 5 }).catch(() => kvm.open(CONTROL_BUCKET));
-        await control.follow({ watch: () => kv.watch({ key: ">" }) }, (message, key) => logger.warn(message, { key }));
-        store = await ControlPlaneStore.open(nc);
+        const replicas = nats.jetstreamReplicas;
+        const kv = await createKvBucket(kvm, CONTROL_BUCKET, { history: 5, replicas }).catch(() =>
+          kvm.open(CONTROL_BUCKET),
+        );
+        await control.follow({ watch: () => probedKvWatch(kv, { key: ">" }) }, (message, key) =>
+          logger.warn(message, { key }),
+        );
+        store = await ControlPlaneStore.open(nc, { replicas: nats.jetstreamReplicas });
       } catch (error) {
         await nc.close();
         throw error;
       }
       logger.info("control plane loaded", { tenants: control.tenantCount, keys: control.apiKeys.size });
       // Workspaces' last uses, for idle TTLs; without them (older NATS permissions) TTLs count from `at`.
-      const usageStore = await WorkspaceUsageStore.open(nc).catch((error: unknown) => {
-        logger.warn("workspace uses not recorded: idle TTLs count from when a workspace was added", {
-          error: errorMessage(error),
-        });
-        return undefined;
-      });
+      const usageStore = await WorkspaceUsageStore.open(nc, { replicas: nats.jetstreamReplicas }).catch(
+        (error: unknown) => {
+          logger.warn("workspace uses not recorded: idle TTLs count from when a workspace was added", {
+            error: errorMessage(error),
+          });
+          return undefined;
+        },
+      );
       const usage = usageStore
         ? new WorkspaceUsageRecorder(usageStore, {
             onProblem: (message, error) => logger.warn(message, { error: errorMessage(error) }),
@@ -175,6 +186,7 @@ function adminService(config: GatewayConfig, reader: ControlPlaneStore, logger: 
   const writer = new AdminNatsWriter({
     servers: config.runners.url,
     auth: { credentials: { kind: "creds", file: creds }, caFile: config.runners.auth.caFile },
+    replicas: config.runners.jetstreamReplicas,
   });
   // Connected now, so a wrong setting shows at start; a failure is tried again at the first change.
   writer.open().then(
@@ -196,6 +208,7 @@ async function runnerRouter(config: GatewayConfig, logger: Logger): Promise<HrwR
   const directory = await openNatsRunnerRegistry({
     servers: config.runners.url,
     auth: config.runners.auth,
+    replicas: config.runners.jetstreamReplicas,
     onProblem: (message, key) => logger.warn(message, { key }),
     onOutage: (message, fields) => logger.warn(message, fields),
     grpcAuth,
@@ -226,6 +239,9 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     process.stderr.write(`lspmesh gateway: ${errorMessage(error)}\n`);
     process.exit(2);
   }
+  // Off unless OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; started before anything that traces.
+  const tracing = await startTracing({ serviceName: "lspmesh-gateway", env, warn: (message) => logger.warn(message) });
+  if (tracing.enabled) logger.info("tracing on: spans exported over OTLP");
   const stopWatching = setup.watch?.(logger) ?? (() => {});
   const followed = await setup.follow?.(logger);
   const stopFollowing = followed?.stop ?? (async () => {});
@@ -236,7 +252,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
   let indexConnection: NatsConnection | undefined;
   if (config.runners.kind === "nats") {
     indexConnection = await connect({
-      servers: config.runners.url,
+      servers: natsServers(config.runners.url),
       name: "lspmesh-gateway-symbols",
       ...natsConnectOptions(config.runners.auth),
       ...NATS_CONNECTION_OPTIONS,
@@ -294,6 +310,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
       await stopFollowing();
       await gateway.close();
       await indexConnection?.close();
+      await tracing.close();
     },
     { log: (message, fields) => logger.info(message, fields) },
   );

@@ -12,8 +12,10 @@ describe("runnerConfig", () => {
       listen: "127.0.0.1:7421",
       workspaces: { root: "/workspaces" },
       natsUrl: undefined,
+      jetstreamReplicas: 1,
       watchWorkspaces: true,
-      drainMs: 20_000,
+      drainMs: 45_000,
+      handoffMs: 15_000,
       warmUp: [],
       logLevel: "info",
     });
@@ -31,6 +33,12 @@ describe("runnerConfig", () => {
     expect(config.pool).toBeUndefined();
   });
 
+  test("handoff: on by default within the drain, LSPMESH_HANDOFF=0 off, LSPMESH_HANDOFF_MS its budget", () => {
+    expect(runnerConfig([], { LSPMESH_DRAIN_MS: "10000" }).handoffMs).toBe(0);
+    expect(runnerConfig([], { LSPMESH_HANDOFF: "0" }).handoffMs).toBe(0);
+    expect(runnerConfig([], { LSPMESH_HANDOFF_MS: "5000", LSPMESH_DRAIN_MS: "8000" }).handoffMs).toBe(5_000);
+  });
+
   test("environment settings in their units", () => {
     const config = runnerConfig([], {
       LSPMESH_SERVER_MEMORY_MB: "512",
@@ -39,8 +47,10 @@ describe("runnerConfig", () => {
       LSPMESH_WARMUP: "acme/web/typescript",
       LSPMESH_WATCH: "0",
       LSPMESH_HEARTBEAT_MS: "2000",
+      LSPMESH_JETSTREAM_REPLICAS: "3",
     });
     expect(config).toMatchObject({
+      jetstreamReplicas: 3,
       serverMemoryBytes: 512 * 1024 * 1024,
       idleTimeoutMs: 60_000,
       tenants: ["acme", "globex"],

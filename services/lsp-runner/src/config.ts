@@ -1,7 +1,14 @@
 // The runner's settings from its command line and LSPMESH_* environment: a pure function, so
 // `lspmesh runner`, `node dist/main.js` and tests read them the same way. Flags win over variables.
 import { readFileSync } from "node:fs";
-import { NatsAuthError, type NatsClientAuth, natsClientAuth, natsCredsIdentity } from "@lspmesh/events";
+import {
+  JETSTREAM_REPLICAS_SETTING,
+  MAX_JETSTREAM_REPLICAS,
+  NatsAuthError,
+  type NatsClientAuth,
+  natsClientAuth,
+  natsCredsIdentity,
+} from "@lspmesh/events";
 import { GrpcAuthError, type GrpcAuthSettings, grpcAuthSettings } from "@lspmesh/grpc";
 import { DEFAULT_RUNNER_PORT, ID_PATTERN, ID_RULE } from "@lspmesh/proto";
 import {
@@ -19,6 +26,7 @@ import {
   SettingsError,
   setting,
 } from "@lspmesh/service-kit";
+import { defaultHandoffMs } from "./handoff/handoffPlan.js";
 import { defaultRunnerId } from "./runnerEndpoint.js";
 import { parseWarmUpList, type WarmUpEntry } from "./sessionWarmUp.js";
 
@@ -41,6 +49,8 @@ export interface RunnerConfig {
   natsUrl?: string;
   /** NATS credentials and TLS CA (LSPMESH_NATS_*). */
   natsAuth: NatsClientAuth;
+  /** Copies JetStream keeps of the stream and buckets this runner creates (LSPMESH_JETSTREAM_REPLICAS, 1). */
+  jetstreamReplicas: number;
   /** Registry key (default `<hostname>-<pid>`). */
   runnerId?: string;
   /** host:port gateways dial (default: the bound address; the host name for wildcard binds). */
@@ -55,8 +65,13 @@ export interface RunnerConfig {
   watchWorkspaces: boolean;
   /** host:port for Prometheus GET /metrics; unset = off. */
   metricsListen?: string;
-  /** Time in-flight requests get on SIGTERM, ms. */
+  /** How long a drain on SIGTERM may take, ms: the handoff, then in-flight requests. */
   drainMs: number;
+  /**
+   * Longest handoff wait, ms (docs/architecture.md, "Handoff"): in a drain for the successors to
+   * hold this runner's sessions warm, at start for this runner to warm what it will own. 0 = off.
+   */
+  handoffMs: number;
   /** Resident memory all language servers may use together, bytes; unset = 75 % of the container limit. */
   serverMemoryBytes?: number;
   /** A session unused this long is stopped, ms (0 = never; unset = the policy default, 30 min). */
@@ -100,8 +115,11 @@ export type WorkersSetting = "auto" | "off";
 const WORKERS_SETTINGS: readonly WorkersSetting[] = ["auto", "off"];
 const SANDBOX_SETTINGS: readonly SandboxSetting[] = ["auto", "bwrap", "none"];
 
-/** Default drain time on SIGTERM, ms. */
-export const DEFAULT_DRAIN_MS = 20_000;
+/**
+ * Default drain time on SIGTERM, ms: the handoff (15 s) and then the whole call deadline (30 s,
+ * DEFAULT_CALL_TIMEOUT_MS) for the calls still in flight.
+ */
+export const DEFAULT_DRAIN_MS = 45_000;
 
 export const RUNNER_USAGE = `usage: lspmesh runner [--listen HOST:PORT] [--workspaces-root DIR] [--languages FILE] [--nats URL]
 
@@ -114,11 +132,13 @@ Flags override the environment:
   --nats URL               LSPMESH_NATS_URL: NATS server(s); unset = no registry, no published diagnostics
                            credentials: LSPMESH_NATS_USER + LSPMESH_NATS_PASSWORD, LSPMESH_NATS_TOKEN or
                            LSPMESH_NATS_CREDS (file); LSPMESH_NATS_CA: CA bundle for TLS
+                           LSPMESH_JETSTREAM_REPLICAS (1; 3 with a 3-node NATS): copies of what it creates
   --metrics-listen H:P     LSPMESH_METRICS_LISTEN: Prometheus GET /metrics (e.g. 0.0.0.0:9464); unset = off
 Environment only:
   LSPMESH_MAX_FILE_BYTES (4 MiB)  LSPMESH_RUNNER_ID (<hostname>-<pid>)  LSPMESH_ADVERTISE_ADDRESS
   LSPMESH_POOL (default)  LSPMESH_TENANTS (any)  LSPMESH_HEARTBEAT_MS (5000)  LSPMESH_WATCH (1; 0 = off)
-  LSPMESH_DRAIN_MS (${DEFAULT_DRAIN_MS})  LSPMESH_SERVER_MEMORY_MB (75 % of the container limit)
+  LSPMESH_DRAIN_MS (${DEFAULT_DRAIN_MS})  LSPMESH_HANDOFF (1; 0 = off)  LSPMESH_HANDOFF_MS (drain − 30000)
+  LSPMESH_SERVER_MEMORY_MB (75 % of the container limit)
   LSPMESH_SANDBOX (auto: bubblewrap where it works; bwrap: required; none)
   LSPMESH_WORKERS (auto: one Landlock-confined worker process per tenant; off: tenants in LSPMESH_TENANTS share the runner)
   LSPMESH_STATE_DIR (a fresh <tmpdir>/lspmesh-workers-<pid>-* per runner, removed at exit: the workers' homes and temporary folders)
@@ -163,6 +183,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
   const logLevel = logLevelSetting(env);
   const memoryMb = integerSetting(env.LSPMESH_SERVER_MEMORY_MB, "LSPMESH_SERVER_MEMORY_MB", undefined, 0, 1 << 30);
   const idleSeconds = integerSetting(env.LSPMESH_IDLE_TIMEOUT_S, "LSPMESH_IDLE_TIMEOUT_S", undefined, 0, 1 << 30);
+  const drainMs = integerSetting(env.LSPMESH_DRAIN_MS, "LSPMESH_DRAIN_MS", DEFAULT_DRAIN_MS, 0, 3_600_000);
   return {
     listen,
     ...(grpcAuth ? { grpcAuth } : {}),
@@ -171,6 +192,13 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     maxFileBytes: integerSetting(env.LSPMESH_MAX_FILE_BYTES, "LSPMESH_MAX_FILE_BYTES", undefined, 0, 2 ** 40),
     natsUrl: setting(flags.nats, env, "LSPMESH_NATS_URL"),
     natsAuth,
+    jetstreamReplicas: integerSetting(
+      env[JETSTREAM_REPLICAS_SETTING],
+      JETSTREAM_REPLICAS_SETTING,
+      1,
+      1,
+      MAX_JETSTREAM_REPLICAS,
+    ),
     runnerId: runnerIdSetting(env, natsAuth),
     advertiseAddress: setting(undefined, env, "LSPMESH_ADVERTISE_ADDRESS"),
     pool: setting(undefined, env, "LSPMESH_POOL"),
@@ -179,7 +207,8 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     // Only "0" turns watching off.
     watchWorkspaces: setting(undefined, env, "LSPMESH_WATCH") !== "0",
     metricsListen,
-    drainMs: integerSetting(env.LSPMESH_DRAIN_MS, "LSPMESH_DRAIN_MS", DEFAULT_DRAIN_MS, 0, 3_600_000),
+    drainMs,
+    handoffMs: handoffSetting(env, drainMs),
     serverMemoryBytes: mebibytes(memoryMb),
     idleTimeoutMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
     warmUp,
@@ -193,6 +222,12 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     allowGitWrites: setting(undefined, env, "LSPMESH_ALLOW_GIT_WRITES") === "1",
     symbolIndex: symbolIndexSetting(env),
   };
+}
+
+/** LSPMESH_HANDOFF (0 = off) and LSPMESH_HANDOFF_MS (default: what the drain leaves past the call deadline). */
+function handoffSetting(env: Environment, drainMs: number): number {
+  if (setting(undefined, env, "LSPMESH_HANDOFF") === "0") return 0;
+  return integerSetting(env.LSPMESH_HANDOFF_MS, "LSPMESH_HANDOFF_MS", defaultHandoffMs(drainMs), 0, 3_600_000);
 }
 
 /** Megabytes (as the variables give them) in bytes; unset stays unset. */

@@ -3,7 +3,14 @@
 // directly. Settings: config.ts (RUNNER_USAGE, docs/operations.md).
 import { pathToFileURL } from "node:url";
 import { GrpcAuthError } from "@lspmesh/grpc";
-import { closeOnSignals, createJsonLogger, type Environment, errorMessage, SettingsError } from "@lspmesh/service-kit";
+import {
+  closeOnSignals,
+  createJsonLogger,
+  type Environment,
+  errorMessage,
+  SettingsError,
+  startTracing,
+} from "@lspmesh/service-kit";
 import { RUNNER_USAGE, type RunnerConfig, runnerConfig } from "./config.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { NatsEventBus } from "./events/natsEventBus.js";
@@ -31,6 +38,10 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     process.exit(code);
   };
 
+  // Off unless OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; started before anything that traces.
+  const tracing = await startTracing({ serviceName: "lspmesh-runner", env, warn: (message) => logger.warn(message) });
+  if (tracing.enabled) logger.info("tracing on: spans exported over OTLP");
+
   let bus: RunnerEventBus | undefined;
   if (config.natsUrl) {
     bus = await NatsEventBus.connect({
@@ -38,7 +49,8 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
       name: config.runnerId,
       auth: config.natsAuth,
       log,
-      symbolIndex: { maxBytesPerTenant: config.symbolIndex.maxBytesPerTenant },
+      replicas: config.jetstreamReplicas,
+      symbolIndex: { maxBytesPerTenant: config.symbolIndex.maxBytesPerTenant, replicas: config.jetstreamReplicas },
     }).catch((error) =>
       fail("cannot reach NATS at LSPMESH_NATS_URL; check the URL and that JetStream is enabled", 1, {
         error: errorMessage(error),
@@ -71,6 +83,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
       logger.info("draining", { drainMs: config.drainMs });
       await runner.close(config.drainMs);
       await bus?.close();
+      await tracing.close();
       logger.info("drained");
     },
     { log: (message, fields) => logger.info(message, fields) },

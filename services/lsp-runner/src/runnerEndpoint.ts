@@ -13,13 +13,16 @@ import {
   MAX_GRPC_MESSAGE_BYTES,
   type ServiceClient,
   type ServiceImplementation,
+  serverTracingInterceptor,
 } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
-import { splitHostPort } from "@lspmesh/service-kit";
+import { splitHostPort, tracingEnabled } from "@lspmesh/service-kit";
 import { HealthImplementation } from "grpc-health-check";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { DEFAULT_HEARTBEAT_MS, RunnerRegistration } from "./events/runnerRegistration.js";
 import { callLogInterceptor, unexpectedErrorLog } from "./grpc/callLog.js";
+import { endpointHandoff, handOver, handoffFields, reclaimBeforeRegistering } from "./handoff/endpointHandoff.js";
+import type { Handoff } from "./handoff/handoff.js";
 import type { ServedLanguage } from "./runnerCore.js";
 
 export interface RunnerEndpointOptions {
@@ -36,6 +39,10 @@ export interface RunnerEndpointOptions {
   tenants?: readonly string[];
   heartbeatMs?: number;
   advertiseAddress?: string;
+  /** Sessions warm here, most recently used first (the registry's `warm`; handoff). */
+  warmSessions?: () => string[];
+  /** Longest handoff wait, ms (config.ts handoffMs); 0 or absent = no handoff. */
+  handoffMs?: number;
   log: (entry: Record<string, unknown>) => void;
 }
 
@@ -56,7 +63,9 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
   // close() lets the calls under way finish; grpc-js tryShutdown alone would not wait for in-process ones.
   const inFlight = new InFlightCalls();
   // Every Runner call, over the network or in this process, passes these, the first outermost.
-  const interceptors: Interceptor[] = [inFlight.interceptor, callLogInterceptor(log)];
+  // The span (while tracing is on) continues the caller's trace; in process, the gateway's span.
+  const tracing = tracingEnabled() ? [serverTracingInterceptor()] : [];
+  const interceptors: Interceptor[] = [inFlight.interceptor, ...tracing, callLogInterceptor(log)];
   const onUnexpectedError = unexpectedErrorLog(log);
   addService(server, Runner, options.implementation, {
     authorize: (call) => grpcAuth.authorizes(call),
@@ -66,6 +75,7 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
   // Same process, same service, no credentials to check: nothing crosses a process boundary.
   const inProcessClient = createInProcessClient(Runner, options.implementation, { interceptors, onUnexpectedError });
   let advertised = "";
+  let handoff: Handoff | undefined;
   const registration = new RunnerRegistration(
     options.bus,
     () => ({
@@ -76,10 +86,18 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
       pool: options.pool ?? "default",
       ...(options.tenants ? { tenants: [...options.tenants] } : {}),
       load: options.load(),
+      ...handoffFields(handoff),
     }),
     options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     log,
   );
+  handoff = endpointHandoff({
+    ...options,
+    languages: served.map((language) => language.id),
+    client: inProcessClient,
+    publish: () => registration.publishNow(),
+    budgetMs: options.handoffMs,
+  });
   const [host, portText] = splitHostPort(options.listen);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${portText}`, grpcAuth.serverCredentials(), (error, bound) =>
@@ -89,6 +107,7 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
   const address = `${host}:${port}`;
   const wildcard = host === "0.0.0.0" || host === "::" || host === "[::]";
   advertised = options.advertiseAddress ?? (wildcard ? `${hostname()}:${port}` : address);
+  handoff = await reclaimBeforeRegistering(handoff, health, log);
   await registration.start();
   let closing: Promise<void> | undefined;
   return {
@@ -96,20 +115,13 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
     inProcessClient,
     close(graceMs) {
       closing ??= (async () => {
+        // Still serving while successors warm this runner's sessions (handoff), at most its budget.
+        graceMs = Math.max(0, graceMs - (await handOver(handoff, graceMs, log)));
         // Gateways stop routing here first: health checks fail and the registry entry goes.
         health.setStatus("", "NOT_SERVING");
         health.setStatus("lspmesh.v1.Runner", "NOT_SERVING");
         await registration.close();
-        const network = new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            server.forceShutdown();
-            resolve();
-          }, graceMs);
-          server.tryShutdown(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
+        const network = shutDown(server, graceMs);
         // New in-process calls are refused (UNAVAILABLE), as the closing server refuses network ones.
         inProcessClient.close();
         await Promise.all([network, inFlight.settled(graceMs)]);
@@ -117,6 +129,20 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
       return closing;
     },
   };
+}
+
+/** Lets the server's calls finish, forcing it down after graceMs. */
+function shutDown(server: grpc.Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, graceMs);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** `<hostname>-<pid>`, reduced to the characters a registry key allows. */

@@ -1,7 +1,7 @@
 // Assembles a runner in one process: a runner core (sessions, engine, events, symbol index) behind
 // the runner's gRPC endpoint (server, health, registry). For one trust domain: `lspmesh serve`, a
 // runner pinned to tenants that trust each other. Supervisor and workers: supervisor.ts.
-import type { SymbolIndexStore } from "@lspmesh/events";
+import { MAX_WARM_SESSIONS, type SymbolIndexStore, sessionId } from "@lspmesh/events";
 import type { GrpcAuth, ServiceClient } from "@lspmesh/grpc";
 import type { Runner } from "@lspmesh/proto";
 import type { WorkspaceRef } from "./engine/answers.js";
@@ -62,6 +62,8 @@ export interface RunnerServerOptions {
   tenants?: readonly string[];
   /** Registry heartbeat period, ms (default 5 000). */
   heartbeatMs?: number;
+  /** Longest handoff wait, ms (docs/architecture.md, "Handoff"; NATS only); 0 or absent = no handoff. */
+  handoffMs?: number;
   /** Watch workspaces with inotify (default true). Off on network volumes: rely on `lspmesh.fs` events. */
   watchWorkspaces?: boolean;
   /** Quiet time before locally seen file changes are applied, ms (default 100). */
@@ -155,6 +157,8 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     tenants: options.tenants,
     heartbeatMs: options.heartbeatMs,
     advertiseAddress: options.advertiseAddress,
+    warmSessions: () => sessions.warmSessions(MAX_WARM_SESSIONS).map(sessionId),
+    handoffMs: options.handoffMs,
     log,
   });
   deletions = WorkspaceDeletions.follow({

@@ -5,6 +5,7 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { GrpcAuth } from "@lspmesh/grpc";
+import { tracingEnabled } from "@lspmesh/service-kit";
 import type { RunnerConfig, SandboxSetting } from "./config.js";
 import { landlockStatus } from "./confinement/landlock.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
@@ -117,6 +118,7 @@ function endpointOptions(settings: RunnerSettings, hooks: RunnerHooks) {
     pool: settings.pool,
     tenants: settings.tenants?.length ? settings.tenants : undefined,
     heartbeatMs: settings.heartbeatMs,
+    handoffMs: settings.handoffMs,
     metricsListen: settings.metricsListen,
     log: hooks.log,
   };
@@ -177,6 +179,8 @@ async function startWorkerSupervisor(
       watchWorkspaces: settings.watchWorkspaces,
       symbolIndex: settings.symbolIndex,
       warmUp: settings.warmUp,
+      // Workers record spans only when this runner exports them (they relay theirs through it).
+      tracing: tracingEnabled(),
     },
   }).catch((error: unknown) => {
     if (ownState) rmSync(stateDir, { recursive: true, force: true });

@@ -31,6 +31,7 @@ export interface SupervisorOptions
     | "pool"
     | "tenants"
     | "heartbeatMs"
+    | "handoffMs"
     | "metricsListen"
     | "log"
   > {
@@ -95,6 +96,8 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     tenants: options.tenants,
     heartbeatMs: options.heartbeatMs,
     advertiseAddress: options.advertiseAddress,
+    warmSessions: () => workers.warmSessions(),
+    handoffMs: options.handoffMs,
     log,
   });
   deletions = WorkspaceDeletions.follow({
@@ -113,7 +116,10 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   // Warm-up entries: their tenants' workers start now and start those sessions.
   const warmedUp = workers.startFor(options.worker.warmUp ?? []);
   const metrics = options.metricsListen
-    ? await serveRunnerMetrics(options.metricsListen, supervisorMetrics(bus, workers, options.launcher))
+    ? await serveRunnerMetrics(
+        options.metricsListen,
+        supervisorMetrics(bus, workers, options.launcher, new Set(served.map((language) => language.id))),
+      )
     : undefined;
   let closing: Promise<void> | undefined;
   return {
@@ -138,8 +144,20 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   };
 }
 
-function supervisorMetrics(bus: RunnerEventBus, workers: TenantWorkers, launcher: WorkerLauncher) {
-  const registry = runnerMetricsRegistry(bus);
+function supervisorMetrics(
+  bus: RunnerEventBus,
+  workers: TenantWorkers,
+  launcher: WorkerLauncher,
+  languages: ReadonlySet<string>,
+) {
+  // The workers' language servers as they report them; only configured languages become labels
+  // (a worker's report is not trusted to keep the label set bounded).
+  const servers = { statuses: () => workers.serverCounts().filter((server) => languages.has(server.language)) };
+  const registry = runnerMetricsRegistry(bus, servers, {
+    get counts() {
+      return workers.answerCounts;
+    },
+  });
   new Gauge({
     name: "lspmesh_runner_tenant_workers",
     help: "Tenant worker processes running (one per tenant with a recent call).",

@@ -101,6 +101,7 @@ describe.each(MODES.filter((entry) => entry.available && landlock > 0))("tenant 
       sandbox,
       languagesFile,
       stateDir: join(root, "state"),
+      metricsListen: "127.0.0.1:0",
       ...(workerUser ? { workerUser } : {}),
     });
     client = createClient(Runner, runner.address);
@@ -141,6 +142,21 @@ describe.each(MODES.filter((entry) => entry.available && landlock > 0))("tenant 
     // acme's server cannot read globex's file: the import does not resolve, no canary.
     const stolen = await hover("acme", "src/leak.ts", 2, 14);
     expect(JSON.stringify(stolen)).not.toContain(CANARY);
+  });
+
+  test("the supervisor's metrics count the language servers and answers of its workers", async () => {
+    const metrics = () => fetch(`http://${runner.metricsAddress}/metrics`).then((response) => response.text());
+    // Each worker reports every 2 s: both tenants' TypeScript servers, answered from the first test.
+    const text = await waitFor("both workers' servers in the metrics", async () => {
+      const body = await metrics();
+      const servers = [
+        ...body.matchAll(/^lspmesh_runner_language_servers\{language="typescript",state="\w+"\} (\d+)$/gm),
+      ];
+      return servers.reduce((sum, [, count]) => sum + Number(count), 0) >= 2 && body;
+    });
+    expect(text).toMatch(/^lspmesh_runner_language_server_restarts_total\{language="typescript"\} 0$/m);
+    expect(text).toMatch(/^lspmesh_runner_answer_cache_total\{result="miss"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^lspmesh_runner_tenant_workers 2$/m);
   });
 
   test("a language server running the attacker's code reaches nothing of the other tenant or the runner", async () => {

@@ -1,18 +1,29 @@
 // Validation of rendered objects against the Kubernetes API schemas (kubernetes-models: the
-// OpenAPI schemas of the Kubernetes API and of the Prometheus Operator's CRDs).
+// OpenAPI schemas of the Kubernetes API and of the Prometheus Operator's and Gateway API's CRDs).
 
-import { ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
+import { HTTPRoute } from "@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1";
+import { PrometheusRule, ServiceMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
-import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
+import { Ingress, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
-import { ConfigMap, PersistentVolumeClaim, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
+import {
+  ConfigMap,
+  Namespace,
+  PersistentVolumeClaim,
+  Pod,
+  Secret,
+  Service,
+  ServiceAccount,
+} from "kubernetes-models/v1";
 import type { KubeObject } from "./kustomize.js";
 
 type Model = new (data: never) => { validate(): void };
 
 const MODELS: Record<string, Model> = {
   "v1/ConfigMap": ConfigMap,
+  "v1/Namespace": Namespace,
+  "v1/Pod": Pod,
   "v1/PersistentVolumeClaim": PersistentVolumeClaim,
   "v1/Secret": Secret,
   "v1/Service": Service,
@@ -21,8 +32,11 @@ const MODELS: Record<string, Model> = {
   "apps/v1/StatefulSet": StatefulSet,
   "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
   "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
+  "networking.k8s.io/v1/Ingress": Ingress,
+  "gateway.networking.k8s.io/v1/HTTPRoute": HTTPRoute,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "monitoring.coreos.com/v1/ServiceMonitor": ServiceMonitor,
+  "monitoring.coreos.com/v1/PrometheusRule": PrometheusRule,
 };
 
 /** The schema problem of an object, or undefined when it is valid. */

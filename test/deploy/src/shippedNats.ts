@@ -1,7 +1,10 @@
-// A real nats-server running the shipped configuration (deploy/nats/nats.conf), with the JWT
-// configuration `lspmesh nats-auth --jwt` writes for a fresh trust where the manifests mount it
-// (../nats-jwt/nats-jwt.conf beside the config directory), and credentials minted per identity
-// the way `lspmesh admin creds` mints them (natsJwt.ts): nothing per tenant or runner on the server.
+// The shipped NATS for real: three nats-servers in a cluster, each running the shipped
+// configuration (deploy/nats/nats.conf: server_name from POD_NAME, JetStream, the cluster block;
+// the test's own ports, routes and stores), with the JWT configuration `lspmesh nats-auth --jwt`
+// writes for a fresh trust where the manifests mount it (../nats-jwt/nats-jwt.conf beside the
+// config directory; a resolver directory per server, as each pod has its volume), and credentials
+// minted per identity the way `lspmesh admin creds` mints them (natsJwt.ts): nothing per tenant or
+// runner on the servers.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -13,7 +16,7 @@ import {
   type NatsTrust,
   natsJwtServerConfig,
 } from "@lspmesh/events";
-import { type NatsServer, startNatsServer } from "@lspmesh/test-kit";
+import { type NatsCluster, startNatsCluster } from "@lspmesh/test-kit";
 import { type ConnectionOptions, connect, credsAuthenticator, type NatsConnection } from "@nats-io/transport-node";
 import { repoPath } from "./repo.js";
 
@@ -25,8 +28,11 @@ export function natsJwtInclude(text = readFileSync(NATS_CONFIG, "utf8")): string
 }
 
 export interface ShippedNats extends AsyncDisposable {
-  readonly server: NatsServer;
+  readonly cluster: NatsCluster;
+  /** One server's URL (a client there reaches the whole cluster). */
   readonly url: string;
+  /** Every server's URL. */
+  readonly urls: readonly string[];
   readonly trust: NatsTrust;
   /** Connect options with a freshly minted credential for `identity` (a creds file's content). */
   credentials(identity: NatsJwtIdentity, trust?: NatsTrust): Promise<ConnectionOptions>;
@@ -35,26 +41,33 @@ export interface ShippedNats extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-/** nats-server with the shipped nats.conf and a new operator trust's nats-jwt.conf. */
+/** Three nats-servers with the shipped nats.conf and a new operator trust's nats-jwt.conf. */
 export async function startShippedNats(): Promise<ShippedNats> {
   const dir = mkdtempSync(join(tmpdir(), "lspmesh-shipped-nats-"));
   const include = natsJwtInclude();
   if (!include) throw new Error(`${NATS_CONFIG} includes no JWT configuration`);
-  const configDir = join(dir, "etc", "nats");
-  mkdirSync(configDir, { recursive: true });
-  copyFileSync(NATS_CONFIG, join(configDir, "nats.conf"));
   const trust = await createNatsTrust();
-  const jwtConfig = join(configDir, include);
-  mkdirSync(dirname(jwtConfig), { recursive: true });
-  // What `lspmesh nats-auth --jwt --out DIR --resolver-dir <resolver>` writes as DIR/nats-jwt.conf.
-  writeFileSync(jwtConfig, natsJwtServerConfig(trust, join(dir, "jwt")));
-  const server = await startNatsServer({ configFile: join(configDir, "nats.conf") });
+  /** A server's /etc/nats/nats.conf, its include, and its resolver directory, under dir/n<index>. */
+  const configFile = (index: number) => {
+    const configDir = join(dir, `n${index}`, "etc", "nats");
+    mkdirSync(configDir, { recursive: true });
+    copyFileSync(NATS_CONFIG, join(configDir, "nats.conf"));
+    const jwtConfig = join(configDir, include);
+    mkdirSync(dirname(jwtConfig), { recursive: true });
+    // What `lspmesh nats-auth --jwt --out DIR --resolver-dir <resolver>` writes as DIR/nats-jwt.conf.
+    writeFileSync(jwtConfig, natsJwtServerConfig(trust, join(dir, `n${index}`, "jwt")));
+    return join(configDir, "nats.conf");
+  };
+  const cluster = await startNatsCluster({ configFile }).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  });
   const connections: NatsConnection[] = [];
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       await Promise.all(connections.map((nc) => nc.close().catch(() => {})));
-      await server.close();
+      await cluster.close();
       rmSync(dir, { recursive: true, force: true });
     })();
     return closing;
@@ -68,12 +81,13 @@ export async function startShippedNats(): Promise<ShippedNats> {
     };
   };
   return {
-    server,
-    url: server.url,
+    cluster,
+    url: cluster.urls[0]!,
+    urls: cluster.urls,
     trust,
     credentials,
     async connectAs(identity) {
-      const nc = await connect({ servers: server.url, ...(await credentials(identity)) });
+      const nc = await connect({ servers: [...cluster.urls], ...(await credentials(identity)) });
       connections.push(nc);
       return nc;
     },

@@ -131,8 +131,10 @@ describe.each(TARGETS)("%s", (target) => {
     expect(posix.join(configDir, include!)).toBe(`${jwtMount.mountPath}/nats-jwt.conf`);
     // The resolver directory docs/deploy.md gives (--resolver-dir /data/jwt) is on the data volume.
     expect(mountOf(container, "data").mountPath).toBe("/data");
-    // No passwords for the server to read from its environment.
-    expect(container.env ?? []).toEqual([]);
+    // No passwords for the server to read from its environment: its pod's name only (server_name).
+    expect(container.env ?? []).toEqual([
+      { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+    ]);
     expect(container.envFrom ?? []).toEqual([]);
   });
 
@@ -230,6 +232,25 @@ describe.each(TARGETS)("%s", (target) => {
   });
 });
 
+test("runners and gateways spread across zones, then nodes (preferences); runner budgets never block a drain", () => {
+  for (const [target, objects] of rendered) {
+    for (const workload of workloads(objects).filter((w) => ["runner", "gateway"].includes(componentOf(w) ?? ""))) {
+      const spread = podOf(workload).topologySpreadConstraints ?? [];
+      const where = `${target} ${workload.metadata.name}`;
+      expect(
+        spread.map((c: Json) => c.topologyKey),
+        where,
+      ).toEqual(["topology.kubernetes.io/zone", "kubernetes.io/hostname"]);
+      expect(new Set(spread.map((c: Json) => c.whenUnsatisfiable)), where).toEqual(new Set(["ScheduleAnyway"]));
+      for (const constraint of spread)
+        expect(constraint.labelSelector.matchLabels, where).toEqual(workload.spec.selector.matchLabels);
+    }
+    // A minAvailable on a one-replica pool would stop every node drain.
+    for (const budget of objects.filter((o) => o.kind === "PodDisruptionBudget" && o.metadata.name.includes("runner")))
+      expect(budget.spec, `${target} ${budget.metadata.name}`).toEqual(expect.objectContaining({ maxUnavailable: 1 }));
+  }
+});
+
 describe.each(overlays())("overlays/%s/control.json, the control plane's seed (lspmesh admin apply -f)", (overlay) => {
   const file = join(KUSTOMIZE_DIR, "overlays", overlay, "control.json");
   const seed = JSON.parse(readFileSync(file, "utf8"));
@@ -281,7 +302,15 @@ test("prod: runners reach only NATS, the gateway only runners, NATS and HTTPS; e
     rule.ports.map((p: Json) => p.port),
   );
   expect(gatewayPorts.sort()).toEqual([4222, 443, 7421]);
-  expect(named("lspmesh-nats").spec.egress).toEqual([]);
+  // NATS reaches only its peers' route port; only they reach it there.
+  const natsPods = { matchLabels: { "app.kubernetes.io/name": "lspmesh", "app.kubernetes.io/component": "nats" } };
+  expect(named("lspmesh-nats").spec.egress).toEqual([
+    { to: [{ podSelector: natsPods }], ports: [{ protocol: "TCP", port: 6222 }] },
+  ]);
+  expect(named("lspmesh-nats").spec.ingress).toContainEqual({
+    from: [{ podSelector: natsPods }],
+    ports: [{ protocol: "TCP", port: 6222 }],
+  });
   const kinds = new Set(rendered.get("overlays/prod")!.map((object) => object.kind));
   for (const kind of ["HorizontalPodAutoscaler", "PodDisruptionBudget", "ServiceMonitor"])
     expect(kinds).toContain(kind);
@@ -317,3 +346,21 @@ test("the schema check finds an invalid object", () => {
   expect(schemaProblem(gateway)).toMatch(/replicas/);
   expect(schemaProblem({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" } })).toMatch(/no schema/);
 });
+
+test.each(["dev", "prod"])(
+  "overlays/%s: its namespace enforces Pod Security restricted (and audits and warns)",
+  (overlay) => {
+    const objects = rendered.get(`overlays/${overlay}`)!;
+    const namespace = objects.find((object) => object.kind === "Namespace");
+    expect(namespace?.metadata.name).toBe("lspmesh");
+    const labels = namespace?.metadata.labels ?? {};
+    for (const mode of ["enforce", "audit", "warn"]) {
+      expect(labels[`pod-security.kubernetes.io/${mode}`], mode).toBe("restricted");
+      expect(labels[`pod-security.kubernetes.io/${mode}-version`], mode).toMatch(/^(v1\.\d+|latest)$/);
+    }
+    const elsewhere = objects.filter(
+      (object) => object.kind !== "Namespace" && object.metadata.namespace !== "lspmesh",
+    );
+    expect(elsewhere.map((object) => `${object.kind} ${object.metadata.name}`)).toEqual([]);
+  },
+);

@@ -2,8 +2,8 @@
 // `lspmesh nats-auth --jwt`) on a real nats-server, with credentials minted the way
 // `lspmesh admin creds` mints them: every identity can do what lspmesh needs, and nothing more.
 // A client needs a credential signed by the deployment's account; a runner pool's credential
-// (shared by its replicas, ids `<pool>.<name>`) minted for its tenants cannot read the registry,
-// write another pool's key, nor publish outside its tenants' subjects; a tenant's CI bot reads
+// (shared by its replicas, ids `<pool>.<name>`) minted for its tenants reads only its own pool's
+// registry entries and claims (handoff), cannot write another pool's key, nor publish outside its tenants' subjects; a tenant's CI bot reads
 // only lspmesh.diag.<tenant>.>, live or through JetStream, and sees no other tenant's subjects,
 // consumers or replies.
 
@@ -222,7 +222,29 @@ describe("a tenant's subscriber cannot read another tenant's subjects", () => {
   });
 });
 
-describe("a pool credential minted for its tenants: no registry read, only its own pool's keys", () => {
+describe("a pool credential minted for its tenants: only its own pool's keys, read and written", () => {
+  test("it follows its own pool's entries and claims (handoff: its replicas), no other pool's", async () => {
+    const runner = await nats.connectAs(ACME_POOL);
+    const { kv } = await startAsRunner(runner, ACME_RUNNER);
+    const seen: string[] = [];
+    for await (const entry of await kv.watch({ key: "typescript-acme.*" })) {
+      seen.push(entry.key);
+      if (entry.delta === 0) break;
+    }
+    expect(seen).toEqual([ACME_RUNNER]);
+    const claims = await new Kvm(runner).create("lspmesh-runner-claims", { history: 1 });
+    await claims.put(`acme.${ACME_RUNNER}`, "{}");
+    const claimed: string[] = [];
+    for await (const entry of await claims.watch({ key: "*.typescript-acme.*" })) {
+      claimed.push(entry.key);
+      if (entry.delta === 0) break;
+    }
+    expect(claimed).toEqual([`acme.${ACME_RUNNER}`]);
+    await claims.delete(`acme.${ACME_RUNNER}`);
+    await expect(kv.watch({ key: "typescript.*" })).rejects.toThrow(/Permissions Violation/);
+    await expect(claims.watch({ key: "*.typescript.*" })).rejects.toThrow(/Permissions Violation/);
+  });
+
   test("it cannot read the registry: no get, no watch", async () => {
     const { kv } = await startAsRunner(await nats.connectAs(ACME_POOL), ACME_RUNNER);
     await expect(kv.get(RUNNER)).rejects.toThrow(/Permissions Violation/);

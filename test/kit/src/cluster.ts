@@ -188,7 +188,8 @@ export async function startRunnerProcess(
         LSPMESH_LANGUAGES_FILE: languagesFile,
         LSPMESH_GRPC_SECRET_FILE: clusterSecretFile(),
         // A test's teardown stops runners with calls it abandoned still in flight: wait for them
-        // 3 s, not the production 20 s (no test here measures draining; mainDrain does, in process).
+        // 3 s, not the production 45 s (no handoff then: LSPMESH_HANDOFF_MS defaults to the drain minus
+        // the 30 s call deadline; runnerHandoff.test.ts sets both).
         LSPMESH_DRAIN_MS: "3000",
         ...options.env,
       },

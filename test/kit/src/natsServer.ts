@@ -71,10 +71,12 @@ export interface NatsServerOptions {
   env?: Record<string, string>;
 }
 
-const BINARY =
+/** The machine's nats-server. */
+export const NATS_SERVER_BINARY =
   ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].find(existsSync) ?? "nats-server";
 
-async function freePort(): Promise<number> {
+/** A TCP port free on loopback now. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -85,7 +87,7 @@ async function freePort(): Promise<number> {
 }
 
 /** True when something accepts a TCP connection on the loopback port. */
-function listening(port: number): Promise<boolean> {
+export function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
     socket.once("connect", () => {
@@ -133,7 +135,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const launch = async () => {
     if (secured) writeConfig();
     const args = secured ? ["-c", configFile] : [...given, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store];
-    child = spawn(BINARY, args, { stdio: "ignore", env: { ...process.env, ...options.env } });
+    child = spawn(NATS_SERVER_BINARY, args, { stdio: "ignore", env: { ...process.env, ...options.env } });
     await waitFor(`nats-server listening on ${port}`, () => listening(port), { timeoutMs: 10_000 });
     // Serving clients, so its signal handlers are installed too (a SIGHUP before that ends it).
     if (secured) await untilConnects(NATS_USERS.admin);

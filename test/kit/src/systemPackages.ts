@@ -3,6 +3,7 @@
 // line naming the package and the command that installs it; with CI=true (as `.ci/run` sets) a
 // missing package fails the run instead, so CI never passes by skipping.
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 
 export interface SystemPackage {
   /** Debian/Ubuntu package name(s). */
@@ -46,6 +47,30 @@ export const SYSTEM_PACKAGES = {
     install: "rustup component add rust-analyzer",
     works: () => runs("rust-analyzer", "--version") && runs("cargo", "--version"),
     inCi: false,
+  },
+  promtool: {
+    packages: "prometheus",
+    install: "sudo apt-get install --no-install-recommends prometheus",
+    works: () => runs("promtool", "--version"),
+    inCi: true,
+  },
+  // The Helm chart's renderer (test/deploy/helm-render): Go and the Debian sources it builds from.
+  "helm-render": {
+    packages:
+      "golang-go golang-github-masterminds-sprig-dev golang-github-ghodss-yaml-dev golang-gopkg-yaml.v2-dev golang-gopkg-yaml.v3-dev golang-github-gobwas-glob-dev",
+    install: "sudo bash scripts/install-system-packages.sh",
+    works: () =>
+      runs("go", "version") &&
+      [
+        "github.com/Masterminds/sprig",
+        "github.com/ghodss/yaml",
+        "gopkg.in/yaml.v2",
+        "gopkg.in/yaml.v3",
+        "github.com/gobwas/glob",
+      ]
+        .map((path) => `/usr/share/gocode/src/${path}`)
+        .every((dir) => existsSync(dir)),
+    inCi: true,
   },
   podman: {
     packages: "podman buildah runc debootstrap catatonit",

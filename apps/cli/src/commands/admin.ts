@@ -2,7 +2,14 @@
 // started with LSPMESH_CONTROL=nats follows live. Each change is computed from the bucket's current
 // values, printed as a diff, written key by key and logged as one audit line (stderr, JSON).
 import { readFile } from "node:fs/promises";
-import { NATS_CONNECTION_OPTIONS, natsConnectOptions, WorkspaceUsageStore } from "@lspmesh/events";
+import {
+  JETSTREAM_REPLICAS_SETTING,
+  MAX_JETSTREAM_REPLICAS,
+  NATS_CONNECTION_OPTIONS,
+  natsConnectOptions,
+  natsServers,
+  WorkspaceUsageStore,
+} from "@lspmesh/events";
 import {
   AdminError,
   applyFile,
@@ -19,6 +26,7 @@ import {
   workspacePut,
   workspaceRemove,
 } from "@lspmesh/gateway";
+import { integerSetting } from "@lspmesh/service-kit";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { cliNatsAuth } from "../natsCredentials.js";
 import { parseCommandFlags, UsageError } from "../usage.js";
@@ -53,7 +61,9 @@ gateways run with LSPMESH_CONTROL=nats apply each change as soon as NATS deliver
                                     revoking closes the connections of every credential of that
                                     name (e.g. ci-acme, runner-typescript) and refuses them after
 
-  --nats URL         NATS server (default $LSPMESH_NATS_URL, else nats://127.0.0.1:4222)
+  --nats URL         NATS server, or a cluster's URLs comma-separated (default $LSPMESH_NATS_URL,
+                     else nats://127.0.0.1:4222); LSPMESH_JETSTREAM_REPLICAS (1): copies of the
+                     control-plane and usage buckets when this creates them (3 with a 3-node NATS)
   --nats-creds FILE  NATS credentials file (default $LSPMESH_NATS_CREDS; or LSPMESH_NATS_USER and
                      LSPMESH_NATS_PASSWORD, or LSPMESH_NATS_TOKEN): an identity that may write the
                      control plane (the "admin" user)
@@ -120,13 +130,14 @@ let connection: NatsConnection | undefined;
 
 async function readLastUses(_natsUrl: string): Promise<Map<string, number>> {
   if (!connection) return new Map();
-  return (await WorkspaceUsageStore.open(connection)).lastUses();
+  return (await WorkspaceUsageStore.open(connection, { replicas: jetstreamReplicas() })).lastUses();
 }
 
 async function run(request: Request, values: Flags): Promise<void> {
   const natsUrl = values.nats ?? process.env.LSPMESH_NATS_URL ?? "nats://127.0.0.1:4222";
+  const replicas = jetstreamReplicas();
   const nc = await connect({
-    servers: natsUrl,
+    servers: natsServers(natsUrl),
     name: "lspmesh-admin",
     ...natsConnectOptions(await cliNatsAuth(values["nats-creds"])),
     ...NATS_CONNECTION_OPTIONS,
@@ -136,7 +147,7 @@ async function run(request: Request, values: Flags): Promise<void> {
   });
   connection = nc;
   try {
-    const store = await ControlPlaneStore.open(nc).catch((error: unknown) => {
+    const store = await ControlPlaneStore.open(nc, { replicas }).catch((error: unknown) => {
       throw new AdminFailure(
         `cannot open the control plane (KV bucket lspmesh-control): ${(error as Error).message}; use the NATS admin identity`,
       );
@@ -153,6 +164,17 @@ async function run(request: Request, values: Flags): Promise<void> {
   } finally {
     await nc.close();
   }
+}
+
+/** LSPMESH_JETSTREAM_REPLICAS (default 1; a bad value is a SettingsError: exit 2). */
+function jetstreamReplicas(): number {
+  return integerSetting(
+    process.env[JETSTREAM_REPLICAS_SETTING],
+    JETSTREAM_REPLICAS_SETTING,
+    1,
+    1,
+    MAX_JETSTREAM_REPLICAS,
+  );
 }
 
 type Request = (current: ReadonlyMap<string, string>, store: ControlPlaneStore, natsUrl: string) => Promise<void>;

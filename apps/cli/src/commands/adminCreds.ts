@@ -14,6 +14,7 @@ import {
   type NatsTrust,
   natsAccountId,
   natsConnectOptions,
+  natsServers,
   pushAccountJwt,
   readNatsTrust,
   revokeNatsUsers,
@@ -168,7 +169,7 @@ export async function revokeCreds(target: string, flags: CredsFlags, context: Cr
   if (publicKeys.length === 0)
     throw new AdminError("NOT_FOUND", `no NATS credentials named '${target}'; see lspmesh admin creds list`);
   const system = await connect({
-    servers: context.natsUrl,
+    servers: natsServers(context.natsUrl),
     name: "lspmesh-admin-sys",
     ...natsConnectOptions({ credentials: { kind: "creds", file: systemUserCredsFile(dir) } }),
     ...NATS_CONNECTION_OPTIONS,

@@ -14,7 +14,8 @@ Prints the latest diagnostics of every file of a workspace, as published by its 
 (stream LSPMESH_DIAG, subjects lspmesh.diag.<tenant>.<workspace>.>), then exits; with --watch it
 keeps printing each file's diagnostics whenever they change, until Ctrl-C.
 
-  --nats URL         NATS server (default $LSPMESH_NATS_URL, else nats://127.0.0.1:4222)
+  --nats URL         NATS server, or a cluster's URLs comma-separated (default $LSPMESH_NATS_URL,
+                     else nats://127.0.0.1:4222)
   --nats-creds FILE  NATS credentials file (default $LSPMESH_NATS_CREDS; or LSPMESH_NATS_USER and
                      LSPMESH_NATS_PASSWORD, or LSPMESH_NATS_TOKEN): the tenant's subscriber identity
   --tenant T         tenant id (default local)

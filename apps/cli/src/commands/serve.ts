@@ -2,7 +2,14 @@
 // `dir` as tenant "local", workspace "default", with console lines a person at the terminal reads.
 import { languageServers, type RunnerHooks } from "@lspmesh/lsp-runner";
 import { DEFAULT_GATEWAY_PORT, DEFAULT_WORKSPACE } from "@lspmesh/proto";
-import { closeOnSignals, createJsonLogger, isLoopbackHost, type Logger, parseFlags } from "@lspmesh/service-kit";
+import {
+  closeOnSignals,
+  createJsonLogger,
+  isLoopbackHost,
+  type Logger,
+  parseFlags,
+  startTracing,
+} from "@lspmesh/service-kit";
 import { httpConfigs, stdioLaunch } from "../agentConfig.js";
 import { requireFolder, startLocal, usageCheckedWorkspace } from "../local/startLocal.js";
 import { ServerConsole } from "../serverConsole.js";
@@ -73,6 +80,12 @@ export async function runServeCommand(args: string[]): Promise<void> {
     level: process.env.LSPMESH_LOG_LEVEL === "debug" ? "debug" : settings.json ? "info" : "warn",
   });
   const { host, port, allowedOrigins } = settings;
+  // Off unless OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set: gateway and runner spans of this one process.
+  const tracing = await startTracing({
+    serviceName: "lspmesh-serve",
+    env: process.env,
+    warn: (message) => logger.warn(message),
+  });
   const local = await startLocal({
     dir: settings.dir,
     workspace: settings.workspace,
@@ -82,7 +95,9 @@ export async function runServeCommand(args: string[]): Promise<void> {
     runnerHooks: runnerHooks(logger, settings),
     transport: { kind: "http", host, port, allowedOrigins },
   });
-  closeOnSignals(() => local.close(), { log: (message) => process.stderr.write(`lspmesh: ${message}\n`) });
+  closeOnSignals(() => local.close().finally(() => tracing.close()), {
+    log: (message) => process.stderr.write(`lspmesh: ${message}\n`),
+  });
   const mode = settings.readOnly ? " (read-only: no tool writes files)" : "";
   const which = settings.implicit ? " (no folder given: the current folder)" : "";
   process.stdout.write(

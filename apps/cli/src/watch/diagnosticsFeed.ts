@@ -8,8 +8,10 @@ import {
   decodeFileKey,
   decodeJson,
   diagnosticsWildcard,
+  NATS_CONNECTION_OPTIONS,
   type NatsClientAuth,
   natsConnectOptions,
+  natsServers,
 } from "@lspmesh/events";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { CheckError } from "../check/source.js";
@@ -38,9 +40,11 @@ export async function openDiagnosticsFeed(
   let nc: NatsConnection;
   try {
     nc = await connect({
-      servers: options.natsUrl,
+      servers: natsServers(options.natsUrl),
       name: "lspmesh-diagnostics-watch",
       ...natsConnectOptions(options.auth),
+      // A lost NATS node: on to another of the cluster's URLs, the consumer made again there.
+      ...NATS_CONNECTION_OPTIONS,
     });
   } catch (error) {
     throw new CheckError(`cannot connect to NATS at ${options.natsUrl}: ${(error as Error).message}`);

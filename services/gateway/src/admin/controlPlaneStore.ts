@@ -1,6 +1,6 @@
 // The control-plane bucket as `lspmesh admin` reads and writes it: every current value at once,
 // and puts and deletes of single keys. Needs an identity allowed to write the bucket (`admin`).
-import { CONTROL_BUCKET, kvCurrentValues } from "@lspmesh/events";
+import { CONTROL_BUCKET, createKvBucket, kvCurrentValues } from "@lspmesh/events";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 
@@ -10,10 +10,13 @@ const CONTROL_HISTORY = 5;
 export class ControlPlaneStore {
   private constructor(private readonly kv: KV) {}
 
-  /** Opens the bucket, creating it when absent. */
-  static async open(nc: NatsConnection): Promise<ControlPlaneStore> {
+  /** Opens the bucket, creating it when absent with `replicas` copies (default 1). */
+  static async open(nc: NatsConnection, options: { replicas?: number | undefined } = {}): Promise<ControlPlaneStore> {
     const kvm = new Kvm(nc);
-    const kv = await kvm.create(CONTROL_BUCKET, { history: CONTROL_HISTORY }).catch(() => kvm.open(CONTROL_BUCKET));
+    const kv = await createKvBucket(kvm, CONTROL_BUCKET, {
+      history: CONTROL_HISTORY,
+      replicas: options.replicas ?? 1,
+    }).catch(() => kvm.open(CONTROL_BUCKET));
     return new ControlPlaneStore(kv);
   }
 

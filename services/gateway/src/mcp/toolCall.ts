@@ -13,6 +13,7 @@ import type { RunnerClient, RunnerHandle, RunnerRouter } from "../routing/runner
 import type { SymbolIndexCache } from "../symbols/symbolIndexCache.js";
 import type { TenantIndex } from "../symbols/tenantIndex.js";
 import type { Caller, WorkspaceResolver, WorkspaceTarget } from "../workspaces.js";
+import { noteWorkspace } from "./pipeline/toolCallSpan.js";
 import { pollRunnerProgress } from "./progress.js";
 import type { RunnerPart } from "./runnerPart.js";
 import { internalError, isUnreachable, toGatewayError } from "./toolErrors.js";
@@ -190,6 +191,7 @@ export function createToolCall(input: ToolCallInput): ToolCall {
     workspace: async (requested) => {
       const target = await deps.workspaces.resolve(requested, caller);
       deps.usage?.touch(target.tenant, target.workspace);
+      noteWorkspace(target);
       return target;
     },
     visibleWorkspaces: () => deps.workspaces.visible(caller),

@@ -93,6 +93,14 @@ export class GatewayMetrics {
         this.set((router()?.runners() ?? []).filter((runner) => runner.live).length);
       },
     });
+    new Gauge({
+      name: "lspmesh_runner_registry_outage",
+      help: "1 while the runner registry (NATS) cannot be read, or is back but runners' heartbeats are not yet in: routing on the last known runners (checked directly). Else 0.",
+      registers,
+      collect() {
+        this.set(router()?.degraded() === undefined ? 0 : 1);
+      },
+    });
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
   }
 

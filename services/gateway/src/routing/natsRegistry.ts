@@ -2,23 +2,28 @@
 // `lspmesh-runner-claims` (the tenants each runner may be routed), wrapped so that routing
 // outlives a NATS outage (registryOutage.ts), told by the connection's status events.
 import {
+  createKvBucket,
   NATS_CONNECTION_OPTIONS,
   type NatsClientAuth,
   natsConnectOptions,
+  natsServers,
+  probedKvWatch,
   RUNNER_CLAIMS_BUCKET,
   RUNNER_REGISTRY_BUCKET,
+  RunnerClaims,
 } from "@lspmesh/events";
 import type { GrpcAuth } from "@lspmesh/grpc";
 import { Kvm } from "@nats-io/kv";
 import { connect } from "@nats-io/transport-node";
 import { OutageTolerantDirectory } from "./registryOutage.js";
-import { RunnerClaims } from "./runnerClaims.js";
 import { RegistryRunnerDirectory } from "./runnerDirectory.js";
 import { GrpcRunnerHealth } from "./runnerHealth.js";
 
 export interface NatsRegistryOptions {
-  /** NATS server URL(s), e.g. nats://nats:4222. */
+  /** NATS server URL(s), e.g. nats://nats:4222 (a cluster's: comma-separated or a list). */
   servers: string | string[];
+  /** Copies JetStream keeps of the buckets if this creates them (LSPMESH_JETSTREAM_REPLICAS; default 1). */
+  replicas?: number;
   /** Credentials (user `gateway` in the shipped authorization) and TLS CA. */
   auth?: NatsClientAuth;
   /** Called for registry entries that are ignored and for watch failures. */
@@ -32,7 +37,7 @@ export interface NatsRegistryOptions {
 /** The registry directory, loaded; its close() also closes the NATS connection. */
 export async function openNatsRunnerRegistry(options: NatsRegistryOptions): Promise<OutageTolerantDirectory> {
   const nc = await connect({
-    servers: options.servers,
+    servers: natsServers(options.servers),
     name: "lspmesh-gateway",
     ...natsConnectOptions(options.auth),
     ...NATS_CONNECTION_OPTIONS,
@@ -43,11 +48,16 @@ export async function openNatsRunnerRegistry(options: NatsRegistryOptions): Prom
     // runners with other settings is opened as it is.
     const [kv, claimsKv] = await Promise.all(
       [RUNNER_REGISTRY_BUCKET, RUNNER_CLAIMS_BUCKET].map((bucket) =>
-        kvm.create(bucket, { history: 1 }).catch(() => kvm.open(bucket)),
+        createKvBucket(kvm, bucket, { history: 1, replicas: options.replicas ?? 1 }).catch(() => kvm.open(bucket)),
       ),
     );
-    const claims = new RunnerClaims({ watch: () => claimsKv!.watch({ key: ">" }) }, options.onProblem);
-    const registry = new RegistryRunnerDirectory({ watch: () => kv!.watch({ key: ">" }) }, options.onProblem, claims);
+    // Watches stopped when their consumer is lost with a NATS node (kvWatchProbe.ts), then opened again.
+    const claims = new RunnerClaims({ watch: () => probedKvWatch(claimsKv!, { key: ">" }) }, options.onProblem);
+    const registry = new RegistryRunnerDirectory(
+      { watch: () => probedKvWatch(kv!, { key: ">" }) },
+      options.onProblem,
+      claims,
+    );
     // Claims first: an entry seen before its claims would not be routed for a moment.
     await claims.start();
     await registry.start();

@@ -1,6 +1,5 @@
-import { encodeJson, type RunnerRegistryEntry } from "@lspmesh/events";
+import { encodeJson, RunnerClaims, type RunnerRegistryEntry } from "@lspmesh/events";
 import { describe, expect, test } from "vitest";
-import { RunnerClaims } from "./runnerClaims.js";
 import { RegistryRunnerDirectory, registryEntryFrom, StaticRunnerDirectory } from "./runnerDirectory.js";
 
 const entry = (id: string, overrides: Partial<RunnerRegistryEntry> = {}): RunnerRegistryEntry => ({
@@ -163,4 +162,26 @@ test("a runner is routed only the tenants it holds claims on; one without any cl
   } finally {
     await directory.close();
   }
+});
+
+test("a draining runner (handoff) stays live and routed until its entry is removed", async () => {
+  const now = Date.now();
+  const directory = new RegistryRunnerDirectory({
+    watch: async () =>
+      watchOf(
+        [
+          { key: "r1", value: entry("r1", { updatedAt: now, draining: true, warm: ["acme/web/typescript"] }) },
+          { key: "r2", value: entry("r2", { updatedAt: now }) },
+        ],
+        false,
+      ),
+  });
+  await directory.start();
+  expect(
+    directory
+      .live(now)
+      .map((runner) => runner.id)
+      .sort(),
+  ).toEqual(["r1", "r2"]);
+  await directory.close();
 });

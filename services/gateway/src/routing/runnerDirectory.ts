@@ -1,12 +1,18 @@
 // Which runners exist and which are alive. Two sources: a static list (single machine, simple
 // deployments) and the NATS KV registry `lspmesh-runners` that runners heartbeat into.
-import { isLive, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry } from "@lspmesh/events";
-import { ID_PATTERN } from "@lspmesh/proto";
-import { KvFollower, type KvWatchSource } from "./kvFollower.js";
-import { type RunnerClaims, unclaimedTenants } from "./runnerClaims.js";
+import {
+  ANY_LANGUAGE,
+  isLive,
+  KvFollower,
+  type KvWatchSource,
+  RUNNER_REGISTRY_BUCKET,
+  type RunnerClaims,
+  type RunnerRegistryEntry,
+  registryEntryFrom,
+  unclaimedTenants,
+} from "@lspmesh/events";
 
-/** Language wildcard of a static runner: it is asked about every language. */
-export const ANY_LANGUAGE = "*";
+export { ANY_LANGUAGE, registryEntryFrom };
 
 /** What routing needs to know about one runner. */
 export interface RunnerEntry {
@@ -57,32 +63,6 @@ export class StaticRunnerDirectory implements RunnerDirectory {
   }
 
   async close(): Promise<void> {}
-}
-
-/** Parses a registry value; undefined (and the reason) for anything that is not a v1 entry. */
-export function registryEntryFrom(key: string, value: unknown): { entry?: RunnerRegistryEntry; problem?: string } {
-  const entry = value as Partial<RunnerRegistryEntry> | null;
-  if (!entry || typeof entry !== "object") return { problem: "not a JSON object" };
-  if (entry.v !== 1) return { problem: `unsupported version ${String(entry.v)}` };
-  if (typeof entry.address !== "string" || !/^[^\s:]+:\d{1,5}$|^\[[0-9a-f:.]+\]:\d{1,5}$/i.test(entry.address))
-    return { problem: "address is not host:port" };
-  if (!Array.isArray(entry.languages) || !entry.languages.every((l) => typeof l === "string"))
-    return { problem: "languages is not a list of strings" };
-  if (typeof entry.updatedAt !== "number" || typeof entry.heartbeatMs !== "number" || entry.heartbeatMs <= 0)
-    return { problem: "updatedAt/heartbeatMs missing" };
-  if (
-    entry.extensions !== undefined &&
-    (typeof entry.extensions !== "object" ||
-      entry.extensions === null ||
-      !Object.values(entry.extensions).every((list) => Array.isArray(list) && list.every((e) => typeof e === "string")))
-  )
-    return { problem: "extensions is not a map of language to a list of extensions" };
-  if (entry.tenants !== undefined && (!Array.isArray(entry.tenants) || !entry.tenants.every((t) => ID_PATTERN.test(t))))
-    return { problem: "tenants is not a list of tenant ids" };
-  // The key is what NATS let the writer's identity write (its runner id): an entry naming another
-  // runner would borrow that runner's claims.
-  if (entry.id !== undefined && entry.id !== "" && entry.id !== key) return { problem: "id is not its key" };
-  return { entry: { ...(entry as RunnerRegistryEntry), id: key } };
 }
 
 export function entryFromRegistry(entry: RunnerRegistryEntry): RunnerEntry {

@@ -1,6 +1,6 @@
+import { rankByHrw } from "@lspmesh/events";
 import { describe, expect, test } from "vitest";
 import { GatewayError } from "../errors.js";
-import { rankByHrw } from "./hrw.js";
 import type { RunnerDirectory, RunnerEntry } from "./runnerDirectory.js";
 import { HrwRunnerRouter } from "./runnerRouter.js";
 

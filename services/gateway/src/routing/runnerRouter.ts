@@ -1,16 +1,19 @@
 // Picks runners for a route key: HRW order over the live runners that serve the language and
 // admit the tenant, with runners that just failed at the transport level set aside for a while.
 // Holds one gRPC channel (with keepalive) per runner address.
+
+import { admitsTenant, type RouteKey, rankByHrw, servesLanguage } from "@lspmesh/events";
 import {
   callMetadataInterceptor,
+  clientTracingInterceptor,
   createClient,
   GrpcAuth,
   MAX_GRPC_MESSAGE_BYTES,
   type ServiceClient,
 } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
+import { tracingEnabled } from "@lspmesh/service-kit";
 import { GatewayError } from "../errors.js";
-import { type RouteKey, rankByHrw } from "./hrw.js";
 import { ANY_LANGUAGE, type RunnerDirectory, type RunnerEntry } from "./runnerDirectory.js";
 
 /** A typed, promise-based client of the lspmesh.v1.Runner service. */
@@ -85,7 +88,7 @@ export class HrwRunnerRouter implements RunnerRouter {
   candidates(key: RouteKey): RunnerHandle[] {
     if (this.closed) throw new GatewayError("UNAVAILABLE", "the gateway is shutting down; try again shortly");
     const live = this.directory.live(this.now());
-    const admitting = live.filter((entry) => !entry.tenants || entry.tenants.includes(key.tenant));
+    const admitting = live.filter((entry) => admitsTenant(entry, key.tenant));
     if (admitting.length === 0) {
       throw new GatewayError(
         "UNAVAILABLE",
@@ -206,7 +209,11 @@ export class HrwRunnerRouter implements RunnerRouter {
     const auth = this.options.grpcAuth ?? GrpcAuth.none();
     return createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, {
       // Read per call: a rotated secret file applies without new channels.
-      interceptors: [callMetadataInterceptor(() => auth.callMetadata(entry.id))],
+      interceptors: [
+        // A span per runner call, its trace context in the metadata (only while tracing is on).
+        ...(tracingEnabled() ? [clientTracingInterceptor({ address: entry.address })] : []),
+        callMetadataInterceptor(() => auth.callMetadata(entry.id)),
+      ],
     });
   }
 
@@ -228,8 +235,4 @@ export function extensionOf(file: string): string {
   const name = file.slice(file.lastIndexOf("/") + 1);
   const dot = name.lastIndexOf(".");
   return dot <= 0 ? "" : name.slice(dot).toLowerCase();
-}
-
-function servesLanguage(entry: RunnerEntry, language: string): boolean {
-  return language === "" || entry.languages.includes(ANY_LANGUAGE) || entry.languages.includes(language);
 }

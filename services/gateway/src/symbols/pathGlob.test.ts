@@ -17,11 +17,12 @@ const FUZZ = fuzzSettings({ quick: 200, full: 5000 });
 /**
  * Bound on one match call, in ms. RE2 takes ~1-12 ms for the worst cases here on an idle core
  * (the first call on a compiled glob builds DFA states); picomatch took 4 700 ms (8 stars) and
- * 22 000 ms (9 stars) on the 40-a path, so this cannot pass by luck nor flake on a busy machine.
+ * 22 000 ms (9 stars) on the 40-a path. 1 000 ms: backtracking still fails it by far, and a busy
+ * 2-core machine (load 12 seen exceeding 100 ms) does not.
  */
-const MATCH_BOUND_MS = 100;
+const MATCH_BOUND_MS = 1_000;
 /** Bound on matching 1 000 paths of 200 characters, in ms (the filter of one request). */
-const REQUEST_BOUND_MS = 500;
+const REQUEST_BOUND_MS = 2_000;
 
 const matches = (glob: string, path: string) => compilePathGlob(glob)(path);
 

@@ -9,9 +9,10 @@ import {
   type ControlSnapshot,
   type ControlTenant,
   emptyControlSnapshot,
+  KvFollower,
+  type KvWatchSource,
 } from "@lspmesh/events";
 import { type ApiKeyRecord, ApiKeyStore } from "../auth/apiKeys.js";
-import { KvFollower, type KvWatchSource } from "../routing/kvFollower.js";
 import { parseTenantsFile, type TenantConfig, type TenantsFile, TenantWorkspaceResolver } from "./tenants.js";
 
 export class ControlPlaneTenancy {

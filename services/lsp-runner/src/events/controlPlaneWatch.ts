@@ -5,7 +5,14 @@
 // Each watch replays the current records, then delivers every change; one that ends (connection
 // lost, bucket deleted) is opened again and replays. No bucket (the control plane is not used, or
 // not yet): opened again every RETRY_MS; a runner works the same without it.
-import { CONTROL_BUCKET, type ControlWorkspace, controlKeys, decodeJson, parseControlKey } from "@lspmesh/events";
+import {
+  CONTROL_BUCKET,
+  type ControlWorkspace,
+  controlKeys,
+  decodeJson,
+  parseControlKey,
+  probedKvWatch,
+} from "@lspmesh/events";
 import type { Kvm, KvWatchEntry } from "@nats-io/kv";
 
 /** One workspace record: live, or deleted (a tombstone, or its key deleted or purged). */
@@ -101,7 +108,8 @@ export class ControlPlaneWatch {
   private async open(filter: string) {
     const kv = await this.options.kvm.open(CONTROL_BUCKET);
     await kv.status(); // open() does not check that the bucket exists
-    return kv.watch({ key: filter });
+    // Stopped when its consumer is lost with a NATS node (kvWatchProbe.ts), then opened again.
+    return probedKvWatch(kv, { key: filter });
   }
 
   private deliver(entry: KvWatchEntry): void {

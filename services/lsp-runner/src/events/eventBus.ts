@@ -3,6 +3,7 @@
 import type {
   DiagnosticsMessage,
   FileEventsReply,
+  KvWatchSource,
   RunnerRegistryEntry,
   StatusMessage,
   SymbolIndexStore,
@@ -41,6 +42,11 @@ export interface RunnerEventBus {
   putRunner(entry: RunnerRegistryEntry): Promise<void>;
   /** Removes this runner's registry entry. */
   deleteRunner(id: string): Promise<void>;
+  /**
+   * Watches of the registry's and the claims' keys matching these filters (NATS only: the handoff,
+   * handoff/; the runner's identity may read only its own keys, or every key, registryViewKeys).
+   */
+  registryView?(keys: { registry: string; claims: string }): { registry: KvWatchSource; claims: KvWatchSource };
   /** Diagnostics messages waiting for the backbone (0 when everything was delivered). */
   readonly pendingDiagnostics: number;
   /** Diagnostics messages dropped: the outbox overflowed (oldest file first) or delivery kept failing. */

@@ -2,7 +2,11 @@
 // LSPMESH_DIAG (latest per file), status on core subjects, file-change announcements from
 // writers, and the runner registry in KV. Diagnostics go through a bounded outbox that keeps the
 // newest message per file while NATS is away and delivers them, in order per file, when it is back.
+// Each is published with a JetStream ack and retried until acked: a NATS node lost (its clients
+// move to another URL, the streams elect new leaders) only delays them.
 import {
+  backoffDelayMs,
+  createKvBucket,
   DIAGNOSTICS_STREAM,
   DIAGNOSTICS_STREAM_SUBJECTS,
   type DiagnosticsMessage,
@@ -11,15 +15,18 @@ import {
   encodeJson,
   fileEventsSubject,
   inboxPrefixOf,
+  isTransientJetStreamError,
   NATS_CONNECTION_OPTIONS,
   NATS_USERS,
   type NatsClientAuth,
   type NatsSymbolIndexOptions,
   NatsSymbolIndexStore,
   natsConnectOptions,
+  natsServers,
   RUNNER_CLAIMS_BUCKET,
   RUNNER_REGISTRY_BUCKET,
   type RunnerRegistryEntry,
+  retryTransient,
   runnerClaimKey,
   type StatusMessage,
   statusSubject,
@@ -35,7 +42,7 @@ import {
   type StreamConfig,
 } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { connect, type NatsConnection, nuid } from "@nats-io/transport-node";
 import { ControlPlaneWatch, type WorkspaceRecord } from "./controlPlaneWatch.js";
 import type { Closeable, FileEventsHandler, RunnerEventBus } from "./eventBus.js";
 import { LatestPerKeyQueue } from "./latestPerKeyQueue.js";
@@ -56,21 +63,36 @@ export interface NatsEventBusOptions {
   retryMs?: number;
   /** Pause between reconnect attempts, ms (default 1 000). */
   reconnectWaitMs?: number;
+  /** Copies JetStream keeps of the stream and buckets this creates (LSPMESH_JETSTREAM_REPLICAS; default 1). */
+  replicas?: number;
   /** Limits of the symbol index buckets (docs/events.md). */
   symbolIndex?: NatsSymbolIndexOptions;
 }
 
-/** Failed deliveries of one message while connected before it is dropped (e.g. too large; default 5). */
+/**
+ * Refusals of one message while connected before it is dropped (e.g. too large; default 5). What a
+ * cluster says between leaders (timeouts, no responders, "temporarily unavailable") is no refusal:
+ * retried until acked.
+ */
 const MAX_ATTEMPTS_WHILE_CONNECTED = 5;
 const MAX_RETRY_MS = 10_000;
+/**
+ * Wait for the JetStream ack of one diagnostics message or registry write, ms (default 2 000, or
+ * timeoutMs if shorter): one lost with a NATS node is sent again soon (a message's id keeps it from
+ * being stored twice; a heartbeat is written again within its beat).
+ */
+const ACK_TIMEOUT_MS = 2_000;
 /** How often claims are written again though unchanged, ms (default 60 000): a lost bucket heals. */
 const CLAIMS_REFRESH_MS = 60_000;
 
 /** Keys of a deleted workspace's symbol index purged at once (default 64). */
 const PURGE_CONCURRENCY = 64;
 
-/** A file's latest diagnostics message (a deleted file's: deletedFileMessage). */
-type OutboxItem = { message: DiagnosticsMessage; attempts: number };
+/**
+ * A file's latest diagnostics message (a deleted file's: deletedFileMessage), with the JetStream
+ * message id its retries carry (Nats-Msg-Id: a retry of a publish whose ack was lost is not stored twice).
+ */
+type OutboxItem = { message: DiagnosticsMessage; attempts: number; id: string };
 
 export class NatsEventBus implements RunnerEventBus {
   private readonly outbox: LatestPerKeyQueue<OutboxItem>;
@@ -93,6 +115,7 @@ export class NatsEventBus implements RunnerEventBus {
   private readonly published = new Map<string, Set<string>>();
   private readonly controlWatches = new Set<ControlPlaneWatch>();
   readonly symbolIndex: NatsSymbolIndexStore;
+  private readonly publishTimeoutMs: number;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -103,6 +126,7 @@ export class NatsEventBus implements RunnerEventBus {
     private readonly options: NatsEventBusOptions,
   ) {
     this.outbox = new LatestPerKeyQueue(options.outboxLimit ?? 10_000);
+    this.publishTimeoutMs = Math.min(ACK_TIMEOUT_MS, options.timeoutMs ?? ACK_TIMEOUT_MS);
     this.log = options.log ?? (() => {});
     this.symbolIndex = new NatsSymbolIndexStore(nc, options.symbolIndex);
     void this.followStatus();
@@ -113,9 +137,8 @@ export class NatsEventBus implements RunnerEventBus {
    * use to gateways), creates or updates the stream and opens the registry bucket.
    */
   static async connect(options: NatsEventBusOptions): Promise<NatsEventBus> {
-    const servers = typeof options.servers === "string" ? options.servers.split(",") : options.servers;
     const nc = await connect({
-      servers: servers.map((s) => s.trim()).filter(Boolean),
+      servers: natsServers(options.servers),
       name: options.name,
       ...natsConnectOptions(options.auth),
       ...NATS_CONNECTION_OPTIONS,
@@ -123,12 +146,14 @@ export class NatsEventBus implements RunnerEventBus {
     });
     try {
       const timeout = options.timeoutMs ?? 5_000;
-      const jsm = await jetstreamManager(nc, { timeout });
-      await ensureDiagnosticsStream(jsm);
+      const replicas = options.replicas ?? 1;
+      // A cluster between leaders at start: retried (jetstreamRetry.ts).
+      const jsm = await retryTransient(() => jetstreamManager(nc, { timeout }));
+      await retryTransient(() => ensureDiagnosticsStream(jsm, replicas));
       const js = jetstream(nc, { timeout });
-      const kvm = new Kvm(js);
-      const kv = await kvm.create(RUNNER_REGISTRY_BUCKET, { history: 1 });
-      const claims = await kvm.create(RUNNER_CLAIMS_BUCKET, { history: 1 });
+      const registry = new Kvm(jetstream(nc, { timeout: Math.min(timeout, ACK_TIMEOUT_MS) }));
+      const kv = await createKvBucket(registry, RUNNER_REGISTRY_BUCKET, { history: 1, replicas });
+      const claims = await createKvBucket(registry, RUNNER_CLAIMS_BUCKET, { history: 1, replicas });
       return new NatsEventBus(nc, js, jsm, kv, claims, options);
     } catch (error) {
       await nc.close();
@@ -277,6 +302,13 @@ export class NatsEventBus implements RunnerEventBus {
     await this.kv.put(entry.id, encodeJson(entry));
   }
 
+  registryView(keys: { registry: string; claims: string }) {
+    return {
+      registry: { watch: () => this.kv.watch({ key: keys.registry }) },
+      claims: { watch: () => this.claims.watch({ key: keys.claims }) },
+    };
+  }
+
   async deleteRunner(id: string): Promise<void> {
     await this.kv.delete(id);
     await Promise.all([...this.claimed].map((key) => this.claims.delete(key)));
@@ -340,7 +372,7 @@ export class NatsEventBus implements RunnerEventBus {
 
   private enqueue(subject: string, message: DiagnosticsMessage): void {
     if (this.closed) return;
-    this.outbox.put(subject, { message, attempts: 0 });
+    this.outbox.put(subject, { message, attempts: 0, id: nuid.next() });
     this.kick();
   }
 
@@ -350,9 +382,13 @@ export class NatsEventBus implements RunnerEventBus {
     });
   }
 
-  /** Delivers the outbox one message at a time (so a file's messages stay in order); on failure waits and retries. */
+  /**
+   * Delivers the outbox one message at a time (so a file's messages stay in order), each acked by
+   * JetStream; on failure waits (jittered back-off from retryMs to MAX_RETRY_MS) and retries.
+   */
   private async flush(): Promise<void> {
-    let retryMs = this.options.retryMs ?? 500;
+    const backoff = { firstDelayMs: this.options.retryMs ?? 500, maxDelayMs: MAX_RETRY_MS };
+    let failures = 0;
     while (!this.closed) {
       const next = this.outbox.shift();
       if (!next) return;
@@ -360,16 +396,17 @@ export class NatsEventBus implements RunnerEventBus {
       this.inFlight = 1;
       try {
         if (!this.streamChecked) {
-          await ensureDiagnosticsStream(this.jsm);
+          await ensureDiagnosticsStream(this.jsm, this.options.replicas);
           this.streamChecked = true;
         }
-        await this.js.publish(subject, encodeJson(item.message));
-        retryMs = this.options.retryMs ?? 500;
+        await this.js.publish(subject, encodeJson(item.message), { msgID: item.id, timeout: this.publishTimeoutMs });
+        failures = 0;
       } catch (error) {
         if (this.isConnected) {
-          // Connected but refused: the stream may be gone (deleted, or a store lost): check it before retrying.
+          // Connected but not stored: the stream may be gone (deleted, or a store lost; a publish
+          // then finds no responders, as between leaders): check it before retrying.
           this.streamChecked = false;
-          item.attempts++;
+          if (!isTransientJetStreamError(error)) item.attempts++;
         }
         if (item.attempts >= MAX_ATTEMPTS_WHILE_CONNECTED) {
           this.undeliverable++;
@@ -383,8 +420,7 @@ export class NatsEventBus implements RunnerEventBus {
         }
         this.outbox.restore(subject, item);
         this.inFlight = 0;
-        await this.pause(retryMs);
-        retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+        await this.pause(backoffDelayMs(failures++, backoff));
       } finally {
         this.inFlight = 0;
       }
@@ -425,13 +461,14 @@ export class NatsEventBus implements RunnerEventBus {
  * neither read a stream's state (its subjects name every tenant's files) nor change its settings
  * (every tenant's retention); operators own them (docs/events.md). Creating with the contract's
  * settings succeeds on an identical stream, and fails with "already in use" on another one: both
- * mean the stream is there.
+ * mean the stream is there. `replicas` applies to a new stream only (an existing one keeps its own).
  */
-export async function ensureDiagnosticsStream(jsm: JetStreamManager): Promise<void> {
+export async function ensureDiagnosticsStream(jsm: JetStreamManager, replicas = 1): Promise<void> {
   const config: Partial<StreamConfig> & { name: string } = {
     name: DIAGNOSTICS_STREAM,
     subjects: DIAGNOSTICS_STREAM_SUBJECTS,
     max_msgs_per_subject: 1,
+    num_replicas: replicas,
   };
   await jsm.streams.add(config).catch((error: Error) => {
     if (!/already in use/i.test(error.message)) throw error;

@@ -1,7 +1,7 @@
 // Keeps this runner's entry in the registry (KV `lspmesh-runners`, docs/events.md): written at
 // start, refreshed every heartbeat with a new updatedAt and load, removed on clean shutdown.
 // Gateways judge liveness by updatedAt (isLive), never by KV expiry.
-import type { RunnerRegistryEntry } from "@lspmesh/events";
+import { type RunnerRegistryEntry, retryTransient } from "@lspmesh/events";
 import type { RunnerEventBus } from "./eventBus.js";
 
 /** Heartbeat period, ms (default 5 000): an entry is dead after 3 missed heartbeats. */
@@ -17,6 +17,7 @@ export class RunnerRegistration {
   private failing = false;
   private closing: Promise<void> | undefined;
   private writing: Promise<void> = Promise.resolve();
+  private started = false;
 
   constructor(
     private readonly bus: RunnerEventBus,
@@ -33,8 +34,13 @@ export class RunnerRegistration {
     }
   }
 
-  /** Writes the entry now and every heartbeat after; a failed write is retried at the next beat. */
+  /**
+   * Writes the entry now and every heartbeat after. A write that fails while the NATS cluster elects
+   * a leader is retried for up to two heartbeats (an entry is dead after three: a node's loss costs
+   * none); other failures, and those lasting longer, are retried at the next beat.
+   */
   async start(): Promise<void> {
+    this.started = true;
     await this.beat();
     this.timer = setInterval(() => void this.beat(), this.heartbeatMs);
     this.timer.unref();
@@ -43,6 +49,11 @@ export class RunnerRegistration {
   /** The entry as it would be written now. */
   entry(): RunnerRegistryEntry {
     return { v: 1, ...this.fields(), updatedAt: Date.now(), heartbeatMs: this.heartbeatMs };
+  }
+
+  /** Writes the entry now, between heartbeats (its fields changed: handoff); not before start() nor after close(). */
+  publishNow(): Promise<void> {
+    return this.started ? this.beat() : Promise.resolve();
   }
 
   /** Stops the heartbeat and removes the entry. Idempotent. */
@@ -64,7 +75,8 @@ export class RunnerRegistration {
     this.writing = this.writing.then(async () => {
       if (this.closing) return;
       try {
-        await this.bus.putRunner(this.entry());
+        const put = async () => (this.closing ? undefined : this.bus.putRunner(this.entry()));
+        await retryTransient(put, { budgetMs: 2 * this.heartbeatMs });
         if (this.failing) this.log({ level: "info", msg: "registry heartbeat restored" });
         this.failing = false;
       } catch (error) {

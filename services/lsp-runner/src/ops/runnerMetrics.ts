@@ -5,15 +5,21 @@ import { type MetricsServer, serveMetrics } from "@lspmesh/service-kit";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { AnswerCacheCounts } from "../engine/answerCache.js";
 import type { RunnerEventBus } from "../events/eventBus.js";
-import type { SessionManager } from "../lsp/pool/sessionManager.js";
+import type { SlotStatus } from "../lsp/pool/sessionSlot.js";
+import { MonotonicTotals } from "./monotonicTotals.js";
+
+/** The language servers the session metrics count: an in-process core's, or those tenant workers report. */
+export interface ServerStatuses {
+  statuses(): ReadonlyArray<Pick<SlotStatus, "language" | "state" | "restarts">>;
+}
 
 /**
- * The runner's metrics. `sessions` and `answers` are those of an in-process runner core; a
- * supervisor (whose sessions live in tenant workers) passes neither and adds its own gauges.
+ * The runner's metrics. `sessions` and `answers` are those of an in-process runner core, or of a
+ * supervisor's tenant workers (as they report them; the supervisor adds gauges of its own).
  */
 export function runnerMetricsRegistry(
   events: RunnerEventBus,
-  sessions?: Pick<SessionManager, "statuses">,
+  sessions?: ServerStatuses,
   answers?: { readonly counts: AnswerCacheCounts },
 ): Registry {
   const registry = new Registry();
@@ -49,8 +55,9 @@ export function runnerMetricsRegistry(
   return registry;
 }
 
-function addSessionMetrics(registry: Registry, sessions: Pick<SessionManager, "statuses">): void {
+function addSessionMetrics(registry: Registry, sessions: ServerStatuses): void {
   const registers = [registry];
+  const restarts = new MonotonicTotals();
   new Gauge({
     name: "lspmesh_runner_language_servers",
     help: "Language-server sessions by language and state (starting, indexing, ready, degraded, failed, stopped).",
@@ -63,18 +70,24 @@ function addSessionMetrics(registry: Registry, sessions: Pick<SessionManager, "s
   });
   new Counter({
     name: "lspmesh_runner_language_server_restarts_total",
-    help: "Restarts of language servers after a failure (crash, hang, stopped process), by language, over live sessions.",
+    help: "Restarts of language servers after a failure (crash, hang, stopped process), by language: the rises of the sum over live sessions (a session stopping does not lower it).",
     labelNames: ["language"],
     registers,
     collect() {
+      const live = new Map<string, number>();
+      for (const { language, restarts: count } of sessions.statuses()) {
+        live.set(language, (live.get(language) ?? 0) + count);
+      }
       this.reset();
-      for (const status of sessions.statuses()) this.inc({ language: status.language }, status.restarts);
+      for (const [language, total] of restarts.update(live)) this.inc({ language }, total);
     },
   });
 }
 
 function addAnswerCacheMetrics(registry: Registry, answers: { readonly counts: AnswerCacheCounts }): void {
   const registers = [registry];
+  // A supervisor's counts are its running workers' and fall when one exits.
+  const totals = new MonotonicTotals();
   new Counter({
     name: "lspmesh_runner_answer_cache_total",
     help: "Read-only language-server requests by how they were answered: hit (remembered), shared (joined an identical one in flight), miss (asked).",
@@ -82,7 +95,7 @@ function addAnswerCacheMetrics(registry: Registry, answers: { readonly counts: A
     registers,
     collect() {
       this.reset();
-      for (const [result, count] of Object.entries(answers.counts)) this.inc({ result }, count);
+      for (const [result, total] of totals.update(new Map(Object.entries(answers.counts)))) this.inc({ result }, total);
     },
   });
 }

@@ -14,6 +14,8 @@ import {
 } from "vscode-jsonrpc/node.js";
 import { RunnerError } from "../errors.js";
 import type { Closeable, RunnerEventBus } from "../events/eventBus.js";
+import { parseWarmReport, type WarmSession } from "./warmReport.js";
+import { NO_LOAD, parseWorkerLoad, type WorkerLoad } from "./workerLoad.js";
 import {
   type CallParams,
   type CallResult,
@@ -28,6 +30,7 @@ import {
   type WorkerInit,
   type WorkerReady,
 } from "./workerProtocol.js";
+import { WorkerTraces } from "./workerTraces.js";
 
 export interface TenantWorkerOptions {
   init: WorkerInit;
@@ -54,12 +57,16 @@ export function workerUnavailable(tenant: string): RunnerError {
 
 export class TenantWorker {
   readonly tenant: string;
-  /** Language servers the worker runs now (reported every 2 s). */
-  sessions = 0;
+  /** The worker's language servers and answer counts (reported every 2 s). */
+  load: WorkerLoad = NO_LOAD;
+  /** The worker's warm sessions (reported every 2 s). */
+  warm: WarmSession[] = [];
   private readonly subscriptions = new Map<number, Closeable>();
   private exitedFlag = false;
   /** Rejects the calls under way when the process ends (one entry per call, removed when it ends). */
   private readonly failOnExit = new Set<(error: RunnerError) => void>();
+  /** The traces of the calls under way: the only ones the worker's spans may join. */
+  private readonly traces = new WorkerTraces();
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -138,6 +145,7 @@ export class TenantWorker {
       fail = reject;
     });
     this.failOnExit.add(fail);
+    const endTrace = this.traces.begin(params.trace);
     try {
       const result = await Promise.race([
         this.connection.sendRequest<CallResult>(TO_WORKER.call, params, cancel.token),
@@ -156,6 +164,7 @@ export class TenantWorker {
     } finally {
       signal.removeEventListener("abort", onAbort);
       this.failOnExit.delete(fail);
+      endTrace();
       cancel.dispose();
     }
   }
@@ -300,8 +309,12 @@ export class TenantWorker {
       const entry = p?.entry && typeof p.entry === "object" ? p.entry : {};
       log({ ...entry, tenant, worker: true });
     });
-    c.onNotification(TO_SUPERVISOR.load, (p: { sessions?: unknown }) => {
-      this.sessions = typeof p?.sessions === "number" && p.sessions >= 0 ? Math.floor(p.sessions) : 0;
+    c.onNotification(TO_SUPERVISOR.spans, (p: unknown) => this.traces.receive(p));
+    c.onNotification(TO_SUPERVISOR.load, (p: unknown) => {
+      this.load = parseWorkerLoad(p);
+    });
+    c.onNotification(TO_SUPERVISOR.warm, (p: unknown) => {
+      this.warm = parseWarmReport(p, tenant);
     });
   }
 

@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { CallContext, ServiceImplementation } from "@lspmesh/grpc";
 import { Runner, type WorkspaceRef } from "@lspmesh/proto";
+import { activeTraceHeaders } from "@lspmesh/service-kit";
+import type { AnswerCacheCounts } from "../engine/answerCache.js";
 import { invalidArgument } from "../errors.js";
 import type { RunnerEventBus } from "../events/eventBus.js";
 import { requestIdOf } from "../grpc/callLog.js";
@@ -16,6 +18,8 @@ import type { RunnerDescriptionFields } from "../grpc/runnerService.js";
 import { assertWorkspaceId } from "../workspace/workspaceIds.js";
 import { deletedWorkspace, unknownWorkspace } from "../workspace/workspaceLocator.js";
 import { TenantWorker } from "./tenantWorker.js";
+import { mergeWarmSessions } from "./warmReport.js";
+import type { ServerCounts } from "./workerLoad.js";
 import type { ReleasedWorkspace, WorkerInit } from "./workerProtocol.js";
 
 type RunnerMethods = typeof Runner.method;
@@ -50,8 +54,29 @@ export class TenantWorkers {
   /** Language servers running in every worker (the registry's load). */
   get sessionCount(): number {
     let count = 0;
-    for (const worker of this.running.values()) count += worker.sessions;
+    for (const worker of this.running.values()) count += worker.load.sessions;
     return count;
+  }
+
+  /** The language servers of every running worker, as they last reported them. */
+  serverCounts(): ServerCounts[] {
+    return [...this.running.values()].flatMap((worker) => worker.load.servers);
+  }
+
+  /** The answer counts of every running worker, summed (they fall when a worker exits). */
+  get answerCounts(): AnswerCacheCounts {
+    const total = { hit: 0, shared: 0, miss: 0 };
+    for (const { load } of this.running.values()) {
+      total.hit += load.answers.hit;
+      total.shared += load.answers.shared;
+      total.miss += load.answers.miss;
+    }
+    return total;
+  }
+
+  /** Warm sessions of every running worker, most recently used first (the registry's `warm`). */
+  warmSessions(): string[] {
+    return mergeWarmSessions([...this.running.values()].map((worker) => worker.warm));
   }
 
   /** Workers running now. */
@@ -125,6 +150,8 @@ export class TenantWorkers {
               request: Buffer.from(toBinary(method.input, request as never)).toString("base64"),
               ...(Number.isFinite(context.deadlineMs) ? { deadlineMs: context.deadlineMs } : {}),
               requestId: requestIdOf(context),
+              // This call's span (tracing on): the worker's language-server spans are its children.
+              trace: activeTraceHeaders(),
             },
             context.signal,
           );

@@ -7,6 +7,7 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Metadata } from "@grpc/grpc-js";
 import { GrpcStatusError } from "@lspmesh/grpc";
 import { REQUEST_ID_METADATA, Runner } from "@lspmesh/proto";
+import { type Tracing, withTraceParent } from "@lspmesh/service-kit";
 import {
   createMessageConnection,
   type MessageConnection,
@@ -19,6 +20,8 @@ import { warmUpSessions } from "../sessionWarmUp.js";
 import { TenantAllowlistLocator } from "../workspace/tenantAllowlist.js";
 import { VolumeWorkspaceLocator } from "../workspace/workspaceLocator.js";
 import { SupervisorBus } from "./supervisorBus.js";
+import { reportWarmSessions } from "./warmReport.js";
+import { workerLoadOf } from "./workerLoad.js";
 import {
   type CallParams,
   type CallResult,
@@ -28,13 +31,14 @@ import {
   type WorkerInit,
   type WorkerReady,
 } from "./workerProtocol.js";
+import { startWorkerTracing } from "./workerTracing.js";
 
 type Handler = (
   request: unknown,
   context: { metadata: Metadata; signal: AbortSignal; deadlineMs: number },
 ) => Promise<unknown>;
 
-/** How often the worker reports its running sessions (the registry's load), ms. */
+/** How often the worker reports its running sessions (the registry's load, the metrics), ms. */
 const LOAD_REPORT_MS = 2_000;
 
 export function serveWorker(connection: MessageConnection, exit: (code: number) => void): void {
@@ -42,13 +46,16 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
   let tenant: string | undefined;
   let bus: SupervisorBus | undefined;
   let loadTimer: NodeJS.Timeout | undefined;
+  let tracing: Tracing | undefined;
   const log = (entry: Record<string, unknown>) =>
     void connection.sendNotification(TO_SUPERVISOR.log, { entry }).catch(() => {});
+  reportWarmSessions(connection, () => core?.sessions);
 
   connection.onRequest(TO_WORKER.init, async (init: WorkerInit): Promise<WorkerReady> => {
     if (core) throw new Error("the worker was initialised already");
     const languages = await loadLanguageRegistry(init.languagesFile);
     tenant = init.tenant;
+    if (init.tracing) tracing = await startWorkerTracing(connection);
     bus = new SupervisorBus(connection);
     // Only this tenant's workspaces, whatever a request names.
     const locator = new TenantAllowlistLocator(new VolumeWorkspaceLocator(init.root), [init.tenant]);
@@ -77,9 +84,7 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
     });
     void warmUpSessions(init.warmUp ?? [], { locator, languages, sessions: core.sessions, log });
     loadTimer = setInterval(() => {
-      void connection
-        .sendNotification(TO_SUPERVISOR.load, { sessions: core?.events.sessionCount ?? 0 })
-        .catch(() => {});
+      void connection.sendNotification(TO_SUPERVISOR.load, workerLoadOf(core)).catch(() => {});
     }, LOAD_REPORT_MS);
     loadTimer.unref();
     return { served: core.served, pid: process.pid };
@@ -96,11 +101,11 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
     if (params.requestId) metadata.set(REQUEST_ID_METADATA, params.requestId);
     try {
       const request = fromBinary(method.input, Buffer.from(params.request, "base64"));
-      const answer = await handle(request, {
-        metadata,
-        signal: abort.signal,
-        deadlineMs: params.deadlineMs ?? Number.POSITIVE_INFINITY,
-      });
+      const context = { metadata, signal: abort.signal, deadlineMs: params.deadlineMs ?? Number.POSITIVE_INFINITY };
+      // The supervisor's span for this call (sent only while tracing is on) parents the spans recorded here.
+      const answer = await (params.trace
+        ? withTraceParent(params.trace, () => handle(request, context))
+        : handle(request, context));
       const message = create(method.output, answer as never);
       return { answer: Buffer.from(toBinary(method.output, message)).toString("base64") };
     } catch (error) {
@@ -124,6 +129,7 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
     timer.unref();
     await core?.close();
     await bus?.close();
+    await tracing?.close();
   };
   connection.onRequest(TO_WORKER.shutdown, async ({ graceMs }: { graceMs: number }) => {
     await stop(graceMs);

@@ -10,6 +10,7 @@ import type {
   SymbolIndexFileEntry,
   SymbolIndexMeta,
 } from "@lspmesh/events";
+import type { TraceHeaders } from "@lspmesh/service-kit";
 import type { TenantLimits } from "../lsp/pool/sessionPolicy.js";
 import type { ReleasedWorkspace, ServedLanguage } from "../runnerCore.js";
 import type { WarmUpEntry } from "../sessionWarmUp.js";
@@ -51,8 +52,12 @@ export const TO_SUPERVISOR = {
   indexOwnedBy: "index/ownedBy",
   /** { entry }: one structured log entry (notification). */
   log: "worker/log",
-  /** { sessions }: language servers running, for the registry's load (notification). */
+  /** WorkerLoad (workerLoad.ts): language servers running and answer counts, for the load and metrics (notification). */
   load: "worker/load",
+  /** { sessions: WarmSession[] } (warmReport.ts): warm sessions, for the registry's `warm` list (notification). */
+  warm: "worker/warm",
+  /** { spans: RelayedSpan[] }: spans the worker ended, for the supervisor to export (notification). */
+  spans: "worker/spans",
 } as const;
 
 /** What a worker is told at start: no secret, nothing of another tenant. */
@@ -73,6 +78,8 @@ export interface WorkerInit {
   symbolIndex?: { enabled?: boolean; maxFiles?: number; maxSymbolsPerFile?: number; maxFileBytes?: number };
   /** Sessions of this tenant started at once (LSPMESH_WARMUP entries naming it). */
   warmUp?: WarmUpEntry[];
+  /** The supervisor traces: the worker records spans in traced calls and relays them (worker/spans). */
+  tracing?: boolean;
 }
 
 export interface WorkerReady {
@@ -89,6 +96,8 @@ export interface CallParams {
   deadlineMs?: number;
   /** The caller's request id (for the worker's log lines). */
   requestId?: string;
+  /** The supervisor's span for the call, when tracing is on: the worker's spans are its children. */
+  trace?: TraceHeaders | undefined;
 }
 
 export type CallResult =

@@ -1,11 +1,12 @@
 // Runs one tool call: builds its state and call object, then passes it through the steps.
 import { randomUUID } from "node:crypto";
-import type { LogFields } from "@lspmesh/service-kit";
+import { type LogFields, tracingEnabled } from "@lspmesh/service-kit";
 import type { CallToolResult, ServerContext } from "@modelcontextprotocol/server";
 import { principalFrom } from "../../auth/principal.js";
 import { createToolCall, type ToolCall, type ToolDeps } from "../toolCall.js";
 import { type CallState, composeSteps } from "./callState.js";
 import { TOOL_CALL_STEPS } from "./steps.js";
+import { traceToolCall } from "./toolCallSpan.js";
 
 export interface ToolRunOptions {
   /** True when these arguments make the call write files: needs lsp:write, never retried, audited. */
@@ -33,7 +34,9 @@ export function runTool(
     signal: ctx.mcpReq.signal,
     notifyProgress: progressNotifier(ctx),
   });
-  return composeSteps(TOOL_CALL_STEPS, state, () => body(call));
+  if (!tracingEnabled()) return composeSteps(TOOL_CALL_STEPS, state, () => body(call));
+  // The call's span covers the whole pipeline, refusals included.
+  return traceToolCall(ctx, state, () => composeSteps(TOOL_CALL_STEPS, state, () => body(call)));
 }
 
 /** Numbered `notifications/progress` under the client's token; undefined when it asked for none. */

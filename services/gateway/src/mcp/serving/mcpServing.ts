@@ -2,7 +2,7 @@
 // is decided first (a refusal is the front door's 403), then 2025-era cancellations are applied,
 // then the request goes down its serving path (servingPath.ts).
 import type { ServerResponse } from "node:http";
-import type { Logger } from "@lspmesh/service-kit";
+import { type Logger, tracingEnabled, withTraceParent } from "@lspmesh/service-kit";
 import { createGatewayMcpServer } from "../createMcpServer.js";
 import type { ToolDeps } from "../toolCall.js";
 import type { AdmittedMcpRequest, InsufficientScope, ServeOnPath } from "./admittedRequest.js";
@@ -43,11 +43,17 @@ export class McpServing {
     const missing = scopeMissingFor(request, this.readOnly);
     if (missing) return { kind: "insufficient_scope", missing };
     this.applyCancellations(request, res);
-    const path = pickServingPath(request, this.sharedServer);
-    if (path.name === "shared-server") await this.sharedServer.serve(path.call, request.principal, res);
-    else if (path.name === "fresh-server-json") await this.freshServerJson(request, res);
-    else await this.sdkHandler.serve(request, res);
+    // While tracing is on, a traceparent header is the parent of the tool calls the request carries.
+    if (tracingEnabled()) await withTraceParent(request.req.headers, () => this.serveOnPath(request, res));
+    else await this.serveOnPath(request, res);
     return undefined;
+  }
+
+  private serveOnPath(request: AdmittedMcpRequest, res: ServerResponse): Promise<void> {
+    const path = pickServingPath(request, this.sharedServer);
+    if (path.name === "shared-server") return this.sharedServer.serve(path.call, request.principal, res);
+    if (path.name === "fresh-server-json") return this.freshServerJson(request, res);
+    return this.sdkHandler.serve(request, res);
   }
 
   /** Closes every server and what they have in flight. Idempotent. */

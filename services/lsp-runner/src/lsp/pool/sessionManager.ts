@@ -122,6 +122,23 @@ export class SessionManager {
     return this.slotsOf(tenant, workspace).flatMap((slot) => slot.status() ?? []);
   }
 
+  /**
+   * Running sessions past their start (not starting, not failed), most recently used first, at
+   * most `limit`: the registry's `warm` list (handoff).
+   */
+  warmSessions(limit: number): Array<{ tenant: string; workspace: string; language: string; lastUsed: number }> {
+    return [...this.slots.values()]
+      .filter(({ slot }) => slot.current && !["starting", "failed"].includes(slot.status()?.state ?? "failed"))
+      .map(({ key, slot }) => ({
+        tenant: key.tenant,
+        workspace: key.workspace,
+        language: slot.languageId,
+        lastUsed: slot.lastUsed,
+      }))
+      .sort((a, b) => b.lastUsed - a.lastUsed)
+      .slice(0, limit);
+  }
+
   /** Every session's status (for metrics). */
   statuses(): SlotStatus[] {
     return [...this.slots.values()].flatMap(({ slot }) => slot.status() ?? []);

@@ -7,6 +7,7 @@ import { type CancellationToken, CancellationTokenSource, ResponseError } from "
 import { RunnerError } from "../../errors.js";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import { requestTimeoutMs } from "./requestDeadline.js";
+import { inRequestSpan, inTracedCall } from "./requestSpan.js";
 import { isRetryable, SERVER_ERROR_RETRY_DELAYS_MS, serverAnswerError } from "./serverErrors.js";
 import { type FailureRecord, isConnectionFailure } from "./sessionFailure.js";
 import { LIVENESS_PROBE_METHOD } from "./sessionHealth.js";
@@ -91,8 +92,16 @@ export class RequestChannel {
     );
   }
 
-  /** Sends `method` once; the server's error answers are thrown as they are (ResponseError). */
-  async send<R>(method: string, params: unknown, options: SendOptions): Promise<R> {
+  /**
+   * Sends `method` once; the server's error answers are thrown as they are (ResponseError). Inside
+   * a traced call, the request is a span of its own (liveness probes are not).
+   */
+  send<R>(method: string, params: unknown, options: SendOptions): Promise<R> {
+    if (options.isProbe || !inTracedCall()) return this.sendOnce(method, params, options);
+    return inRequestSpan(method, this.host.language.id, () => this.sendOnce<R>(method, params, options));
+  }
+
+  private async sendOnce<R>(method: string, params: unknown, options: SendOptions): Promise<R> {
     const { failures } = this.host.health;
     failures.assertUsable();
     const canceller = new RequestCanceller(options.timeoutMs, options.signal);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { hrwWeight, type RouteKey, rankByHrw } from "./hrw.js";
+import { hrwWeight, type RouteKey, rankByHrw, rankForKey } from "./hrw.js";
 
 const runners = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `runner-${i}` }));
 const keys = (n: number): RouteKey[] =>
@@ -64,5 +64,24 @@ describe("rendezvous hashing", () => {
     }
     expect(moved).toBeGreaterThan(350);
     expect(moved).toBeLessThan(650);
+  });
+
+  test("rankForKey ranks only runners admitting the tenant and serving the language, in HRW order", () => {
+    const key = { tenant: "acme", workspace: "web", language: "typescript" };
+    const all = [
+      { id: "shared", languages: ["typescript"] },
+      { id: "acme-only", languages: ["typescript"], tenants: ["acme"] },
+      { id: "globex-only", languages: ["typescript"], tenants: ["globex"] },
+      { id: "python", languages: ["python"] },
+      { id: "static", languages: ["*"] },
+    ];
+    const ranked = rankForKey(key, all).map((runner) => runner.id);
+    expect([...ranked].sort()).toEqual(["acme-only", "shared", "static"]);
+    expect(ranked).toEqual(
+      rankByHrw(
+        key,
+        all.filter((r) => ranked.includes(r.id)),
+      ).map((r) => r.id),
+    );
   });
 });

@@ -1,9 +1,10 @@
-// The tenants each runner may serve, from the claims bucket (KV `lspmesh-runner-claims`,
+// The tenants each runner may serve (gateways route by them; runners compute handoff successors
+// by them), from the claims bucket (KV `lspmesh-runner-claims`,
 // docs/events.md): keys `<tenant>.<runner id>` that NATS lets a runner's identity write only for
 // the tenants it was issued. A registry entry lists tenants too, but anyone with a runner identity
 // can write any list there; routing trusts the list only as far as the claims go.
-import { ANY_TENANT_CLAIM, parseRunnerClaimKey, RUNNER_CLAIMS_BUCKET } from "@lspmesh/events";
 import { KvFollower, type KvWatchSource } from "./kvFollower.js";
+import { ANY_TENANT_CLAIM, parseRunnerClaimKey, RUNNER_CLAIMS_BUCKET } from "./subjects.js";
 
 export class RunnerClaims {
   /** runner id → tenants claimed (ANY_TENANT_CLAIM: every tenant). */
