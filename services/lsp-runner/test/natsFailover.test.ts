@@ -3,7 +3,8 @@
 // so none replaces another) and heartbeating into the registry while a KV writer puts keys. The
 // node leading LSPMESH_DIAG, which also holds the runner's connection, is killed (SIGKILL) in the
 // middle: every diagnostics message is stored, no heartbeat and no KV write fails, and a registry
-// watch (what gateways follow) keeps seeing heartbeats.
+// watch (what gateways follow) keeps seeing heartbeats. In `npm run test:faults` (about 20 s);
+// `npm run test:deploy` kills a node of the local deployment the same way.
 import {
   DIAGNOSTICS_STREAM,
   DiagnosticsConsumer,
@@ -17,7 +18,7 @@ import {
   type RunnerRegistryEntry,
   retryTransient,
 } from "@lspmesh/events";
-import { type NatsCluster, type NatsClusterNode, startNatsCluster, waitFor } from "@lspmesh/test-kit";
+import { isFaultsTier, type NatsCluster, type NatsClusterNode, startNatsCluster, waitFor } from "@lspmesh/test-kit";
 import { type JetStreamManager, jetstreamManager } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -108,99 +109,103 @@ async function writeKeys(kv: KV): Promise<{ written: number; failed: number }> {
   return { written, failed };
 }
 
-test("a killed NATS node (the stream leader, the runner's server) loses no diagnostics and fails no KV write", async () => {
-  const started = Date.now();
-  cluster = await startNatsCluster({ size: 3 });
-  const logs: Array<Record<string, unknown>> = [];
-  bus = await NatsEventBus.connect({ servers: cluster.url, name: RUNNER, replicas: 3, log: (e) => logs.push(e) });
-  admin = await connect({ servers: [...cluster.urls], ...NATS_CONNECTION_OPTIONS });
-  const jsm = await jetstreamManager(admin);
-  expect((await jsm.streams.info(DIAGNOSTICS_STREAM)).config.num_replicas).toBe(3);
-  expect((await jsm.streams.info(`KV_${RUNNER_REGISTRY_BUCKET}`)).config.num_replicas).toBe(3);
+test.runIf(isFaultsTier())(
+  "a killed NATS node (the stream leader, the runner's server) loses no diagnostics and fails no KV write",
+  async () => {
+    const started = Date.now();
+    cluster = await startNatsCluster({ size: 3 });
+    const logs: Array<Record<string, unknown>> = [];
+    bus = await NatsEventBus.connect({ servers: cluster.url, name: RUNNER, replicas: 3, log: (e) => logs.push(e) });
+    admin = await connect({ servers: [...cluster.urls], ...NATS_CONNECTION_OPTIONS });
+    const jsm = await jetstreamManager(admin);
+    expect((await jsm.streams.info(DIAGNOSTICS_STREAM)).config.num_replicas).toBe(3);
+    expect((await jsm.streams.info(`KV_${RUNNER_REGISTRY_BUCKET}`)).config.num_replicas).toBe(3);
 
-  const fields = { id: RUNNER, address: "127.0.0.1:1", languages: ["*"], pool: "default", load: 0 };
-  registration = new RunnerRegistration(
-    bus,
-    () => fields,
-    HEARTBEAT_MS,
-    (e) => logs.push(e),
-  );
-  await registration.start();
-  const kvm = new Kvm(admin);
-  const registry = await kvm.open(RUNNER_REGISTRY_BUCKET);
-  // As a gateway follows the registry (routing/natsRegistry.ts).
-  let lastBeatSeen = 0;
-  follower = new KvFollower(
-    "registry",
-    RUNNER_REGISTRY_BUCKET,
-    { watch: () => probedKvWatch(registry, { key: ">" }) },
-    (change) => {
-      if (change.operation === "PUT") lastBeatSeen = decodeJson<RunnerRegistryEntry>(change.value).updatedAt;
-    },
-  );
-  await follower.start();
-  const keys = await kvm.create("failover-test", { history: 1, replicas: 3 });
+    const fields = { id: RUNNER, address: "127.0.0.1:1", languages: ["*"], pool: "default", load: 0 };
+    registration = new RunnerRegistration(
+      bus,
+      () => fields,
+      HEARTBEAT_MS,
+      (e) => logs.push(e),
+    );
+    await registration.start();
+    const kvm = new Kvm(admin);
+    const registry = await kvm.open(RUNNER_REGISTRY_BUCKET);
+    // As a gateway follows the registry (routing/natsRegistry.ts).
+    let lastBeatSeen = 0;
+    follower = new KvFollower(
+      "registry",
+      RUNNER_REGISTRY_BUCKET,
+      { watch: () => probedKvWatch(registry, { key: ">" }) },
+      (change) => {
+        if (change.operation === "PUT") lastBeatSeen = decodeJson<RunnerRegistryEntry>(change.value).updatedAt;
+      },
+    );
+    await follower.start();
+    const keys = await kvm.create("failover-test", { history: 1, replicas: 3 });
 
-  // The worst case: the node that leads the stream also holds the runner's connection.
-  const victim = await nodeHolding(cluster.nodes, RUNNER);
-  await moveLeader(admin, jsm, DIAGNOSTICS_STREAM, victim.name);
-  const leader = await leaderOf(jsm, DIAGNOSTICS_STREAM);
-  console.log(`cluster up, stream led by ${leader}, runner on ${victim.name}: ${Date.now() - started} ms`);
+    // The worst case: the node that leads the stream also holds the runner's connection.
+    const victim = await nodeHolding(cluster.nodes, RUNNER);
+    await moveLeader(admin, jsm, DIAGNOSTICS_STREAM, victim.name);
+    const leader = await leaderOf(jsm, DIAGNOSTICS_STREAM);
+    console.log(`cluster up, stream led by ${leader}, runner on ${victim.name}: ${Date.now() - started} ms`);
 
-  // As `lspmesh diagnostics --watch` follows a tenant's diagnostics (DiagnosticsConsumer).
-  const received = new Set<string>();
-  const consumer = await DiagnosticsConsumer.open(admin, { filter: diagnosticsWildcard("acme"), start: "new" });
-  void (async () => {
-    for await (const m of consumer) received.add(decodeJson<DiagnosticsMessage>(m.data).file);
-  })();
+    // As `lspmesh diagnostics --watch` follows a tenant's diagnostics (DiagnosticsConsumer).
+    const received = new Set<string>();
+    const consumer = await DiagnosticsConsumer.open(admin, { filter: diagnosticsWildcard("acme"), start: "new" });
+    void (async () => {
+      for await (const m of consumer) received.add(decodeJson<DiagnosticsMessage>(m.data).file);
+    })();
 
-  const writing = writeKeys(keys);
-  let killedAt = 0;
-  for (let i = 0; i < MESSAGES; i++) {
-    bus.publishDiagnostics(message(i));
-    if (i === KILL_AFTER) {
-      killedAt = Date.now();
-      void cluster.node(leader).kill();
+    const writing = writeKeys(keys);
+    let killedAt = 0;
+    for (let i = 0; i < MESSAGES; i++) {
+      bus.publishDiagnostics(message(i));
+      if (i === KILL_AFTER) {
+        killedAt = Date.now();
+        void cluster.node(leader).kill();
+      }
+      await new Promise((resolve) => setTimeout(resolve, PUBLISH_EVERY_MS));
     }
-    await new Promise((resolve) => setTimeout(resolve, PUBLISH_EVERY_MS));
-  }
-  const kv = await writing;
-  await waitFor("the outbox delivered", () => bus!.pendingDiagnostics === 0, { timeoutMs: 30_000 });
-  const deliveredMs = Date.now() - killedAt;
-  const newLeader = await leaderOf(jsm, DIAGNOSTICS_STREAM);
+    const kv = await writing;
+    await waitFor("the outbox delivered", () => bus!.pendingDiagnostics === 0, { timeoutMs: 30_000 });
+    const deliveredMs = Date.now() - killedAt;
+    const newLeader = await leaderOf(jsm, DIAGNOSTICS_STREAM);
 
-  let stored = 0;
-  for (let i = 0; i < MESSAGES; i++) {
-    const found = await storedDiagnostics(jsm, "acme", "web", `src/file${i}.ts`);
-    if (found?.message.version === i) stored++;
-  }
-  await waitFor(`${MESSAGES} messages received by a follower`, () => received.size === MESSAGES, {
-    timeoutMs: 20_000,
-  }).catch(() => {});
-  await consumer.close();
-  const failedBeats = logs.filter((e) => e.msg === "registry heartbeat failed").length;
-  // Gateways follow the registry with a watch: it goes on after the kill.
-  await waitFor("a heartbeat seen after the kill", () => lastBeatSeen > killedAt + 2 * HEARTBEAT_MS, {
-    timeoutMs: 15_000,
-  });
-  const keysStored = (await Promise.all([...Array(KV_WRITES).keys()].map((i) => keys.get(`key${i}`)))).filter(
-    (entry) => entry?.operation === "PUT",
-  ).length;
-  console.log(
-    `killed ${leader} (new leader ${newLeader}): diagnostics ${stored}/${MESSAGES} stored, ${received.size} received, dropped ${bus.droppedDiagnostics}; ` +
-      `KV ${kv.written}/${KV_WRITES} written (${keysStored} stored), ${kv.failed} failed; heartbeats failed ${failedBeats}; ` +
-      `outbox empty ${deliveredMs} ms after the kill; ${Date.now() - started} ms in all`,
-  );
-  expect(newLeader).not.toBe(leader);
-  expect({ stored, received: received.size, dropped: bus.droppedDiagnostics }).toEqual({
-    stored: MESSAGES,
-    received: MESSAGES,
-    dropped: 0,
-  });
-  expect({ written: kv.written, failed: kv.failed, keysStored }).toEqual({
-    written: KV_WRITES,
-    failed: 0,
-    keysStored: KV_WRITES,
-  });
-  expect(failedBeats).toBe(0);
-}, 60_000);
+    let stored = 0;
+    for (let i = 0; i < MESSAGES; i++) {
+      const found = await storedDiagnostics(jsm, "acme", "web", `src/file${i}.ts`);
+      if (found?.message.version === i) stored++;
+    }
+    await waitFor(`${MESSAGES} messages received by a follower`, () => received.size === MESSAGES, {
+      timeoutMs: 20_000,
+    }).catch(() => {});
+    await consumer.close();
+    const failedBeats = logs.filter((e) => e.msg === "registry heartbeat failed").length;
+    // Gateways follow the registry with a watch: it goes on after the kill.
+    await waitFor("a heartbeat seen after the kill", () => lastBeatSeen > killedAt + 2 * HEARTBEAT_MS, {
+      timeoutMs: 15_000,
+    });
+    const keysStored = (await Promise.all([...Array(KV_WRITES).keys()].map((i) => keys.get(`key${i}`)))).filter(
+      (entry) => entry?.operation === "PUT",
+    ).length;
+    console.log(
+      `killed ${leader} (new leader ${newLeader}): diagnostics ${stored}/${MESSAGES} stored, ${received.size} received, dropped ${bus.droppedDiagnostics}; ` +
+        `KV ${kv.written}/${KV_WRITES} written (${keysStored} stored), ${kv.failed} failed; heartbeats failed ${failedBeats}; ` +
+        `outbox empty ${deliveredMs} ms after the kill; ${Date.now() - started} ms in all`,
+    );
+    expect(newLeader).not.toBe(leader);
+    expect({ stored, received: received.size, dropped: bus.droppedDiagnostics }).toEqual({
+      stored: MESSAGES,
+      received: MESSAGES,
+      dropped: 0,
+    });
+    expect({ written: kv.written, failed: kv.failed, keysStored }).toEqual({
+      written: KV_WRITES,
+      failed: 0,
+      keysStored: KV_WRITES,
+    });
+    expect(failedBeats).toBe(0);
+  },
+  60_000,
+);
