@@ -10,8 +10,9 @@ import { defineConfig } from "vitest/config";
 
 /**
  * V8's compile cache for the lspmesh processes the tests start (hundreds of CLI, runner, gateway
- * and serve starts; each saves about 0.2 s of compiling its modules). Under node_modules, so a
- * fresh clone starts without one and nothing outside the checkout is written.
+ * and serve starts; each saves about 0.2 s of compiling its modules). Under node_modules, so
+ * nothing outside the checkout is written; `npm ci` fills it for every `lspmesh` command
+ * (scripts/warm-compile-cache.mjs, run by `prepare`).
  */
 const COMPILE_CACHE = fileURLToPath(new URL("./node_modules/.cache/lspmesh-node-compile", import.meta.url));
 

@@ -1,14 +1,19 @@
 #!/usr/bin/env node
-// Throughput and latency of lspmesh under concurrent agents, on a real corpus. One cluster on
-// loopback (a real nats-server, one `lspmesh runner`, one `lspmesh gateway`, API key) and K
-// concurrent MCP clients — each its own official 2.x Client and connection — each calling
-// find_definition and hover over the golden queries (bench/lib/queries.mjs) in a loop for the
-// duration. Per level: calls/s, p50/p90/p99, errors, and the runner's answer cache hit rate.
-// Baselines in the same run: typescript-language-server asked directly by 1 and 8 concurrent
-// callers (requests in flight together on its one stdio connection), and `lspmesh serve` (one
-// process) with 8 clients; prints lspmesh / direct throughput at 8. And the floor of any MCP server
-// here: a replay server (bench/lib/replayMcpServer.mjs) answering 1 and 8 official clients with
-// serve's own recorded answers and doing nothing else — what the client and HTTP cost by themselves.
+// Throughput and latency of lspmesh under concurrent agents, on a real corpus. Four targets, each
+// driven by K concurrent callers at every level (default 1, 8, 64, 256):
+//   cluster    the cluster path: nats-server, `lspmesh gateway` and `lspmesh runner` as separate
+//              processes (API key, gRPC between gateway and runner), the runner's language servers
+//              sandboxed with bubblewrap (LSPMESH_SANDBOX=bwrap; `--sandbox auto|none` to compare)
+//   serve      `lspmesh serve`: gateway and runner in one process
+//   direct     typescript-language-server asked directly (K requests in flight on its one stdio
+//              connection): the baseline
+//   MCP floor  a replay server (bench/lib/replayMcpServer.mjs) answering the same official clients
+//              with serve's recorded answers and doing nothing else — what the client and HTTP cost
+// Each MCP caller is its own official 2.x Client and connection, calling the operations over the
+// golden queries (bench/lib/queries.mjs) in a loop. Per target and level: calls/s, p50/p90/p99,
+// errors (failed calls and error answers, counted, first kinds listed), the cluster runner's answer
+// cache hit rate, and CPU per call of every process (/proc): clients, gateway, runner (or serve, or
+// the replay server), nats-server, the language servers; ratios to the direct server per level.
 // The tenant's gateway limits (calls per second, concurrent calls) are set far above what the
 // levels can reach, so no call is refused for them (said in the output).
 // `--operations` picks what the callers ask (default find_definition,hover: cheap answers, where
@@ -16,9 +21,9 @@
 // server (LSPMESH_ANSWER_CACHE=0 for serve and the runner), the way to compare with the direct server
 // when each answer costs the server real work (e.g. --operations find_definition,find_references,hover).
 // Usage: node bench/concurrency.mjs [DIR] [--duration-s 10] [--levels 1,8,64,256] [--queries 40] [--seed 1]
-//          [--operations find_definition,hover] [--answer-cache on|off] [--rounds 3]
-// The compared level (8) is measured for every target in --rounds rounds, interleaved in rotating
-// order; the other levels once each.
+//          [--operations find_definition,hover] [--answer-cache on|off] [--rounds 3] [--sandbox bwrap|auto|none]
+// Every level is measured for every target in --rounds rounds, interleaved in rotating order (a
+// slow stretch of the shared machine weighs on all targets alike); each row pools its rounds.
 //   without DIR: the small fixture test/kit/fixtures/typescript-hono-shape
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -51,14 +56,14 @@ const { values, positionals } = parseArgs({
     operations: { type: "string", default: "find_definition,hover" },
     "answer-cache": { type: "string", default: "on" },
     rounds: { type: "string", default: "3" },
+    sandbox: { type: "string", default: "bwrap" },
   },
 });
 /** Rounds the compared level is measured in (each target DURATION / ROUNDS per round). */
 const ROUNDS = Number(values.rounds);
 const DURATION_MS = Number(values["duration-s"]) * 1000;
 const LEVELS = values.levels.split(",").map(Number);
-const BASELINE_LEVELS = [1, 8];
-/** The level compared across direct, serve and the cluster. */
+/** The level whose throughput ratios are printed in the summary line (all levels have their ratios). */
 const COMPARED_LEVEL = 8;
 const OPERATIONS = values.operations.split(",");
 const unknown = OPERATIONS.filter((operation) => !KNOWN_OPERATIONS[operation]);
@@ -67,6 +72,13 @@ if (unknown.length > 0)
 if (!["on", "off"].includes(values["answer-cache"])) throw new Error("--answer-cache is on or off");
 /** LSPMESH_* settings of serve and the runner: the answer cache off when asked. */
 const CACHE_ENV = values["answer-cache"] === "off" ? { LSPMESH_ANSWER_CACHE: "0" } : undefined;
+if (!["bwrap", "auto", "none"].includes(values.sandbox)) throw new Error("--sandbox is bwrap, auto or none");
+/** The cluster runner's settings: its language servers sandboxed as in a deployment (bwrap: required, start fails without it). */
+const RUNNER_ENV = { ...CACHE_ENV, LSPMESH_SANDBOX: values.sandbox };
+/** Answer cache off means off everywhere: the cluster gateway's own cache of read answers too. */
+const GATEWAY_ENV = CACHE_ENV ? { LSPMESH_GATEWAY_ANSWER_CACHE: "0" } : {};
+/** The targets measured at every level, in the order of the first round. */
+const TARGETS = ["direct", "serve", "cluster", "MCP floor"];
 /** Clients connecting at once while a level is set up (connections are not timed). */
 const CONNECT_BATCH = 32;
 /** Distinct error messages kept per row. */
@@ -243,6 +255,7 @@ function cpuPerCall(used, calls) {
     "clients cpu/call": per(used.clients),
     "gateway cpu/call": per(used.gateway),
     "runner cpu/call": per(used.runner ?? used.serve ?? used.replay),
+    "nats cpu/call": per(used.nats),
     "servers cpu/call": per(used["runner children"] ?? used["serve children"] ?? used.direct + used["direct children"]),
   };
 }
@@ -267,6 +280,30 @@ function record(target, clients, result, hitRate, used) {
   );
 }
 
+/** Processes named bwrap under `pid`: the runner's language servers run sandboxed. */
+function sandboxProcesses(pid) {
+  let count = 0;
+  for (const each of descendantPids(pid)) {
+    try {
+      if (readFileSync(`/proc/${each}/comm`, "utf8").trim() === "bwrap") count++;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return count;
+}
+
+/** Per level, each MCP target's calls/s over the direct server's. */
+function levelRatios(table, levels) {
+  const rate = (target, clients) => table.find((row) => row.target === target && row.clients === clients)?.["calls/s"];
+  return levels.map((clients) => ({
+    clients,
+    serve: rate("serve", clients) / rate("direct", clients),
+    cluster: rate("cluster", clients) / rate("direct", clients),
+    "MCP floor": rate("MCP floor", clients) / rate("direct", clients),
+  }));
+}
+
 let direct;
 let serve;
 let cluster;
@@ -275,7 +312,7 @@ const clients = [];
 try {
   console.log(
     `corpus ${folder}: ${queries.length} golden queries, ${OPERATIONS.join(" + ")}; ${DURATION_MS / 1000} s per level; ` +
-      `cluster levels ${LEVELS.join(", ")}; direct ${BASELINE_LEVELS.join(", ")}; serve ${COMPARED_LEVEL}; answer cache ${values["answer-cache"]}`,
+      `levels ${LEVELS.join(", ")} for ${TARGETS.join(", ")}, ${ROUNDS} interleaved rounds each; answer cache ${values["answer-cache"]}; cluster sandbox ${values.sandbox}`,
   );
   console.log(
     `gateway tenant limits set to ${UNTHROTTLED.concurrentCalls} concurrent calls and ${UNTHROTTLED.callsPerSecond} calls/s (tenants file) so that they do not throttle` +
@@ -286,7 +323,7 @@ try {
   const starting = await Promise.allSettled([
     startDirectServer(folder),
     startServe(folder, ["--quiet"], CACHE_ENV ? { env: CACHE_ENV } : {}),
-    startMeshCluster(folder, { limits: UNTHROTTLED, runnerEnv: CACHE_ENV }),
+    startMeshCluster(folder, { limits: UNTHROTTLED, runnerEnv: RUNNER_ENV, gatewayEnv: GATEWAY_ENV }),
   ]);
   [direct, serve, cluster] = starting.map((outcome) => outcome.value);
   const failed = starting.find((outcome) => outcome.status === "rejected");
@@ -301,6 +338,10 @@ try {
     waitUntilMeshReady(clusterProbe, queries[0]),
   ]);
   console.log(`all three answer (${((Date.now() - started) / 1000).toFixed(1)} s after start); ${direct.server}`);
+  const sandboxed = sandboxProcesses(cluster.runner.pid);
+  console.log(
+    `cluster runner's language servers: ${sandboxed > 0 ? `under bubblewrap (${sandboxed} bwrap processes)` : "not sandboxed"} (LSPMESH_SANDBOX=${values.sandbox})`,
+  );
 
   // Warm-up: every query and operation through each, twice. The first pass loads projects and
   // opens files, and each file the runner opens drops the answers it remembered before (its
@@ -339,7 +380,7 @@ try {
       cluster: {
         url: cluster.url,
         token: cluster.token,
-        trees: { gateway: cluster.gateway.pid, runner: cluster.runner.pid },
+        trees: { gateway: cluster.gateway.pid, runner: cluster.runner.pid, nats: cluster.nats.pid() },
       },
       "MCP floor": { url: replay.url, token: undefined, trees: { replay: replay.pid } },
     }[target];
@@ -364,43 +405,21 @@ try {
     }
   }
 
-  // The compared level: every target in ROUNDS rounds, interleaved in rotating order, so that a
-  // slow stretch of the machine (or of tsserver) weighs on all of them alike; figures over all rounds.
-  const COMPARED = ["direct", "serve", "cluster", "MCP floor"];
-  const parts = new Map(COMPARED.map((target) => [target, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < COMPARED.length; i++) {
-      const target = COMPARED[(round + i) % COMPARED.length];
-      parts.get(target).push(await measure(target, COMPARED_LEVEL, DURATION_MS / ROUNDS));
-    }
-    console.log(`round ${round + 1}/${ROUNDS} at ${COMPARED_LEVEL} callers done`);
-  }
-  const merged = new Map([...parts].map(([target, list]) => [target, mergeMeasures(list)]));
-
-  for (const level of BASELINE_LEVELS.filter((each) => each !== COMPARED_LEVEL)) {
-    const { result, used } = await measure("direct", level, DURATION_MS);
-    record("direct", level, result, Number.NaN, used);
-  }
-  const fromMerged = (target) => {
-    const { result, used, cache } = merged.get(target);
-    record(target, COMPARED_LEVEL, result, cache ? cacheHitRate(cache.before, cache.after) : Number.NaN, used);
-  };
-  fromMerged("direct");
+  // Every level: each target in ROUNDS rounds, interleaved in rotating order, so that a slow stretch
+  // of the machine (or of tsserver) weighs on all of them alike; each row pools its rounds.
   for (const level of LEVELS) {
-    if (level === COMPARED_LEVEL) {
-      fromMerged("cluster");
-      continue;
+    const parts = new Map(TARGETS.map((target) => [target, []]));
+    for (let round = 0; round < ROUNDS; round++)
+      for (let i = 0; i < TARGETS.length; i++) {
+        const target = TARGETS[(round + i) % TARGETS.length];
+        parts.get(target).push(await measure(target, level, DURATION_MS / ROUNDS));
+      }
+    for (const target of TARGETS) {
+      const { result, used, cache } = mergeMeasures(parts.get(target));
+      record(target, level, result, cache ? cacheHitRate(cache.before, cache.after) : Number.NaN, used);
     }
-    const { result, used, cache } = await measure("cluster", level, DURATION_MS);
-    record("cluster", level, result, cache ? cacheHitRate(cache.before, cache.after) : Number.NaN, used);
   }
   const rateLimited = gatewayRateLimited(await cluster.gateway.metrics()) - rateLimitedBefore;
-  fromMerged("serve");
-  for (const level of BASELINE_LEVELS.filter((each) => each !== COMPARED_LEVEL)) {
-    const { result, used } = await measure("MCP floor", level, DURATION_MS);
-    record("MCP floor", level, result, Number.NaN, used);
-  }
-  fromMerged("MCP floor");
 
   printTable(
     `concurrent ${OPERATIONS.join(" + ")}, answer cache ${values["answer-cache"]}, ${DURATION_MS / 1000} s per row (cache hits: the cluster runner's answer cache, hit + shared)`,
@@ -409,9 +428,20 @@ try {
   );
   printTable(
     `CPU time per answered call, ms, on this machine's ${machine().cores} cores (clients: this process; runner: the runner, the whole serve process, or the replay server; servers: typescript-language-server and tsserver)`,
-    ["target", "clients", "calls/s", "clients cpu/call", "gateway cpu/call", "runner cpu/call", "servers cpu/call"],
+    [
+      "target",
+      "clients",
+      "calls/s",
+      "clients cpu/call",
+      "gateway cpu/call",
+      "runner cpu/call",
+      "nats cpu/call",
+      "servers cpu/call",
+    ],
     rows,
   );
+  const perLevel = levelRatios(rows, LEVELS);
+  printTable("throughput / direct at the same level", ["clients", "serve", "cluster", "MCP floor"], perLevel);
   const throughput = (target) =>
     rows.find((row) => row.target === target && row.clients === COMPARED_LEVEL)?.["calls/s"];
   const ratios = {
@@ -440,6 +470,8 @@ try {
     queries,
     results: rows,
     throughputRatiosAt8: ratios,
+    throughputRatiosPerLevel: perLevel,
+    sandbox: values.sandbox,
     rateLimited,
     errors: errorLines,
   });

@@ -4,9 +4,14 @@
 //   1. direct           typescript-language-server over stdio (the baseline)
 //   2. runner           the runner's service called in process: paths, stat, document sync,
 //                       the server request, position conversion, snippets, proto messages
-//   3. runner gRPC      the same over loopback gRPC (serialising, HTTP/2, credentials)
+//   3. runner gRPC      the same over loopback gRPC (serialising, HTTP/2, credentials), one
+//                       unary gRPC call per call (createClient)
+//      runner stream    the same calls on one long-lived stream of calls (createMultiplexedClient,
+//                       lspmesh.v1.RunnerCalls; what the gateway uses by default)
 //   4. serve            MCP client → HTTP → gateway → runner in process (`lspmesh serve`)
-//   5. gateway gRPC     MCP client → HTTP → gateway → gRPC → runner (gateway and runner apart)
+//   5. gateway gRPC     MCP client → HTTP → gateway → gRPC → runner (gateway and runner apart;
+//                       LSPMESH_RUNNER_TRANSPORT=unary)
+//      gateway stream   the same, the gateway's runner calls on a stream of calls (the default)
 // and, beside them, the MCP floor: the same MCP client and HTTP against a replay server
 // (lib/replayMcpServer.mjs) that answers with serve's recorded answers and does nothing else —
 // what the client and HTTP cost by themselves, the least any MCP server could take.
@@ -17,9 +22,9 @@
 // defaults to a small fixture; give a real repository, e.g. a clone of honojs/hono)
 import { parseArgs } from "node:util";
 import { silentLogger, startLocalGateway } from "@lspmesh/gateway";
-import { createClient, GrpcAuth } from "@lspmesh/grpc";
+import { callMetadataInterceptor, createClient, createMultiplexedClient, GrpcAuth } from "@lspmesh/grpc";
 import { startRunner } from "@lspmesh/lsp-runner";
-import { Runner } from "@lspmesh/proto";
+import { Runner, RunnerCalls } from "@lspmesh/proto";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { corpusFolder } from "./lib/cluster.mjs";
 import { startDirectServer } from "./lib/directServer.mjs";
@@ -70,10 +75,22 @@ try {
   const auth = GrpcAuth.from(secret);
   const grpcClient = createClient(Runner, runner.address, auth.channelCredentials(), {}, () => auth.callMetadata());
   closers.push(() => grpcClient.close());
+  const streamClient = createMultiplexedClient(
+    Runner,
+    runner.address,
+    auth.channelCredentials(),
+    {},
+    {
+      calls: RunnerCalls,
+      interceptors: [callMetadataInterceptor(() => auth.callMetadata())],
+    },
+  );
+  closers.push(() => streamClient.close());
   const gateways = {};
-  for (const [name, runnerClient] of [
+  for (const [name, runnerClient, runnerTransport] of [
     ["serve", runner.inProcessClient],
-    ["gateway gRPC", undefined],
+    ["gateway gRPC", undefined, "unary"],
+    ["gateway stream", undefined, "stream"],
   ]) {
     const gateway = await startLocalGateway({
       host: "127.0.0.1",
@@ -81,6 +98,7 @@ try {
       runnerAddress: runner.address,
       runnerAuth: secret,
       ...(runnerClient ? { runnerClient } : {}),
+      ...(runnerTransport ? { runnerTransport } : {}),
       workspace: ws.workspace,
       logger: silentLogger,
     });
@@ -100,10 +118,13 @@ try {
       ),
     runner: (operation, query) => runnerCalls[operation](runner.inProcessClient, query),
     "runner gRPC": (operation, query) => runnerCalls[operation](grpcClient, query),
+    "runner stream": (operation, query) => runnerCalls[operation](streamClient, query),
     serve: (operation, query) =>
       gateways.serve.callTool({ name: operation, arguments: OPERATIONS[operation].toolArguments(query) }),
     "gateway gRPC": (operation, query) =>
       gateways["gateway gRPC"].callTool({ name: operation, arguments: OPERATIONS[operation].toolArguments(query) }),
+    "gateway stream": (operation, query) =>
+      gateways["gateway stream"].callTool({ name: operation, arguments: OPERATIONS[operation].toolArguments(query) }),
   };
   const toolCall = (operation, query) => ({ name: operation, arguments: OPERATIONS[operation].toolArguments(query) });
 
@@ -149,8 +170,10 @@ try {
   const hops = {
     runner: ["direct", "runner: paths, sync, conversion, messages"],
     "runner gRPC": ["runner", "gRPC over loopback"],
+    "runner stream": ["runner", "gRPC over loopback, calls on one stream"],
     serve: ["runner", "MCP over HTTP + gateway (in process)"],
     "gateway gRPC": ["runner gRPC", "MCP over HTTP + gateway (gRPC to the runner)"],
+    "gateway stream": ["runner stream", "MCP over HTTP + gateway (a stream of calls to the runner)"],
   };
   const rows = [];
   for (const operation of Object.keys(OPERATIONS)) {

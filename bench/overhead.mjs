@@ -11,10 +11,20 @@
 // many answers through lspmesh differ from direct (number of locations and their files).
 // Two phases: "repeated" asks the golden queries again after a warm-up (what lspmesh's answer cache
 // serves), "first ask" asks positions no path was asked before, once each (cache misses).
+// A third phase, "ask again", asks other fresh positions --asks-again times each (interleaved rounds:
+// every round asks every question once through every path) and reports the first, second and last
+// (tenth) ask of the same question separately: what an agent asking a question again gets
+// (--pause-ms: an agent's pause between the rounds, when the runner may ask again in the background).
 // For the cluster, the split of its time between runner, gateway and HTTP/MCP (from its own logs),
 // and for every path the CPU time this process (the client) spends per call.
+// The cluster's runner runs its language servers in the bubblewrap sandbox (LSPMESH_SANDBOX=bwrap)
+// inside its tenant workers, as deployed. `--answer-cache off` starts serve and the runner with
+// LSPMESH_ANSWER_CACHE=0 (every question goes to the server); LSPMESH_ANSWER_WARMING in this
+// process's environment reaches serve and the runner process.
 // Exports the cluster and MCP helpers bench/concurrency.mjs uses too.
 // Usage: node bench/overhead.mjs [DIR] [--rounds 10] [--queries 40] [--first-asks 40] [--seed 1]
+//          [--ask-again 20] [--asks-again 10] [--pause-ms 0] [--answer-cache on|off]
+//   --rounds 0 skips the warm-up and the "repeated" phase; --first-asks 0 and --ask-again 0 theirs.
 //   without DIR: the small fixture test/kit/fixtures/typescript-hono-shape
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -69,7 +79,7 @@ function workspaceIdOf(folder) {
  * symlink), one `lspmesh gateway` with an API key for the tenant. `limits` go into the tenants file
  * (default: unthrottled), `runnerEnv` (LSPMESH_* settings) to the runner.
  */
-export async function startMeshCluster(folder, { limits = UNTHROTTLED, runnerEnv } = {}) {
+export async function startMeshCluster(folder, { limits = UNTHROTTLED, runnerEnv, gatewayEnv } = {}) {
   const root = mkdtempSync(join(tmpdir(), "lspmesh-bench-"));
   const workspace = workspaceIdOf(folder);
   const workspaces = join(root, "workspaces");
@@ -98,7 +108,12 @@ export async function startMeshCluster(folder, { limits = UNTHROTTLED, runnerEnv
     writeFileSync(tenantsFile, JSON.stringify({ tenants: { [TENANT]: { workspaces: [workspace], limits } } }));
     nats = await startNatsServer({ secured: { tenants: [TENANT] } });
     runner = await startRunnerProcess(workspaces, nats, "bench-runner", { env: runnerEnv });
-    gateway = await startGatewayProcess({ natsUrl: nats, apiKeysFile, tenantsFile });
+    gateway = await startGatewayProcess({
+      natsUrl: nats,
+      apiKeysFile,
+      tenantsFile,
+      ...(gatewayEnv ? { env: gatewayEnv } : {}),
+    });
     const at = gateway;
     await waitFor(
       "the runner registered with the gateway",
@@ -189,22 +204,32 @@ async function main() {
       rounds: { type: "string", default: "10" },
       queries: { type: "string", default: "40" },
       "first-asks": { type: "string" },
+      "ask-again": { type: "string", default: "20" },
+      "asks-again": { type: "string", default: "10" },
+      "answer-cache": { type: "string", default: "on" },
+      "pause-ms": { type: "string", default: "0" },
       seed: { type: "string", default: "1" },
     },
   });
   const rounds = Number(values.rounds);
   const count = Number(values.queries);
   const firstAskCount = Number(values["first-asks"] ?? count);
+  const askAgainCount = Number(values["ask-again"]);
+  const asksAgain = Math.max(2, Number(values["asks-again"]));
+  const cacheEnv = values["answer-cache"] === "off" ? { LSPMESH_ANSWER_CACHE: "0" } : {};
   const folder = corpusFolder(positionals[0]);
-  // One pool: the golden queries, then positions asked once only (never seen by lspmesh's answer cache).
-  const pool = goldenQueries(folder, { count: count + firstAskCount, seed: Number(values.seed) });
+  // One pool: the golden queries, then positions asked once only (never seen by lspmesh's answer
+  // cache), then positions asked again and again.
+  const pool = goldenQueries(folder, { count: count + firstAskCount + askAgainCount, seed: Number(values.seed) });
   const queries = pool.slice(0, count);
-  const firstAsks = pool.slice(count);
-  if (queries.length === 0) throw new Error(`no golden queries in ${folder} (no TypeScript usages found)`);
+  const firstAsks = pool.slice(count, count + firstAskCount);
+  const askedAgain = pool.slice(count + firstAskCount);
+  if (pool.length === 0) throw new Error(`no golden queries in ${folder} (no TypeScript usages found)`);
   const operations = Object.keys(OPERATIONS);
   console.log(
     `corpus ${folder}: ${queries.length} golden queries in ${new Set(queries.map((q) => q.file)).size} files ` +
-      `(${rounds} rounds after a warm-up) + ${firstAsks.length} positions asked once; ${operations.length} operations × 3 paths`,
+      `(${rounds} rounds after a warm-up) + ${firstAsks.length} positions asked once + ${askedAgain.length} asked ${asksAgain} times; ` +
+      `${operations.length} operations × 3 paths; answer cache ${values["answer-cache"]}, warming ${process.env.LSPMESH_ANSWER_WARMING ?? "default"}`,
   );
 
   let direct;
@@ -216,8 +241,13 @@ async function main() {
     // Started together (each waits on its own child); whatever started is closed below even when another failed.
     const starting = await Promise.allSettled([
       startDirectServer(folder),
-      startServe(folder, ["--quiet"]),
-      startMeshCluster(folder, { runnerEnv: { LSPMESH_LOG_LEVEL: "debug" } }), // debug: one "rpc" line per call, with its duration
+      startServe(folder, ["--quiet"], { env: cacheEnv }),
+      // debug: one "rpc" line per call, with its duration; the servers sandboxed (required, not "where it works").
+      startMeshCluster(folder, {
+        runnerEnv: { LSPMESH_LOG_LEVEL: "debug", LSPMESH_SANDBOX: "bwrap", ...cacheEnv },
+        // Answers not remembered: not at the gateway either.
+        gatewayEnv: values["answer-cache"] === "off" ? { LSPMESH_GATEWAY_ANSWER_CACHE: "0" } : {},
+      }),
     ]);
     [direct, serve, cluster] = starting.map((outcome) => outcome.value);
     const failed = starting.find((outcome) => outcome.status === "rejected");
@@ -227,9 +257,9 @@ async function main() {
     const clusterClient = await connectMcp(cluster.url, cluster.token);
     clients.push(clusterClient);
     await Promise.all([
-      direct.waitUntilReady(queries[0]),
-      waitUntilMeshReady(serveClient, queries[0]),
-      waitUntilMeshReady(clusterClient, queries[0]),
+      direct.waitUntilReady(pool[0]),
+      waitUntilMeshReady(serveClient, pool[0]),
+      waitUntilMeshReady(clusterClient, pool[0]),
     ]);
     console.log(
       `cluster: tenant limits ${UNTHROTTLED.concurrentCalls} concurrent calls, ${UNTHROTTLED.callsPerSecond} calls/s (not what is measured); runner log level debug (one line per RPC, for the split below)`,
@@ -243,17 +273,20 @@ async function main() {
     // "<phase> <operation> <path>" → latencies and client CPU (ms) of answered calls, errors, partial
     // answers, and the queries whose answer differs from direct's.
     const series = new Map();
+    const seriesOf = (key) => {
+      if (!series.has(key))
+        series.set(key, {
+          samples: [],
+          clientCpu: [],
+          errors: 0,
+          partial: 0,
+          firstError: undefined,
+          mismatched: new Map(),
+        });
+      return series.get(key);
+    };
     for (const phase of PHASES)
-      for (const operation of operations)
-        for (const path of paths)
-          series.set(`${phase} ${operation} ${path.name}`, {
-            samples: [],
-            clientCpu: [],
-            errors: 0,
-            partial: 0,
-            firstError: undefined,
-            mismatched: new Map(),
-          });
+      for (const operation of operations) for (const path of paths) seriesOf(`${phase} ${operation} ${path.name}`);
 
     /** One question through every path in the given order; lspmesh's answers are compared with direct's. */
     const askAll = async (phase, operation, query, order, record) => {
@@ -272,7 +305,7 @@ async function main() {
         const cpu = process.cpuUsage(cpuStart);
         answers.set(path.name, facts);
         if (!record) continue;
-        const entry = series.get(`${phase} ${operation} ${path.name}`);
+        const entry = seriesOf(`${phase} ${operation} ${path.name}`);
         if (facts.error) {
           entry.errors++;
           entry.firstError ??= facts.error;
@@ -286,7 +319,7 @@ async function main() {
       if (!record || want.error) return;
       for (const path of paths.slice(1)) {
         const got = answers.get(path.name);
-        const entry = series.get(`${phase} ${operation} ${path.name}`);
+        const entry = seriesOf(`${phase} ${operation} ${path.name}`);
         const where = `${query.file}:${query.line}:${query.column} ${query.name}`;
         if (!got.error && !sameFacts(want, got) && !entry.mismatched.has(where))
           entry.mismatched.set(where, { direct: want, lspmesh: got });
@@ -304,8 +337,20 @@ async function main() {
     // Warm-up, not recorded: every golden query through every path, twice. The first pass opens
     // the files, and each file the runner opens drops the answers it remembered before (its
     // content epoch moves); the second pass leaves the answer cache as a steady agent would.
+    const pauseMs = Number(values["pause-ms"]);
+    const askAgainRows = await askAgainPhase({
+      askedAgain,
+      asksAgain,
+      pauseMs,
+      operations,
+      askAll,
+      rotated,
+      paths,
+      series,
+    });
+
     const warmStart = Date.now();
-    for (let pass = 0; pass < 2; pass++)
+    for (let pass = 0; pass < (rounds > 0 ? 2 : 0); pass++)
       for (const operation of operations)
         for (const [index, query] of queries.entries())
           await askAll("repeated", operation, query, rotated(index), false);
@@ -461,6 +506,10 @@ async function main() {
       results: rows,
       clusterSplit: splitRows,
       answerCacheHitRate: hitRates,
+      answerCache: values["answer-cache"],
+      answerWarming: process.env.LSPMESH_ANSWER_WARMING ?? "default",
+      askedAgain,
+      askAgain: askAgainRows,
       mismatches: differing,
       errors: Object.fromEntries(
         firstErrors.map(([where, entry]) => [where, { count: entry.errors, first: entry.firstError }]),
@@ -470,6 +519,63 @@ async function main() {
     await Promise.all(clients.map((client) => client.close().catch(() => {})));
     await Promise.allSettled([direct?.close(), serve?.stop(), cluster?.close()]);
   }
+}
+
+/**
+ * "ask again": every question `asksAgain` times through every path, one round after another (each
+ * round asks every question once, paths in rotating order). Prints and returns the first, second
+ * and last ask per operation and path, with the cluster runner's cache hit rate per round.
+ */
+async function askAgainPhase({ askedAgain, asksAgain, pauseMs, operations, askAll, rotated, paths, series }) {
+  if (askedAgain.length === 0) return [];
+  const reported = [1, 2, asksAgain];
+  for (let round = 1; round <= asksAgain; round++) {
+    for (const [index, query] of askedAgain.entries())
+      for (const [o, operation] of operations.entries())
+        await askAll(`ask ${round}`, operation, query, rotated(round + index + o), reported.includes(round));
+    process.stdout.write(`\rask again: round ${round}/${asksAgain}`);
+    // An agent's pause between going over the same questions again (--pause-ms; 0: none).
+    if (pauseMs > 0 && round < asksAgain) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  process.stdout.write("\n");
+  const rows = [];
+  for (const operation of operations)
+    for (const path of paths) {
+      const last = percentiles([...series.get(`ask ${asksAgain} ${operation} ${path.name}`).samples]);
+      for (const round of reported) {
+        const entry = series.get(`ask ${round} ${operation} ${path.name}`);
+        const stats = percentiles(entry.samples);
+        rows.push({
+          operation,
+          path: path.name,
+          ask: round,
+          calls: stats.count,
+          "p50 ms": stats.p50,
+          "p90 ms": stats.p90,
+          "p99 ms": stats.p99,
+          [`÷ ask ${asksAgain} p50`]: stats.p50 / last.p50,
+          mismatches: path.name === "direct" ? "" : entry.mismatched.size,
+          errors: entry.errors,
+        });
+      }
+    }
+  printTable(
+    `the same question asked again (${askedAgain.length} positions × ${asksAgain} asks, interleaved rounds, ${pauseMs} ms pause between rounds): first, second and last ask`,
+    [
+      "operation",
+      "path",
+      "ask",
+      "calls",
+      "p50 ms",
+      "p90 ms",
+      "p99 ms",
+      `÷ ask ${asksAgain} p50`,
+      "mismatches",
+      "errors",
+    ],
+    rows,
+  );
+  return rows;
 }
 
 export function formatRate(rate) {

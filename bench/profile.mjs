@@ -5,14 +5,21 @@
 // owner: lspmesh's own code (gateway, runner, grpc), the libraries it runs on (MCP SDK, grpc-js,
 // zod, vscode-jsonrpc, …), Node internals, GC. Profiling covers only the driven load (SIGUSR2
 // before and after it), not start-up, the warm-up or shutdown. The language server's own time is what hops.mjs measures.
+// Beside the profiles, every process's CPU during the load from /proc (lib/processCpu.mjs): lspmesh's
+// processes, the language servers under them (tsserver, typescript-language-server), nats-server,
+// the bench's own clients and the rest of the machine; it says which is the largest CPU user.
+// 64 or 256 callers work (--callers); in cluster mode the runner's language servers run under
+// bubblewrap (--sandbox bwrap, the default; auto or none to compare).
 // Usage: node bench/profile.mjs [folder] [--mode serve|cluster] [--callers 8] [--seconds 15] [--settle-s 20]
-//          [--operations find_definition,hover] [--answer-cache on|off]
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+//          [--operations find_definition,hover] [--answer-cache on|off] [--sandbox bwrap|auto|none]
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startServe, waitFor } from "@lspmesh/test-kit";
 import { connectMcp, copyWorkspace, corpusFolder, startCluster, TOKEN, withEnv } from "./lib/cluster.mjs";
+import { cpuByRole, largestUser, processSnapshot } from "./lib/processCpu.mjs";
+import { summarizeProfile } from "./lib/profileOwners.mjs";
 import { goldenQueries, OPERATIONS } from "./lib/queries.mjs";
 import { printTable, writeResult } from "./lib/stats.mjs";
 
@@ -25,6 +32,7 @@ const { values, positionals } = parseArgs({
     "settle-s": { type: "string", default: "20" },
     operations: { type: "string", default: "find_definition,hover" },
     "answer-cache": { type: "string", default: "on" },
+    sandbox: { type: "string", default: "bwrap" },
   },
 });
 const folder = corpusFolder(positionals[0]).dir;
@@ -33,70 +41,10 @@ const seconds = Number(values.seconds);
 const queries = goldenQueries(folder, { count: 40 });
 const profileDir = mkdtempSync(join(tmpdir(), "lspmesh-profile-"));
 const operations = values.operations.split(",");
-
-/** The owner of a profiled function, by its script URL. */
-function ownerOf(url, functionName) {
-  if (!url) return functionName.startsWith("(") ? functionName : "(native)";
-  if (url.startsWith("node:")) return `node ${url.slice(5).split("/").slice(0, 2).join("/")}`;
-  const path = url.replace(/^file:\/\//, "");
-  for (const [marker, owner] of [
-    ["/services/gateway/", "lspmesh gateway"],
-    ["/services/lsp-runner/", "lspmesh runner"],
-    ["/packages/grpc/", "lspmesh grpc adapter"],
-    ["/packages/events/", "lspmesh events"],
-    ["/packages/service-kit/", "lspmesh service-kit"],
-    ["/proto/", "lspmesh proto"],
-    ["/apps/cli/", "lspmesh cli"],
-  ]) {
-    if (path.includes(marker) && !path.includes("/node_modules/")) return owner;
-  }
-  const modules = path.split("/node_modules/");
-  if (modules.length > 1) {
-    const parts = modules[modules.length - 1].split("/");
-    return parts[0].startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0];
-  }
-  return path;
-}
-
-/** A profile summed by owner: { process, busyMs, owners: [[owner, ms]] } (idle excluded). */
-function summarize(file) {
-  const profile = JSON.parse(readFileSync(file, "utf8"));
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const selfMs = new Map();
-  for (let i = 0; i < profile.samples.length; i++) {
-    const node = byId.get(profile.samples[i]);
-    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
-    selfMs.set(node.id, (selfMs.get(node.id) ?? 0) + ms);
-  }
-  const parentOf = new Map();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
-  // A builtin (JSON.parse, a RegExp, a Buffer copy) counts for the code that called it.
-  const ownerOfNode = (node) => {
-    let owner;
-    for (let at = node; at; at = parentOf.get(at.id)) {
-      const { url, functionName } = at.callFrame;
-      // Starting the profiler itself (lib/cpuProfiler.mjs) is not the load's.
-      if (url.endsWith("/cpuProfiler.mjs")) return "(idle)";
-      if (!owner && (url || functionName.startsWith("("))) owner = ownerOf(url, functionName);
-    }
-    return owner ?? "(native)";
-  };
-  const owners = new Map();
-  const urls = profile.nodes.map((node) => node.callFrame.url);
-  const gateway = urls.some((url) => url.includes("/services/gateway/"));
-  const runner = urls.some((url) => url.includes("/services/lsp-runner/"));
-  const processName =
-    gateway && runner ? "lspmesh serve" : gateway ? "lspmesh gateway" : runner ? "lspmesh runner" : "node";
-  for (const node of profile.nodes) {
-    const ms = selfMs.get(node.id) ?? 0;
-    if (ms === 0) continue;
-    const owner = ownerOfNode(node);
-    owners.set(owner, (owners.get(owner) ?? 0) + ms);
-  }
-  owners.delete("(idle)");
-  const busyMs = [...owners.values()].reduce((sum, ms) => sum + ms, 0);
-  return { process: processName, busyMs, owners: [...owners].sort((a, b) => b[1] - a[1]) };
-}
+/** Clients connecting at once (256 one by one would take long; all at once would time out). */
+const CONNECT_BATCH = 32;
+// The gateway's cap on open connections (default 1024) must not be what is measured.
+if (callers * 4 > 1024) process.env.LSPMESH_MAX_CONNECTIONS = String(callers * 4);
 
 /** K clients calling in a loop until the time is up; returns the number of calls made. */
 async function drive(clients) {
@@ -118,11 +66,16 @@ async function drive(clients) {
 const root = mkdtempSync(join(tmpdir(), "lspmesh-profile-root-"));
 const closers = [];
 let calls = 0;
+/** The role of each process whose tree is the benchmark's: { pid: name }. */
+let roles = {};
+/** CPU ms of every process during the load, by role (lib/processCpu.mjs). */
+let processCpu = [];
 try {
   const env = {
     NODE_OPTIONS: `--import ${new URL("./lib/cpuProfiler.mjs", import.meta.url).href}`,
     LSPMESH_BENCH_PROFILE_DIR: profileDir,
-    ...(values["answer-cache"] === "off" ? { LSPMESH_ANSWER_CACHE: "0" } : {}),
+    // Off everywhere: the runner's cache and the cluster gateway's own cache of read answers.
+    ...(values["answer-cache"] === "off" ? { LSPMESH_ANSWER_CACHE: "0", LSPMESH_GATEWAY_ANSWER_CACHE: "0" } : {}),
   };
   let url;
   let token;
@@ -133,18 +86,36 @@ try {
     url = serve.url;
     profiled = [serve.child.pid];
   } else {
-    const cluster = await withEnv(env, () => startCluster({ root, workspaces: ["corpus"] }));
+    const cluster = await withEnv(env, () =>
+      startCluster({
+        root,
+        workspaces: ["corpus"],
+        runnerOptions: { env: { LSPMESH_SANDBOX: values.sandbox } },
+        limits: { callsPerSecond: 100_000, concurrentCalls: 100_000 },
+      }),
+    );
     closers.push(() => cluster.close());
     copyWorkspace(folder, join(cluster.volume, "bench", "corpus"));
     url = cluster.gateway.url;
     token = TOKEN;
     profiled = [cluster.gateway.pid, cluster.runner.pid];
+    roles = {
+      [cluster.gateway.pid]: "lspmesh gateway",
+      [cluster.runner.pid]: "lspmesh runner",
+      [cluster.nats.pid()]: "nats-server",
+    };
   }
+  if (values.mode === "serve") roles = { [profiled[0]]: "lspmesh serve" };
+  roles[process.pid] = "bench clients";
   const clients = [];
-  for (let i = 0; i < callers; i++) {
-    const client = await connectMcp(url, token);
-    closers.push(() => client.close());
-    clients.push(client);
+  for (let i = 0; i < callers; i += CONNECT_BATCH) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(CONNECT_BATCH, callers - i) }, () => connectMcp(url, token)),
+    );
+    for (const client of batch) {
+      closers.push(() => client.close());
+      clients.push(client);
+    }
   }
   const workspace = values.mode === "serve" ? {} : { workspace: "corpus" };
   // Warm-up: every query once (projects loaded); profiling starts after it.
@@ -165,7 +136,9 @@ try {
   // The symbol index is built in the background after start: let it finish before profiling.
   await new Promise((resolve) => setTimeout(resolve, Number(values["settle-s"]) * 1000));
   for (const pid of profiled) process.kill(pid, "SIGUSR2");
+  const before = processSnapshot();
   calls = await drive(clients);
+  processCpu = cpuByRole(before, processSnapshot(), roles);
   for (const pid of profiled) process.kill(pid, "SIGUSR2");
   await waitFor(
     "the profiles written",
@@ -179,7 +152,7 @@ try {
 
 const summaries = readdirSync(profileDir)
   .filter((name) => name.endsWith(".cpuprofile"))
-  .map((name) => summarize(join(profileDir, name)))
+  .map((name) => summarizeProfile(join(profileDir, name)))
   .filter((summary) => summary.busyMs > 50);
 const rows = [];
 for (const summary of summaries.sort((a, b) => b.busyMs - a.busyMs)) {
@@ -194,12 +167,30 @@ printTable(
   rows,
   1,
 );
+const withShares = processCpu.map((row) => ({
+  ...row,
+  "ms per call": calls > 0 ? row["cpu ms"] / calls : Number.NaN,
+}));
+printTable(
+  `CPU of every process during the load (/proc), ${calls} calls; language servers are the ones under lspmesh's processes`,
+  ["process", "cpu ms", "ms per call"],
+  withShares,
+  2,
+);
+const verdict = largestUser(processCpu);
+console.log(
+  `largest CPU user: ${verdict.top}; language servers (tsserver + typescript-language-server) ${verdict.languageServers.toFixed(0)} ms` +
+    ` vs lspmesh's processes ${verdict.lspmesh.toFixed(0)} ms: ${verdict.larger} use more`,
+);
 writeResult("profile", {
   corpus: folder,
   mode: values.mode,
   callers,
   seconds,
   calls,
+  sandbox: values.mode === "cluster" ? values.sandbox : undefined,
+  processCpu: withShares,
+  largestCpuUser: verdict,
   processes: summaries.map((summary) => ({
     process: summary.process,
     busyMs: summary.busyMs,

@@ -22,6 +22,8 @@ COPY --from=prune /src/out/json/ ./
 RUN --mount=type=secret,id=ca-certificates,required=false NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates npm ci --ignore-scripts --no-fund --no-audit
 COPY --from=prune /src/out/full/ ./
 COPY tsconfig.base.json ./
+# The bundler the runner and CLI builds run (their process entry points load as bundles).
+COPY scripts/bundle.mjs scripts/
 # Dependency order (the generated proto code is committed: no buf here).
 RUN for pkg in proto packages/service-kit packages/grpc packages/events services/lsp-runner services/gateway apps/cli; do \
       npm run build --workspace "$pkg" || exit 1; \

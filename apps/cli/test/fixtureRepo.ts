@@ -26,7 +26,10 @@ const GIT_ENV = {
 };
 
 export const TSCONFIG = `${JSON.stringify(
-  { compilerOptions: { strict: true, noEmit: true, target: "ES2022", module: "NodeNext" }, include: ["src"] },
+  {
+    compilerOptions: { strict: true, noEmit: true, target: "ES2022", lib: ["ES2022"], types: [], module: "NodeNext" },
+    include: ["src"],
+  },
   null,
   2,
 )}\n`;

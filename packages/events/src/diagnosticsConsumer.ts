@@ -27,6 +27,17 @@ export interface DiagnosticsConsumerOptions {
 /** How long the server keeps a consumer nobody pulls from, ms (it is also deleted on close). */
 const INACTIVE_THRESHOLD_MS = 5 * 60_000;
 
+/**
+ * Quiet time after which a consumer is made again from the next message, whether or not it still
+ * sends heartbeats, ms (default 10 000). After the loss of the stream's leader, nats-server 2.9 was seen
+ * keeping the R1 consumer alive (heartbeats at its old sequence) but delivering nothing for 20 s
+ * and more while the stream moved on; a new consumer delivers at once. An idle follower so
+ * replaces its consumer every 10 s (two requests: create the new one, delete the old one).
+ */
+const RENEW_AFTER_QUIET_MS = 10_000;
+/** How often the quiet time is checked, ms (default 1 000). */
+const QUIET_CHECK_MS = 1_000;
+
 export class DiagnosticsConsumer implements AsyncIterable<JsMsg> {
   private messagesNow: ConsumerMessages | undefined;
   private name: string;
@@ -56,7 +67,8 @@ export class DiagnosticsConsumer implements AsyncIterable<JsMsg> {
 
   async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
     while (!this.closed) {
-      let lost = false;
+      let deliveredAt = Date.now();
+      let watchdog: NodeJS.Timeout | undefined;
       try {
         const consumer = await jetstream(this.nc).consumers.get(DIAGNOSTICS_STREAM, this.name);
         const messages = await consumer.consume(ORDERED_CONSUME_OPTIONS);
@@ -68,21 +80,34 @@ export class DiagnosticsConsumer implements AsyncIterable<JsMsg> {
               status.type === "consumer_not_found" ||
               status.type === "heartbeats_missed"
             ) {
-              lost = true;
               messages.stop();
             }
           }
         })().catch(() => {});
+        // Quiet for RENEW_AFTER_QUIET_MS, whatever the library reports (heartbeats of a stalled
+        // consumer, or nothing at all: a consumer lost with a NATS server was seen pulled from for
+        // 90 s without a status that said so), the consumer is made again from the next message.
+        watchdog = setInterval(() => {
+          if (Date.now() - deliveredAt >= RENEW_AFTER_QUIET_MS) messages.stop();
+        }, QUIET_CHECK_MS);
+        watchdog.unref();
         for await (const message of messages) {
+          deliveredAt = Date.now();
           this.lastSequence = message.info.streamSequence;
           yield message;
         }
       } catch {
         // The server is away or lost the consumer (asking for it timed out, or it is gone).
-        lost = true;
+      } finally {
+        clearInterval(watchdog);
       }
-      if (this.closed || !lost) return;
-      // A new consumer from the next message on (after a NATS restart the old one is gone).
+      // A closed connection (closed by its owner, or refused by the server) gets no new consumer.
+      if (this.closed || this.nc.isClosed()) return;
+      // Anything else that ended the messages is a lost consumer, whether or not a status said so
+      // first: the library may end them (its consumer gone with a NATS server) before the status
+      // loop above runs, and returning here would end the follower silently.
+      // A new consumer from the next message on (after a NATS restart the old one is gone; a quiet
+      // one is deleted once its successor exists).
       await this.recreate();
     }
   }
@@ -97,7 +122,8 @@ export class DiagnosticsConsumer implements AsyncIterable<JsMsg> {
   }
 
   private async recreate(): Promise<void> {
-    for (let attempt = 0; !this.closed; attempt++) {
+    const previous = this.name;
+    for (let attempt = 0; !this.closed && !this.nc.isClosed(); attempt++) {
       try {
         this.name = await createConsumer(
           this.nc,
@@ -106,6 +132,10 @@ export class DiagnosticsConsumer implements AsyncIterable<JsMsg> {
             ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.lastSequence + 1 }
             : startPolicy(this.options.start),
         );
+        // Gone already after an outage; a quiet one would otherwise live out its inactive threshold.
+        void jetstreamManager(this.nc)
+          .then((manager) => manager.consumers.delete(DIAGNOSTICS_STREAM, previous))
+          .catch(() => {});
         return;
       } catch {
         // NATS still coming back: try again shortly (ORDERED_CONSUME_OPTIONS' cadence).

@@ -84,4 +84,17 @@ describe("rendezvous hashing", () => {
       ).map((r) => r.id),
     );
   });
+
+  test("a remembered weight is the computed one, and one runner ranks alone without weighing", () => {
+    const key = { tenant: "acme", workspace: "memo", language: "typescript" };
+    const first = hrwWeight(key, "runner-m");
+    // Thousands of other keys later (the memo forgets at its bound), the weight is the same.
+    for (let i = 0; i < 5000; i++) hrwWeight({ ...key, workspace: `other-${i}` }, "runner-m");
+    expect(hrwWeight(key, "runner-m")).toBe(first);
+    const only = [{ id: "runner-only" }];
+    const ranked = rankByHrw(key, only);
+    expect(ranked).toEqual(only);
+    expect(ranked).not.toBe(only);
+    expect(rankByHrw(key, [])).toEqual([]);
+  });
 });

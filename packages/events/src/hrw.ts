@@ -12,16 +12,26 @@ export interface RouteKey {
   readonly language: string;
 }
 
+/** Weights remembered (a gateway ranks the same few keys on every call); forgotten all at once beyond this many. */
+const REMEMBERED_WEIGHTS = 4096;
+const weights = new Map<string, bigint>();
+
 /** A 64-bit weight for (key, runner): the first 8 bytes of SHA-256, stable across processes and versions. */
 export function hrwWeight(key: RouteKey, runnerId: string): bigint {
-  const digest = createHash("sha256")
-    .update(`${key.tenant}\u0000${key.workspace}\u0000${key.language}\u0000${runnerId}`)
-    .digest();
-  return digest.readBigUInt64BE(0);
+  const input = `${key.tenant}\u0000${key.workspace}\u0000${key.language}\u0000${runnerId}`;
+  let weight = weights.get(input);
+  if (weight === undefined) {
+    weight = createHash("sha256").update(input).digest().readBigUInt64BE(0);
+    if (weights.size >= REMEMBERED_WEIGHTS) weights.clear();
+    weights.set(input, weight);
+  }
+  return weight;
 }
 
 /** The items ranked best first for `key`; ties (practically impossible) break by id. */
 export function rankByHrw<T extends { readonly id: string }>(key: RouteKey, items: readonly T[]): T[] {
+  // One runner (serve, a pool of one) ranks first whatever its weight.
+  if (items.length < 2) return [...items];
   return items
     .map((item) => ({ item, weight: hrwWeight(key, item.id) }))
     .sort((a, b) => (a.weight === b.weight ? a.item.id.localeCompare(b.item.id) : a.weight > b.weight ? -1 : 1))

@@ -1,5 +1,7 @@
 // Follows one NATS KV bucket with a watch: the current values first, then every change. A watch
-// that ends (connection trouble) is opened again after a pause and replays the current values.
+// that ends (connection trouble, its consumer lost with a NATS node) is opened again after a pause
+// and replays the current values; listeners hear when the bucket stops being followed and when a
+// new watch is open again (the values it holds may be old in between).
 
 /** One change as a KV watch delivers it (a real @nats-io/kv watch in production). */
 export interface KvChange {
@@ -22,6 +24,7 @@ const EMPTY_BUCKET_SETTLE_MS = 500;
 
 export class KvFollower {
   private stopWatch: (() => void) | undefined;
+  private readonly interruptionListeners = new Set<(interrupted: boolean) => void>();
   private closed = false;
   private initial: Promise<void> | undefined;
   loaded = false;
@@ -46,7 +49,21 @@ export class KvFollower {
   /** Stops watching. Idempotent. */
   close(): void {
     this.closed = true;
+    this.interruptionListeners.clear();
     this.stopWatch?.();
+  }
+
+  /**
+   * `listener(true)` when a watch ended and changes are not followed until another opens,
+   * `listener(false)` once it has (its replay of the current values follows). Returns the unsubscribe.
+   */
+  onInterruption(listener: (interrupted: boolean) => void): () => void {
+    this.interruptionListeners.add(listener);
+    return () => this.interruptionListeners.delete(listener);
+  }
+
+  private tell(interrupted: boolean): void {
+    for (const listener of this.interruptionListeners) listener(interrupted);
   }
 
   private async run(): Promise<void> {
@@ -81,11 +98,13 @@ export class KvFollower {
       }
       if (this.closed) return;
       this.onProblem(`${this.what} watch ended; watching again`, this.bucket);
+      this.tell(true);
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, REWATCH_DELAY_MS).unref());
         if (this.closed) return;
         try {
           watch = await this.source.watch();
+          this.tell(false);
           break;
         } catch (error) {
           this.onProblem(`${this.what} watch could not restart: ${String(error)}`, this.bucket);

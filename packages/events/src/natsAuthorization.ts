@@ -7,11 +7,12 @@
 // - `gateway`: reads the runner registry (KV `lspmesh-runners`), the runners' claims (KV
 //   `lspmesh-runner-claims`) and the control plane (KV `lspmesh-control`), never writes them, and
 //   reads the symbol indexes (KV `lspmesh-symbols-<tenant>`) of every tenant listed, and writes
-//   workspaces' last uses (KV `lspmesh-usage`, for idle TTLs) and nothing else.
+//   workspaces' last uses (KV `lspmesh-usage`, for idle TTLs) and nothing else; hears every
+//   workspace's epochs (`lspmesh.epoch.>`, no content: when to drop remembered answers).
 // - `<runner id>`: writes only its own registry key and its claims on the tenants it was issued,
 //   reads the registry entries and claims of its own identity (a pool's replicas; every runner's
 //   when it serves every tenant: handoff, registryView), publishes diagnostics (stream LSPMESH_DIAG,
-//   which it may create but neither read the state of nor change) and status for the tenants it serves, receives their file-change events and answers them,
+//   which it may create but neither read the state of nor change), status and epochs for the tenants it serves, receives their file-change events and answers them,
 //   creates, writes and reads the symbol index buckets of the tenants it serves, and follows its
 //   tenants' workspace records in the control plane (KV `lspmesh-control`; never its API keys, never a write).
 // - `ci-<tenant>` (CI bots, `lspmesh diagnostics --watch`): reads only `lspmesh.diag.<tenant>.>`,
@@ -32,6 +33,7 @@ import { inboxPrefixOf } from "./natsAuth.js";
 import {
   DIAGNOSTICS_STREAM,
   diagnosticsWildcard,
+  epochWildcard,
   fileEventsWildcard,
   RUNNER_CLAIMS_BUCKET,
   RUNNER_REGISTRY_BUCKET,
@@ -209,6 +211,7 @@ export function runnerPermissions(runner: {
         : [`$KV.${RUNNER_CLAIMS_BUCKET}.*.${runner.runnerIds}`]),
       ...tenants.map((tenant) => diagnosticsWildcard(tenant)),
       ...tenants.map((tenant) => statusWildcard(tenant)),
+      ...tenants.map((tenant) => epochWildcard(tenant)),
       // Symbol indexes of the tenants it serves (a shared pool: every tenant listed). After a
       // restart a shared pool's runner lists the buckets to take up the workspaces its stored
       // indexes name; a dedicated one opens its tenants' buckets by name.
@@ -237,7 +240,8 @@ export function natsUserPermissions(spec: Omit<NatsAuthorizationSpec, "password"
         ...WORKSPACE_USAGE_WRITER,
         ...spec.tenants.flatMap(symbolIndexReader),
       ],
-      subscribe: [`${inboxPrefixOf(NATS_USERS.gateway)}.>`],
+      // Workspaces' epochs: remembered answers are dropped when a workspace moves on.
+      subscribe: [`${inboxPrefixOf(NATS_USERS.gateway)}.>`, epochWildcard()],
     },
   ];
   for (const runner of spec.runners) {

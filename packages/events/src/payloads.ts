@@ -104,6 +104,25 @@ export interface StatusMessage {
   at: number;
 }
 
+/**
+ * What a workspace's language servers know moved on (`lspmesh.epoch.…`): a document was opened,
+ * changed or closed, a file event or an edit reached a server, or a server (re)started. Answers
+ * given before it may differ from answers given after it. Runners publish one before they reply
+ * to an edit or to a file-change request, so a gateway that flushes its connection before serving
+ * a remembered answer has seen every change completed before the call came in.
+ */
+export interface EpochMessage {
+  v: 1;
+  tenant: string;
+  workspace: string;
+  /** The language whose server's knowledge moved ("" when not one language's: a file change seen on disk). */
+  language: string;
+  /** The runner whose servers moved on. */
+  runner: string;
+  /** ms since the Unix epoch. */
+  at: number;
+}
+
 /** The value of a runner's key in the KV bucket `lspmesh-runners` (docs/events.md). */
 export interface RunnerRegistryEntry {
   v: 1;

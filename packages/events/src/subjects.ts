@@ -55,6 +55,20 @@ export function statusSubject(tenant: string, workspace: string): string {
 }
 
 /**
+ * `lspmesh.epoch.<tenant>.<workspace>`: what the workspace's language servers know changed (a
+ * document opened, changed or closed, a file event, an edit); gateways drop the answers they
+ * remembered for the workspace.
+ */
+export function epochSubject(tenant: string, workspace: string): string {
+  return `lspmesh.epoch.${tenant}.${workspace}`;
+}
+
+/** Every workspace's epoch subject (`lspmesh.epoch.>`), or one tenant's. */
+export function epochWildcard(tenant?: string): string {
+  return tenant ? `lspmesh.epoch.${tenant}.*` : "lspmesh.epoch.>";
+}
+
+/**
  * A NATS-safe token for a workspace-relative path: base64url of its UTF-8 bytes (no '.', '*',
  * '>' or whitespace can appear; reversible with decodeFileKey). Paths longer than a subject can
  * carry are not expected: workspace paths are bounded by the filesystem (4 KiB).

@@ -3,6 +3,7 @@
 import {
   create,
   type DescMessage,
+  type DescMethod,
   fromBinary,
   type MessageInitShape,
   type MessageShape,
@@ -10,13 +11,13 @@ import {
 } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import * as grpc from "@grpc/grpc-js";
-import type { CallCredentials } from "./grpcAuth.js";
+import { EncodedMessage } from "./encodedMessage.js";
+import type { CallCredentials, PeerAuthContext } from "./grpcAuth.js";
 import {
   applyInterceptors,
   type CallContext,
   callMetadataInterceptor,
   type Interceptor,
-  type UnaryCall,
   type UnaryNext,
 } from "./interceptors.js";
 
@@ -72,9 +73,15 @@ function methodPath(service: GenService<UnaryMethods>, methodName: string): stri
   return `/${service.typeName}/${methodName}`;
 }
 
+/** The bytes as a Buffer without copying them (toBinary's array is new and nobody else's). */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 function serializerFor(schema: DescMessage) {
   return {
-    serialize: (value: unknown) => Buffer.from(toBinary(schema, value as MessageShape<DescMessage>)),
+    serialize: (value: unknown) =>
+      asBuffer(value instanceof EncodedMessage ? value.bytes : toBinary(schema, value as MessageShape<DescMessage>)),
     deserialize: (bytes: Buffer): unknown => fromBinary(schema, bytes),
   };
 }
@@ -142,12 +149,17 @@ export function addService<M extends UnaryMethods>(
       call: grpc.ServerUnaryCall<unknown, unknown>,
       callback: grpc.sendUnaryData<unknown>,
     ) => {
-      if (!authorize({ metadata: call.metadata, authContext: call.getAuthContext() })) {
+      if (!authorize(new ServerCallCredentials(call))) {
         callback({ code: grpc.status.UNAUTHENTICATED, details: UNAUTHENTICATED_MESSAGE } as grpc.ServiceError);
         return;
       }
       const abort = new AbortController();
-      call.on("cancelled", () => abort.abort(new Error("cancelled by client")));
+      // grpc-js also says "cancelled" once the answer has gone; the signal is for cancellation
+      // while the handler still works (aborting it after the call cost an Error and an abort per call).
+      let answered = false;
+      call.on("cancelled", () => {
+        if (!answered) abort.abort(new Error("cancelled by client"));
+      });
       const deadline = call.getDeadline();
       const deadlineAt = deadline instanceof Date ? deadline.getTime() : Number(deadline);
       const context: CallContext = {
@@ -156,8 +168,12 @@ export function addService<M extends UnaryMethods>(
         deadlineMs: Number.isFinite(deadlineAt) ? Math.max(0, deadlineAt - Date.now()) : Number.POSITIVE_INFINITY,
       };
       handle({ method, request: call.request, context }).then(
-        (answer) => callback(null, create(output, answer as never)),
+        (answer) => {
+          answered = true;
+          callback(null, answer instanceof EncodedMessage ? answer : create(output, answer as never));
+        },
         (error: unknown) => {
+          answered = true;
           if (!(error instanceof GrpcStatusError)) onUnexpectedError(method.name, error, context);
           callback(toServiceError(error) as grpc.ServiceError);
         },
@@ -165,6 +181,19 @@ export function addService<M extends UnaryMethods>(
     }) as grpc.handleUnaryCall<unknown, unknown>;
   }
   server.addService(grpcServiceDefinition(service), handlers);
+}
+
+/** A call's (or a stream's) credentials; its TLS details are looked up only if authorize reads them. */
+export class ServerCallCredentials implements CallCredentials {
+  readonly metadata: grpc.Metadata;
+
+  constructor(private readonly call: Pick<grpc.ServerUnaryCall<unknown, unknown>, "metadata" | "getAuthContext">) {
+    this.metadata = call.metadata;
+  }
+
+  get authContext(): PeerAuthContext {
+    return this.call.getAuthContext();
+  }
 }
 
 /** The end of a chain: the implementation's handler of one method, given the call's request and context. */
@@ -202,6 +231,13 @@ export interface ClientOptions {
 }
 
 /**
+ * Channel options every client starts from; the caller's own override them. channelz keeps
+ * per-call counters and timestamps on the channel, subchannel and transport for an admin
+ * service that no lspmesh process serves.
+ */
+const CLIENT_CHANNEL_DEFAULTS: grpc.ClientOptions = { "grpc.enable_channelz": 0 };
+
+/**
  * A promise-based client for every unary method of the service. `options` may be just a function
  * giving metadata for every call (the shared secret): short for `{ interceptors: [callMetadataInterceptor(fn)] }`.
  */
@@ -214,38 +250,81 @@ export function createClient<M extends UnaryMethods>(
 ): ServiceClient<M> {
   const { interceptors = [] } =
     typeof options === "function" ? { interceptors: [callMetadataInterceptor(options)] } : options;
+  const channel = openChannel(service, address, credentials, channelOptions);
+  return typedClient(service, channel, interceptors, (method) => networkCall(channel, method));
+}
+
+/** A grpc-js client (its channel) of every unary method of the service; it connects lazily. */
+export function openChannel(
+  service: GenService<UnaryMethods>,
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  channelOptions: grpc.ClientOptions,
+): grpc.Client {
   const Constructor = grpc.makeGenericClientConstructor(grpcServiceDefinition(service), service.typeName);
-  const channel = new Constructor(address, credentials, channelOptions);
-  const client: Record<string, unknown> = { channel, close: () => channel.close() };
+  return new Constructor(address, credentials, { ...CLIENT_CHANNEL_DEFAULTS, ...channelOptions });
+}
+
+/**
+ * The typed client over a channel: each method builds its request and context, then runs the
+ * interceptors around `last(method)` (the call on the channel, or on a stream of calls).
+ */
+export function typedClient<M extends UnaryMethods>(
+  service: GenService<M>,
+  channel: grpc.Client,
+  interceptors: readonly Interceptor[],
+  last: (method: DescMethod) => UnaryNext,
+  close: () => void = () => channel.close(),
+): ServiceClient<M> {
+  const client: Record<string, unknown> = { channel, close };
   for (const method of service.methods) {
     const input = method.input;
-    const rpc = (channel as unknown as Record<string, Function>)[method.localName]!.bind(channel);
-    const send = (call: UnaryCall) =>
-      new Promise((resolve, reject) => {
-        const callOptions: grpc.CallOptions = {};
-        const { deadlineMs, metadata, signal } = call.context;
-        if (Number.isFinite(deadlineMs)) callOptions.deadline = Date.now() + deadlineMs;
-        const pending = rpc(
-          create(input, call.request as MessageInitShape<DescMessage>),
-          metadata,
-          callOptions,
-          (error: grpc.ServiceError | null, answer: unknown) => (error ? reject(error) : resolve(answer)),
-        ) as grpc.ClientUnaryCall;
-        signal.addEventListener("abort", () => pending.cancel(), { once: true });
-      });
-    const handle = applyInterceptors(interceptors, send);
-    // async: a request that cannot be built rejects the call rather than throwing at the caller.
-    client[method.localName] = async (request: MessageInitShape<DescMessage>, callOptions: CallOptions = {}) =>
-      handle({
-        method,
-        request: create(input, request),
-        context: {
-          metadata: callOptions.metadata?.clone() ?? new grpc.Metadata(),
-          // Without a caller's signal, one that never aborts: interceptors may still listen to it.
-          signal: callOptions.signal ?? new AbortController().signal,
-          deadlineMs: callOptions.timeoutMs ?? Number.POSITIVE_INFINITY,
-        },
-      });
+    const handle = applyInterceptors(interceptors, last(method));
+    client[method.localName] = (request: MessageInitShape<DescMessage>, callOptions: CallOptions = {}) => {
+      // A request that cannot be built rejects the call rather than throwing at the caller.
+      try {
+        return handle({
+          method,
+          request: create(input, request),
+          context: {
+            metadata: callOptions.metadata?.clone() ?? new grpc.Metadata(),
+            // Without a caller's signal, one that never aborts: interceptors may still listen to it.
+            signal: callOptions.signal ?? new AbortController().signal,
+            deadlineMs: callOptions.timeoutMs ?? Number.POSITIVE_INFINITY,
+          },
+        });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
   }
   return client as ServiceClient<M>;
+}
+
+/**
+ * The end of a client's chain: the call on the channel, with the context's deadline, cancelled
+ * when its signal aborts (at once if it already has; the listener goes when the call ends).
+ */
+export function networkCall(channel: grpc.Client, method: DescMethod): UnaryNext {
+  const input = method.input;
+  const rpc = (channel as unknown as Record<string, Function>)[method.localName]!.bind(channel);
+  return (call) =>
+    new Promise((resolve, reject) => {
+      const { deadlineMs, metadata, signal } = call.context;
+      const callOptions: grpc.CallOptions = Number.isFinite(deadlineMs) ? { deadline: Date.now() + deadlineMs } : {};
+      let ended = false;
+      const cancel = () => pending.cancel();
+      const pending = rpc(
+        create(input, call.request as MessageInitShape<DescMessage>),
+        metadata,
+        callOptions,
+        (error: grpc.ServiceError | null, answer: unknown) => {
+          ended = true;
+          signal.removeEventListener("abort", cancel);
+          error ? reject(error) : resolve(answer);
+        },
+      ) as grpc.ClientUnaryCall;
+      if (signal.aborted) pending.cancel();
+      else if (!ended) signal.addEventListener("abort", cancel, { once: true });
+    });
 }

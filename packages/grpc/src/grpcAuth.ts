@@ -9,7 +9,7 @@
 //   (deriveRunnerSecret); a runner holds only its own derived secret;
 // - mTLS: each runner its own certificate, and runners accept only client certificates that name
 //   a gateway (clientNames), so a runner's certificate cannot call another runner.
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, hash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { PeerCertificate } from "node:tls";
 import * as grpc from "@grpc/grpc-js";
@@ -51,7 +51,8 @@ export interface PeerAuthContext {
 /** What a runner sees of a call: its metadata and, over TLS, the client's certificate. */
 export interface CallCredentials {
   metadata: grpc.Metadata;
-  authContext?: PeerAuthContext | null;
+  /** Over TLS, the client's certificate (on a server, a getter: read it only when needed). */
+  readonly authContext?: PeerAuthContext | null;
 }
 
 /**
@@ -78,6 +79,9 @@ export const GRPC_AUTHORIZATION_KEY = "authorization";
 /** How often certificate files are re-read (ms). */
 const CERTIFICATE_REFRESH_MS = 60_000;
 
+/** Most runners whose derived secret a gateway keeps at once (past that, the memo starts over). */
+const MAX_DERIVED_SECRETS = 4096;
+
 export class GrpcAuthError extends Error {
   override name = "GrpcAuthError";
 }
@@ -85,6 +89,13 @@ export class GrpcAuthError extends Error {
 /** One side's gRPC credentials. `none()` is for tests of the refusal only. */
 export class GrpcAuth {
   private secretFile: SecretFile | undefined;
+  /**
+   * What each call needs of the secret, computed once per secret value instead of per call (an
+   * HMAC per runner call on a gateway, a SHA-256 per call on a runner); a rotated secret is a
+   * new value, so it applies at the next call as before.
+   */
+  private derived: { secret: string; values: Map<string, string> } = { secret: "", values: new Map() };
+  private secretDigest: { secret: string; digest: Buffer } | undefined;
 
   private constructor(private readonly settings: GrpcAuthSettings) {
     if (settings.secretFile || settings.secret) this.secret();
@@ -131,7 +142,19 @@ export class GrpcAuth {
     if (secret === undefined) return undefined;
     if (!this.settings.perRunnerSecrets) return { [GRPC_AUTHORIZATION_KEY]: `Bearer ${secret}` };
     if (runnerId === undefined) throw new GrpcAuthError("per-runner secrets need the runner's id");
-    return { [GRPC_AUTHORIZATION_KEY]: `Bearer ${deriveRunnerSecret(secret, runnerSecretSubject(runnerId))}` };
+    return { [GRPC_AUTHORIZATION_KEY]: this.derivedAuthorization(secret, runnerId) };
+  }
+
+  /** `Bearer <the runner's derived secret>`, derived once per runner and key. */
+  private derivedAuthorization(secret: string, runnerId: string): string {
+    if (this.derived.secret !== secret || this.derived.values.size >= MAX_DERIVED_SECRETS)
+      this.derived = { secret, values: new Map() };
+    let value = this.derived.values.get(runnerId);
+    if (value === undefined) {
+      value = `Bearer ${deriveRunnerSecret(secret, runnerSecretSubject(runnerId))}`;
+      this.derived.values.set(runnerId, value);
+    }
+    return value;
   }
 
   /**
@@ -139,16 +162,27 @@ export class GrpcAuth {
    * client's certificate (the certificate itself was checked against the CA by the handshake).
    * Without a secret or mTLS the runner is loopback-only.
    */
-  authorizes({ metadata, authContext }: CallCredentials): boolean {
+  authorizes(call: CallCredentials): boolean {
     const names = this.settings.clientNames;
-    if (this.settings.tls && names?.length && !namesOf(authContext?.sslPeerCertificate).some((n) => names.includes(n)))
+    // authContext is read only here: on a server it is a getter, and the certificate costs a copy.
+    if (
+      this.settings.tls &&
+      names?.length &&
+      !namesOf(call.authContext?.sslPeerCertificate).some((n) => names.includes(n))
+    )
       return false;
     const secret = this.secret();
     if (secret === undefined) return true;
-    const [value] = metadata.get(GRPC_AUTHORIZATION_KEY);
+    const [value] = call.metadata.get(GRPC_AUTHORIZATION_KEY);
     if (typeof value !== "string" || !value.startsWith("Bearer ")) return false;
     // Compare digests: equal length, constant time, whatever was sent.
-    return timingSafeEqual(digest(value.slice("Bearer ".length)), digest(secret));
+    return timingSafeEqual(digest(value.slice("Bearer ".length)), this.digestOf(secret));
+  }
+
+  /** The digest of this side's secret, computed again only when the secret changes. */
+  private digestOf(secret: string): Buffer {
+    if (this.secretDigest?.secret !== secret) this.secretDigest = { secret, digest: digest(secret) };
+    return this.secretDigest.digest;
   }
 
   private secret(): string | undefined {
@@ -191,7 +225,7 @@ function namesOf(certificate: PeerCertificate | undefined): string[] {
 }
 
 function digest(text: string): Buffer {
-  return createHash("sha256").update(text).digest();
+  return hash("sha256", text, "buffer");
 }
 
 function readable(file: string): void {

@@ -4,6 +4,7 @@
 import { create, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import * as grpc from "@grpc/grpc-js";
+import { answerMessage } from "./encodedMessage.js";
 import {
   type CallOptions,
   GrpcStatusError,
@@ -69,7 +70,7 @@ export function createInProcessClient<M extends GenServiceMethods>(
         handle({ method, request: create(input, request), context }).then(
           (answer) => {
             settle();
-            resolve(create(output, answer as MessageInitShape<DescMessage>));
+            resolve(answerMessage(output, answer));
           },
           (error: unknown) => {
             settle();

@@ -1,4 +1,8 @@
 export { Metadata, type ServiceError, status as GrpcStatus } from "@grpc/grpc-js";
+// Many calls on one long-lived stream per channel (a stream-of-calls service, lspmesh.v1.RunnerCalls).
+export { type CallsService, MAX_FRAMED_MESSAGE_BYTES } from "./callFrames.js";
+// An answer already in protobuf binary, written as it is (a handler relaying another process's answer).
+export { EncodedMessage } from "./encodedMessage.js";
 // Servers and network clients built from generated service descriptors.
 export {
   /** `addService(server, service, implementation, { interceptors, authorize, onUnexpectedError })` */
@@ -34,6 +38,18 @@ export {
   type UnaryCall,
   type UnaryNext,
 } from "./interceptors.js";
+export {
+  /** `createMultiplexedClient(service, address, credentials, channelOptions, { calls, interceptors })` */
+  createMultiplexedClient,
+  DEFAULT_MAX_STREAM_AGE_MS,
+  type MultiplexedClientOptions,
+} from "./multiplexedClient.js";
+export {
+  /** `addMultiplexedService(server, calls, service, implementation, options)`; drain() before shutting down. */
+  addMultiplexedService,
+  type MultiplexedService,
+  type MultiplexedServiceOptions,
+} from "./multiplexedServer.js";
 // OpenTelemetry spans around calls, W3C trace context in their metadata (added while tracing is on).
 export {
   type ClientTracingOptions,

@@ -13,6 +13,12 @@ export interface CallContext {
   readonly signal: AbortSignal;
   /** Remaining time before the client's deadline in ms, or Infinity without a deadline. */
   readonly deadlineMs: number;
+  /**
+   * Server, calls on a stream of calls: the bytes `request` was decoded from, for a handler that
+   * relays the request unchanged to another process (an interceptor that rewrote the request would
+   * have to leave this out).
+   */
+  readonly requestBytes?: Uint8Array;
 }
 
 /** One unary call as an interceptor sees it. */

@@ -4,6 +4,7 @@ export * from "./network.js";
 export * from "./secretFile.js";
 export * from "./serviceSettings.js";
 export * from "./settings.js";
+export * from "./sharedCall.js";
 export * from "./shutdown.js";
 export * from "./spanRelay.js";
 export * from "./traceContext.js";

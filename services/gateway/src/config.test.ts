@@ -17,7 +17,16 @@ test("defaults are single-machine mode on loopback, without tokens", () => {
     metricsTenantLabels: true,
     maxConnections: 1024,
     unauthenticatedPerSecond: 10,
+    answerCacheEntries: 10_000,
+    runnerTransport: "stream",
   });
+  expect(
+    gatewayConfig([], { LSPMESH_RUNNER_ADDRESS: "127.0.0.1:7421", LSPMESH_GATEWAY_ANSWER_CACHE: "0" })
+      .answerCacheEntries,
+  ).toBe(0);
+  expect(() =>
+    gatewayConfig([], { LSPMESH_RUNNER_ADDRESS: "127.0.0.1:7421", LSPMESH_GATEWAY_ANSWER_CACHE: "lots" }),
+  ).toThrow(/LSPMESH_GATEWAY_ANSWER_CACHE/);
 });
 
 test("flags win over the environment; lists are comma-separated", () => {
@@ -97,4 +106,12 @@ test("the admin API's write identity goes with the control plane only", () => {
   expect(() => gatewayConfig([], { LSPMESH_RUNNERS: "r:1", LSPMESH_ADMIN_NATS_CREDS: "/creds/admin.creds" })).toThrow(
     /LSPMESH_ADMIN_NATS_CREDS is for the admin API.*set LSPMESH_CONTROL=nats/,
   );
+});
+
+test("runner calls go on streams unless LSPMESH_RUNNER_TRANSPORT=unary", () => {
+  const env = { LSPMESH_RUNNER_ADDRESS: "127.0.0.1:7421" };
+  expect(gatewayConfig([], env).runnerTransport).toBe("stream");
+  expect(gatewayConfig([], { ...env, LSPMESH_RUNNER_TRANSPORT: "unary" }).runnerTransport).toBe("unary");
+  expect(gatewayConfig([], { ...env, LSPMESH_RUNNER_TRANSPORT: "stream" }).runnerTransport).toBe("stream");
+  expect(() => gatewayConfig([], { ...env, LSPMESH_RUNNER_TRANSPORT: "grpc" })).toThrow(/LSPMESH_RUNNER_TRANSPORT/);
 });

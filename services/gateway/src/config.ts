@@ -29,6 +29,7 @@ import {
   SettingsError,
   setting,
 } from "@lspmesh/service-kit";
+import { DEFAULT_GATEWAY_ANSWERS } from "./answers/gatewayAnswerCache.js";
 
 export type RunnerSource =
   | { kind: "static"; addresses: string[] }
@@ -83,7 +84,14 @@ export interface GatewayConfig {
   maxConnections: number;
   /** Requests without a valid token per second and client address. */
   unauthenticatedPerSecond: number;
+  /** Read answers remembered at the gateway (LSPMESH_GATEWAY_ANSWER_CACHE; 0 = off; NATS runners only). */
+  answerCacheEntries: number;
+  /** Runner calls on one stream per runner, or one gRPC call each (LSPMESH_RUNNER_TRANSPORT). */
+  runnerTransport: RunnerTransport;
 }
+
+/** How runner calls travel: many on one stream per runner (RunnerCalls), or one unary gRPC call each. */
+export type RunnerTransport = "stream" | "unary";
 
 /** Defaults: single-machine mode on loopback (docs/operations.md). */
 const DEFAULTS = {
@@ -125,6 +133,9 @@ serving:
                          LSPMESH_METRICS_TOKEN_FILE  bearer token for /metrics on the main port (token mode)
                          LSPMESH_METRICS_TENANT_LABELS (1; 0 = "-" instead of tenant ids)
                          LSPMESH_MAX_CONNECTIONS (1024)  LSPMESH_UNAUTHENTICATED_RPS (10 per client address)
+                         LSPMESH_GATEWAY_ANSWER_CACHE (${DEFAULT_GATEWAY_ANSWERS}; 0 = off) read answers remembered
+                                                    here, dropped on the runners' epochs (NATS runners only)
+                         LSPMESH_RUNNER_TRANSPORT (stream = each runner's calls on one stream; unary)
 See docs/gateway.md.`;
 
 /** The gateway's flags; each overrides the LSPMESH_* variable GATEWAY_USAGE names next to it. */
@@ -183,7 +194,22 @@ export function gatewayConfig(argv: readonly string[], env: Environment): Gatewa
     metricsTokenFile: setting(undefined, env, "LSPMESH_METRICS_TOKEN_FILE"),
     metricsTenantLabels: tenantLabels === "1",
     ...connectionLimits(env),
+    answerCacheEntries: integerSetting(
+      env.LSPMESH_GATEWAY_ANSWER_CACHE,
+      "LSPMESH_GATEWAY_ANSWER_CACHE",
+      DEFAULT_GATEWAY_ANSWERS,
+      0,
+      1_000_000,
+    ),
+    runnerTransport: runnerTransportSetting(env.LSPMESH_RUNNER_TRANSPORT),
   };
+}
+
+function runnerTransportSetting(value: string | undefined): RunnerTransport {
+  // Streams by default: about half the CPU per call on both sides (docs/performance.md).
+  if (value === undefined || value === "" || value === "stream") return "stream";
+  if (value === "unary") return "unary";
+  throw new SettingsError(`invalid LSPMESH_RUNNER_TRANSPORT '${value}': use stream or unary`);
 }
 
 /** Runners: a static list (--runners, or the older LSPMESH_RUNNER_ADDRESS) or the NATS registry. */

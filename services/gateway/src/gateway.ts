@@ -5,6 +5,7 @@ import type { SymbolIndexReader } from "@lspmesh/events";
 import { DEFAULT_CALL_TIMEOUT_MS } from "@lspmesh/proto";
 import { type Logger, serveMetrics, silentLogger } from "@lspmesh/service-kit";
 import type { AdminService } from "./admin/adminService.js";
+import type { GatewayAnswerCache } from "./answers/gatewayAnswerCache.js";
 import type { Authenticator } from "./auth/authenticator.js";
 import { allowlistsFor } from "./http/allowlists.js";
 import { createHttpServer, type HttpServerOptions, type HttpTimeouts, MCP_PATH } from "./http/httpServer.js";
@@ -76,6 +77,11 @@ export interface GatewayOptions {
   admin?: AdminService;
   /** Told the workspace of every tool call (idle TTLs); absent = nothing recorded. Its owner closes it. */
   workspaceUsage?: WorkspaceUsageSink;
+  /**
+   * Read answers remembered at the gateway (the router's clients answer through it); absent = every
+   * call reaches a runner. Told of this gateway's edits. Its owner closes what it listens to.
+   */
+  answerCache?: GatewayAnswerCache;
 }
 
 export interface RunningGateway {
@@ -116,9 +122,11 @@ function httpRequestLimiter(calls: TenantLimiter): TenantLimiter {
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   const logger = options.logger ?? silentLogger;
+  const answerCache = options.answerCache;
   const metrics = new GatewayMetrics(() => options.router, {
     processMetrics: options.processMetrics,
     tenantLabels: options.metricsTenantLabels,
+    ...(answerCache ? { answerCache: () => ({ ...answerCache.counts }) } : {}),
   });
   const symbolIndex = options.symbolIndex
     ? new SymbolIndexCache(options.symbolIndex, { metrics: metrics.symbolIndex })
@@ -186,6 +194,7 @@ function gatewayToolDeps(
     readOnly: options.readOnly,
     symbolIndex,
     usage: options.workspaceUsage,
+    answerCache: options.answerCache,
   };
 }
 

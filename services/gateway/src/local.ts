@@ -26,6 +26,7 @@ function localRouter(options: LocalGatewayOptions): StaticRunnerRouter {
     options.runnerAddress,
     options.runnerAuth ? GrpcAuth.from(options.runnerAuth) : undefined,
     options.runnerClient ? new Map([[options.runnerAddress, options.runnerClient]]) : undefined,
+    options.runnerTransport,
   );
 }
 
@@ -39,6 +40,8 @@ export interface LocalGatewayOptions {
    * it, calls go over gRPC to runnerAddress.
    */
   runnerClient?: RunnerClient;
+  /** How gRPC calls travel to the runner: "stream" (default, many on one stream) or "unary". */
+  runnerTransport?: "stream" | "unary";
   /** Workspace id the folder is served as. */
   workspace: string;
   logger?: Logger;

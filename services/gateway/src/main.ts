@@ -28,6 +28,10 @@ import { AdminService } from "./admin/adminService.js";
 import { AdminNatsWriter } from "./admin/adminWriter.js";
 import { ControlPlaneStore } from "./admin/controlPlaneStore.js";
 import { WorkspaceExpiryTimer } from "./admin/workspaceExpiryTimer.js";
+import { cachingRunnerClient } from "./answers/cachingRunnerClient.js";
+import { GatewayAnswerCache } from "./answers/gatewayAnswerCache.js";
+import { natsEpochSource } from "./answers/natsEpochSource.js";
+import { WorkspaceEpochs } from "./answers/workspaceEpochs.js";
 import { ApiKeyStore } from "./auth/apiKeys.js";
 import { type Authenticator, BearerAuthenticator, NoTokenAuthenticator } from "./auth/authenticator.js";
 import { JwtVerifier } from "./auth/jwtVerifier.js";
@@ -199,12 +203,56 @@ function adminService(config: GatewayConfig, reader: ControlPlaneStore, logger: 
   return new AdminService({ reader, writer, auditLogger });
 }
 
-async function runnerRouter(config: GatewayConfig, logger: Logger): Promise<HrwRunnerRouter> {
+/** Symbol indexes are read from the same NATS the registry is in (docs/architecture.md). */
+async function symbolIndexConnection(config: GatewayConfig, logger: Logger): Promise<NatsConnection | undefined> {
+  if (config.runners.kind !== "nats") return undefined;
+  return connect({
+    servers: natsServers(config.runners.url),
+    name: "lspmesh-gateway-symbols",
+    ...natsConnectOptions(config.runners.auth),
+    ...NATS_CONNECTION_OPTIONS,
+  }).catch((error: unknown) => {
+    logger.warn("symbol indexes not readable; search_symbols asks live servers", { error: errorMessage(error) });
+    return undefined;
+  });
+}
+
+/**
+ * Read answers remembered at this gateway, dropped when runners announce their workspaces moved on
+ * (`lspmesh.epoch.>`, on a connection of its own so a flush is not queued behind index reads).
+ * Only with the NATS registry: static runners announce nothing.
+ */
+async function answerCache(config: GatewayConfig, logger: Logger): Promise<GatewayAnswerCache | undefined> {
+  if (config.runners.kind !== "nats" || config.answerCacheEntries === 0) return undefined;
+  const nc = await connect({
+    servers: natsServers(config.runners.url),
+    name: "lspmesh-gateway-epochs",
+    ...natsConnectOptions(config.runners.auth),
+    ...NATS_CONNECTION_OPTIONS,
+  }).catch((error: unknown) => {
+    logger.warn("workspace epochs not followed; answers are not remembered at the gateway", {
+      error: errorMessage(error),
+    });
+    return undefined;
+  });
+  if (!nc) return undefined;
+  const epochs = new WorkspaceEpochs(natsEpochSource(nc, (message, fields) => logger.warn(message, fields)));
+  return new GatewayAnswerCache(epochs, config.answerCacheEntries);
+}
+
+async function runnerRouter(
+  config: GatewayConfig,
+  logger: Logger,
+  answers: GatewayAnswerCache | undefined,
+): Promise<HrwRunnerRouter> {
   const grpcAuth = config.grpcAuth ? GrpcAuth.from(config.grpcAuth) : undefined;
   if (!grpcAuth)
     logger.warn("no runner credentials (LSPMESH_GRPC_SECRET_FILE or mTLS): only loopback runners will answer");
   if (config.runners.kind === "static")
-    return new HrwRunnerRouter(new StaticRunnerDirectory(config.runners.addresses), { grpcAuth });
+    return new HrwRunnerRouter(new StaticRunnerDirectory(config.runners.addresses), {
+      grpcAuth,
+      transport: config.runnerTransport,
+    });
   const directory = await openNatsRunnerRegistry({
     servers: config.runners.url,
     auth: config.runners.auth,
@@ -213,7 +261,11 @@ async function runnerRouter(config: GatewayConfig, logger: Logger): Promise<HrwR
     onOutage: (message, fields) => logger.warn(message, fields),
     grpcAuth,
   });
-  return new HrwRunnerRouter(directory, { grpcAuth });
+  return new HrwRunnerRouter(directory, {
+    grpcAuth,
+    transport: config.runnerTransport,
+    ...(answers ? { decorate: (id, client) => cachingRunnerClient(client, id, answers) } : {}),
+  });
 }
 
 /** Runs the gateway until SIGINT/SIGTERM. `lspmesh gateway` calls it with its own arguments. */
@@ -247,20 +299,9 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
   const stopFollowing = followed?.stop ?? (async () => {});
   // Audit lines are written whatever LSPMESH_LOG_LEVEL says.
   const auditLogger = createJsonLogger({ service: "gateway", level: "debug" });
-  const router = await runnerRouter(config, logger);
-  // Symbol indexes are read from the same NATS the registry is in (docs/architecture.md).
-  let indexConnection: NatsConnection | undefined;
-  if (config.runners.kind === "nats") {
-    indexConnection = await connect({
-      servers: natsServers(config.runners.url),
-      name: "lspmesh-gateway-symbols",
-      ...natsConnectOptions(config.runners.auth),
-      ...NATS_CONNECTION_OPTIONS,
-    }).catch((error: unknown) => {
-      logger.warn("symbol indexes not readable; search_symbols asks live servers", { error: errorMessage(error) });
-      return undefined;
-    });
-  }
+  const answers = await answerCache(config, logger);
+  const router = await runnerRouter(config, logger, answers);
+  const indexConnection = await symbolIndexConnection(config, logger);
   const admin = followed ? adminService(config, followed.store, logger, auditLogger) : undefined;
   // With the admin identity, this gateway also deletes idle workspaces (idle TTLs).
   const expiry =
@@ -290,9 +331,11 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
     symbolIndex: indexConnection ? new NatsSymbolIndexStore(indexConnection) : undefined,
     ...(admin ? { admin } : {}),
     ...(followed?.usage ? { workspaceUsage: followed.usage } : {}),
+    ...(answers ? { answerCache: answers } : {}),
   }).catch(async (error: unknown) => {
     await expiry?.close();
     await router.close();
+    await answers?.close();
     await indexConnection?.close();
     throw error;
   });
@@ -309,6 +352,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
       await expiry?.close();
       await stopFollowing();
       await gateway.close();
+      await answers?.close();
       await indexConnection?.close();
       await tracing.close();
     },

@@ -1,5 +1,6 @@
 // The runner's settings from its command line and LSPMESH_* environment: a pure function, so
 // `lspmesh runner`, `node dist/main.js` and tests read them the same way. Flags win over variables.
+
 import { readFileSync } from "node:fs";
 import {
   JETSTREAM_REPLICAS_SETTING,
@@ -26,6 +27,7 @@ import {
   SettingsError,
   setting,
 } from "@lspmesh/service-kit";
+import { answerWarmingSetting } from "./engine/answerWarming.js";
 import { defaultHandoffMs } from "./handoff/handoffPlan.js";
 import { defaultRunnerId } from "./runnerEndpoint.js";
 import { parseWarmUpList, type WarmUpEntry } from "./sessionWarmUp.js";
@@ -98,6 +100,8 @@ export interface RunnerConfig {
   logLevel: LogLevel;
   /** Read-only answers remembered per language session (default 2 000); 0 = none remembered or shared. */
   answerCacheEntries?: number;
+  /** Questions per language session asked again after documents were opened (default 256); 0 = off. */
+  answerWarming: number;
   /** Write tools may change files under `.git/` (default false: a `.git/config` can name programs git runs). */
   allowGitWrites?: boolean;
   /** The symbol index (docs/architecture.md): on unless switched off; limits unset = defaults. */
@@ -149,6 +153,7 @@ Environment only:
   LSPMESH_SYMBOL_INDEX (1; 0 = off)  LSPMESH_INDEX_MAX_FILES (50000)  LSPMESH_INDEX_MAX_SYMBOLS_PER_FILE (5000)
   LSPMESH_INDEX_MAX_BYTES (268435456 per tenant; -1 = no limit)
   LSPMESH_ANSWER_CACHE (2000 answers remembered per language server; 0 = off: no remembering or sharing)
+  LSPMESH_ANSWER_WARMING (256 questions per language server asked again after documents were opened; 0/off = off)
   LSPMESH_ALLOW_GIT_WRITES (0; 1 = write tools may change files under .git/)
 See docs/operations.md.`;
 
@@ -219,6 +224,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
     tenantLimits,
     logLevel,
     answerCacheEntries: answerCacheSetting(env),
+    answerWarming: answerWarmingSetting(env).maxAnswers,
     allowGitWrites: setting(undefined, env, "LSPMESH_ALLOW_GIT_WRITES") === "1",
     symbolIndex: symbolIndexSetting(env),
   };

@@ -7,6 +7,7 @@ import type { ServiceImplementation } from "@lspmesh/grpc";
 import type { Runner } from "@lspmesh/proto";
 import { AnswerCache } from "./engine/answerCache.js";
 import type { WorkspaceRef } from "./engine/answers.js";
+import { DEFAULT_WARMING } from "./engine/answerWarming.js";
 import { QueryEngine } from "./engine/queryEngine.js";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { RunnerEvents } from "./events/runnerEvents.js";
@@ -57,6 +58,8 @@ export interface RunnerCoreOptions {
   maxFileBytes?: number;
   /** Read-only answers remembered per session (default MAX_ANSWERS_PER_SESSION); 0 = no cache. */
   answerCacheEntries?: number;
+  /** Questions per session asked again after documents were opened (default DEFAULT_WARMING's); 0 = off. */
+  answerWarming?: number | undefined;
   /** Write tools may change files under `.git/` (default false). */
   allowGitWrites?: boolean;
   sessionPolicy?: SessionPolicyOverrides;
@@ -125,14 +128,18 @@ export function startRunnerCore(options: RunnerCoreOptions): RunnerCore {
   });
   // Created after the engine it queries; session events reach it once it exists.
   let indexer: SymbolIndexer | undefined;
-  const sessions = coreSessions(options, events, () => indexer);
+  // Before the sessions: it follows their events (content moved, closed) to keep answers warm.
+  const warming =
+    options.answerWarming === undefined ? DEFAULT_WARMING : { ...DEFAULT_WARMING, maxAnswers: options.answerWarming };
+  const answers = new AnswerCache(options.answerCacheEntries, cachedMethods(), warming);
+  const sessions = coreSessions(options, events, () => indexer, answers);
   const activity = new AgentActivity();
   const engine: QueryEngine = new QueryEngine({
     locator,
     languages,
     sessions,
     changes: events,
-    answers: new AnswerCache(options.answerCacheEntries, cachedMethods()),
+    answers,
     allowGitWrites: options.allowGitWrites,
     log,
     onWorkspaceUsed: (ref) => void indexer?.ensure(ref),
@@ -180,6 +187,7 @@ function coreSessions(
   options: RunnerCoreOptions,
   events: RunnerEvents,
   indexer: () => SymbolIndexer | undefined,
+  answers: AnswerCache,
 ): SessionManager {
   const { log } = options;
   return new SessionManager({
@@ -194,8 +202,9 @@ function coreSessions(
     onOutgoing: options.onServerMessage,
     onSessionEvent: (origin, event) => {
       events.onSessionEvent(origin, event);
+      answers.sessionEvent(event);
       if (event.type === "state" && event.state === "ready") indexer()?.serverReady(origin, origin.language);
-      if (event.type === "diagnostics") return;
+      if (event.type === "diagnostics" || event.type === "content") return;
       options.onServerState?.({
         tenant: origin.tenant,
         workspace: origin.workspace,

@@ -1,11 +1,14 @@
 // A runner's face to the cluster: the gRPC server (Runner service with the standard health
-// service, credentials checked per call), the in-process client of the same service, and the
-// registry entry that names it. Serves whatever implementation it is given: a runner core in this
-// process, or the supervisor's routing to tenant workers.
+// service, credentials checked per call; the same calls on streams, lspmesh.v1.RunnerCalls), the
+// in-process client of the same service, and the registry entry that names it. Serves whatever
+// implementation it is given: a runner core in this process, or the supervisor's routing to tenant
+// workers.
 import { hostname } from "node:os";
 import * as grpc from "@grpc/grpc-js";
 import {
+  addMultiplexedService,
   addService,
+  type CallCredentials,
   createInProcessClient,
   GrpcAuth,
   InFlightCalls,
@@ -15,12 +18,13 @@ import {
   type ServiceImplementation,
   serverTracingInterceptor,
 } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
+import { Runner, RunnerCalls } from "@lspmesh/proto";
 import { splitHostPort, tracingEnabled } from "@lspmesh/service-kit";
 import { HealthImplementation } from "grpc-health-check";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { DEFAULT_HEARTBEAT_MS, RunnerRegistration } from "./events/runnerRegistration.js";
 import { callLogInterceptor, unexpectedErrorLog } from "./grpc/callLog.js";
+import { publishedBeforeReplyInterceptor } from "./grpc/publishedBeforeReply.js";
 import { endpointHandoff, handOver, handoffFields, reclaimBeforeRegistering } from "./handoff/endpointHandoff.js";
 import type { Handoff } from "./handoff/handoff.js";
 import type { ServedLanguage } from "./runnerCore.js";
@@ -65,13 +69,22 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
   // Every Runner call, over the network or in this process, passes these, the first outermost.
   // The span (while tracing is on) continues the caller's trace; in process, the gateway's span.
   const tracing = tracingEnabled() ? [serverTracingInterceptor()] : [];
-  const interceptors: Interceptor[] = [inFlight.interceptor, ...tracing, callLogInterceptor(log)];
+  const interceptors: Interceptor[] = [
+    inFlight.interceptor,
+    ...tracing,
+    callLogInterceptor(log),
+    publishedBeforeReplyInterceptor(options.bus),
+  ];
   const onUnexpectedError = unexpectedErrorLog(log);
-  addService(server, Runner, options.implementation, {
-    authorize: (call) => grpcAuth.authorizes(call),
+  const serviceOptions = {
+    authorize: (call: CallCredentials) => grpcAuth.authorizes(call),
     interceptors,
     onUnexpectedError,
-  });
+  };
+  addService(server, Runner, options.implementation, serviceOptions);
+  // The same calls, many on one stream per gateway (lspmesh.v1.RunnerCalls): credentials checked
+  // when the stream opens, then each call through the same interceptors and implementation.
+  const streams = addMultiplexedService(server, RunnerCalls, Runner, options.implementation, serviceOptions);
   // Same process, same service, no credentials to check: nothing crosses a process boundary.
   const inProcessClient = createInProcessClient(Runner, options.implementation, { interceptors, onUnexpectedError });
   let advertised = "";
@@ -121,6 +134,8 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
         health.setStatus("", "NOT_SERVING");
         health.setStatus("lspmesh.v1.Runner", "NOT_SERVING");
         await registration.close();
+        // Streams of calls end once their calls under way are answered; tryShutdown waits for them.
+        streams.drain();
         const network = shutDown(server, graceMs);
         // New in-process calls are refused (UNAVAILABLE), as the closing server refuses network ones.
         inProcessClient.close();

@@ -34,6 +34,8 @@ export interface RunnerServerOptions {
   maxFileBytes?: number;
   /** Read-only answers remembered per session (default MAX_ANSWERS_PER_SESSION); 0 = no cache, no sharing. */
   answerCacheEntries?: number;
+  /** Questions per session asked again after documents were opened; 0 = off. */
+  answerWarming?: number;
   /** Write tools may change files under `.git/` (default false). */
   allowGitWrites?: boolean;
   /** Session lifecycle: timeouts, restart budget, idle timeout, memory budget, limits (sessionPolicy.ts). */
@@ -132,6 +134,7 @@ export async function startRunnerServer(options: RunnerServerOptions): Promise<R
     tenants: options.tenants,
     maxFileBytes: options.maxFileBytes,
     answerCacheEntries: options.answerCacheEntries,
+    answerWarming: options.answerWarming,
     allowGitWrites: options.allowGitWrites,
     sessionPolicy: options.sessionPolicy,
     onLifecycleEvent: options.onLifecycleEvent,

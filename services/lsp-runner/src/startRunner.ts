@@ -87,6 +87,7 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     languages,
     maxFileBytes: settings.maxFileBytes,
     answerCacheEntries: settings.answerCacheEntries,
+    answerWarming: settings.answerWarming,
     allowGitWrites: settings.allowGitWrites,
     sessionPolicy: {
       memoryBudgetBytes: settings.serverMemoryBytes ?? (await containerMemoryBudget()),
@@ -172,6 +173,7 @@ async function startWorkerSupervisor(
       languagesFile: settings.languagesFile,
       maxFileBytes: settings.maxFileBytes,
       answerCacheEntries: settings.answerCacheEntries,
+      answerWarming: settings.answerWarming,
       allowGitWrites: settings.allowGitWrites,
       idleTimeoutMs: settings.idleTimeoutMs,
       memoryBudgetBytes: settings.serverMemoryBytes ?? (await containerMemoryBudget()),

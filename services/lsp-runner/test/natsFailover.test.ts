@@ -2,8 +2,8 @@
 // connected to all three with LSPMESH_JETSTREAM_REPLICAS=3, publishing diagnostics (one file each,
 // so none replaces another) and heartbeating into the registry while a KV writer puts keys. The
 // node leading LSPMESH_DIAG, which also holds the runner's connection, is killed (SIGKILL) in the
-// middle: every diagnostics message is stored, no heartbeat and no KV write fails, and a registry
-// watch (what gateways follow) keeps seeing heartbeats. In `npm run test:faults` (about 20 s);
+// middle: every diagnostics message is stored and reaches a follower, no KV write fails, and a
+// registry watch (what gateways follow) never goes three heartbeats without one. In `npm run test:faults` (about 20 s);
 // `npm run test:deploy` kills a node of the local deployment the same way.
 import {
   DIAGNOSTICS_STREAM,
@@ -33,8 +33,8 @@ const PUBLISH_EVERY_MS = 20;
 /** The node is killed after this many messages. */
 const KILL_AFTER = 40;
 const KV_WRITES = 60;
-/** Registry heartbeat, ms: writes are retried within two, each waiting 2 s for its ack at most. */
-const HEARTBEAT_MS = 2_000;
+/** Registry heartbeat, ms (the default): writes are retried within two, each waiting 2 s for its ack at most. */
+const HEARTBEAT_MS = 5_000;
 const RUNNER = "failover-runner";
 
 let cluster: NatsCluster | undefined;
@@ -133,12 +133,17 @@ test.runIf(isFaultsTier())(
     const registry = await kvm.open(RUNNER_REGISTRY_BUCKET);
     // As a gateway follows the registry (routing/natsRegistry.ts).
     let lastBeatSeen = 0;
+    /** The longest time between two heartbeats a follower saw, ms: over three beats, gateways drop the runner. */
+    let longestBeatGap = 0;
     follower = new KvFollower(
       "registry",
       RUNNER_REGISTRY_BUCKET,
       { watch: () => probedKvWatch(registry, { key: ">" }) },
       (change) => {
-        if (change.operation === "PUT") lastBeatSeen = decodeJson<RunnerRegistryEntry>(change.value).updatedAt;
+        if (change.operation !== "PUT") return;
+        const beat = decodeJson<RunnerRegistryEntry>(change.value).updatedAt;
+        if (lastBeatSeen > 0) longestBeatGap = Math.max(longestBeatGap, beat - lastBeatSeen);
+        lastBeatSeen = beat;
       },
     );
     await follower.start();
@@ -191,7 +196,7 @@ test.runIf(isFaultsTier())(
     ).length;
     console.log(
       `killed ${leader} (new leader ${newLeader}): diagnostics ${stored}/${MESSAGES} stored, ${received.size} received, dropped ${bus.droppedDiagnostics}; ` +
-        `KV ${kv.written}/${KV_WRITES} written (${keysStored} stored), ${kv.failed} failed; heartbeats failed ${failedBeats}; ` +
+        `KV ${kv.written}/${KV_WRITES} written (${keysStored} stored), ${kv.failed} failed; heartbeats failed ${failedBeats} (longest gap ${longestBeatGap} ms); ` +
         `outbox empty ${deliveredMs} ms after the kill; ${Date.now() - started} ms in all`,
     );
     expect(newLeader).not.toBe(leader);
@@ -205,7 +210,10 @@ test.runIf(isFaultsTier())(
       failed: 0,
       keysStored: KV_WRITES,
     });
-    expect(failedBeats).toBe(0);
+    // A beat may fail while the bucket elects a leader (its retries end after two beats, 10 s);
+    // the entry must never go three beats without one, or gateways would drop the runner.
+    expect(failedBeats).toBeLessThanOrEqual(1);
+    expect(longestBeatGap).toBeLessThan(3 * HEARTBEAT_MS);
   },
   60_000,
 );

@@ -1,10 +1,10 @@
 // The runner's gRPC service against a real typescript-language-server on a fixture workspace.
-import { writeFileSync } from "node:fs";
+import { rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GrpcStatus, type ServiceError } from "@lspmesh/grpc";
 import { ServerState } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { at, symbol } from "./support/calls.js";
+import { at, places, symbol } from "./support/calls.js";
 import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
 let env: FixtureRunner;
@@ -63,6 +63,83 @@ describe("answers equal the server's, positions exact", () => {
     });
     expect(limited.locations).toHaveLength(2);
     expect(limited.total).toBe(6);
+  });
+
+  test("shown references have the file's line as snippet; total stays the server's count on every page", async () => {
+    const ask = (limit: number, offset: number) =>
+      client.findReferences({
+        workspace: ws,
+        at: symbol("src/greeter.ts", "makeGreeting", 14),
+        includeDeclaration: true,
+        limit,
+        offset,
+      });
+    const all = await ask(0, 0);
+    // The seven places the server names (the test above), every one shown without a limit.
+    expect(all.total).toBe(7);
+    expect(all.locations).toHaveLength(7);
+    const lineOf = (l: (typeof all.locations)[number]) =>
+      env.read(l.file).split("\n")[l.range!.start!.line - 1]!.trim();
+    for (const location of all.locations) expect(location.snippet).toBe(lineOf(location));
+    const pages: typeof all.locations = [];
+    for (let offset = 0; offset < all.total; offset += 3) {
+      const page = await ask(3, offset);
+      expect(page.total).toBe(7);
+      expect(page.locations).toHaveLength(Math.min(3, 7 - offset));
+      for (const location of page.locations) expect(location.snippet).toBe(lineOf(location));
+      pages.push(...page.locations);
+    }
+    expect(pages).toEqual(all.locations);
+    const past = await ask(3, 7);
+    expect(past.locations).toEqual([]);
+    expect(past.total).toBe(7);
+  });
+
+  test("references in a file behind a symlink out of the workspace are withheld, on every page", async () => {
+    // src/leak.ts is a symlink to the fixture's outside/secret.ts.
+    writeFileSync(
+      join(env.dir, "src/useLeak.ts"),
+      'import { secret } from "./leak";\nexport const doubled = secret * 2;\n',
+    );
+    const ask = (limit: number) =>
+      client.findReferences({
+        workspace: ws,
+        at: symbol("src/useLeak.ts", "secret", 2),
+        includeDeclaration: true,
+        limit,
+      });
+    const answer = await ask(0);
+    expect(places(answer.locations)).toEqual(["src/useLeak.ts:1:10", "src/useLeak.ts:2:24"]);
+    expect(answer.total).toBe(2);
+    expect(answer.status?.note).toMatch(/withheld/);
+    expect(JSON.stringify(answer)).not.toContain(env.outside!);
+    const first = await ask(1);
+    expect(places(first.locations)).toEqual(["src/useLeak.ts:1:10"]);
+    expect(first.total).toBe(2);
+  });
+
+  test("a file of the workspace swapped for a symlink out is withheld at once", async () => {
+    const text = "export const swapped = 1;\n";
+    writeFileSync(join(env.dir, "src/swap.ts"), text);
+    writeFileSync(
+      join(env.dir, "src/useSwap.ts"),
+      'import { swapped } from "./swap";\nexport const twice = swapped + swapped;\n',
+    );
+    const ask = () =>
+      client.findReferences({ workspace: ws, at: symbol("src/useSwap.ts", "swapped", 2), includeDeclaration: true });
+    // Past the racy window: the judgement that src/swap.ts is the workspace's is remembered.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const before = await ask();
+    expect(places(before.locations)).toContain("src/swap.ts:1:14");
+    expect((await ask()).locations).toEqual(before.locations);
+    writeFileSync(join(env.outside!, "swap.ts"), text);
+    rmSync(join(env.dir, "src/swap.ts"));
+    symlinkSync(join(env.outside!, "swap.ts"), join(env.dir, "src/swap.ts"));
+    const after = await ask();
+    expect(after.locations.map((l) => l.file)).not.toContain("src/swap.ts");
+    expect(after.locations.length).toBeGreaterThan(0);
+    expect(after.total).toBe(after.locations.length);
+    expect(JSON.stringify(after)).not.toContain(env.outside!);
   });
 
   test("hover shows the type", async () => {

@@ -29,7 +29,10 @@ beforeAll(() => {
   writeFileSync(join(globex, "secret.ts"), `/** ${CANARY} */\nexport const secret = "${CANARY}" as const;\n`);
   const acme = join(root, "acme", "web", "src");
   mkdirSync(acme, { recursive: true });
-  writeFileSync(join(root, "acme", "web", "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true } }));
+  writeFileSync(
+    join(root, "acme", "web", "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { strict: true, lib: ["ES2022"], types: [] } }),
+  );
   writeFileSync(
     join(acme, "leak.ts"),
     `import { secret } from "${join(globex, "secret")}";\nexport const stolen = secret;\n`,

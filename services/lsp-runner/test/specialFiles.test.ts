@@ -15,7 +15,7 @@ let env: FixtureRunner;
 beforeAll(async () => {
   env = await startFixtureRunner({
     files: {
-      "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true } }),
+      "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, lib: ["ES2022"], types: [] } }),
       "src/main.ts": "export const plain = 1;\n",
       "src/later.ts": "export const laterOne = 2;\n",
     },

@@ -42,7 +42,8 @@ let client: FixtureRunner["client"];
 beforeAll(async () => {
   env = await startFixtureRunner({
     files: {
-      "tsconfig.json": '{ "compilerOptions": { "strict": true, "noEmit": true }, "include": ["src"] }',
+      "tsconfig.json":
+        '{ "compilerOptions": { "strict": true, "noEmit": true, "lib": ["ES2022"], "types": [] }, "include": ["src"] }',
       "src/greeter.ts": GREETER,
       "src/shapes.py": SHAPES_PY,
       "pyrightconfig.json": '{ "include": ["src"] }',

@@ -61,7 +61,7 @@ describe.each(MODES.filter((entry) => entry.available && landlock > 0))("tenant 
       mkdirSync(src, { recursive: true });
       writeFileSync(
         join(volume, tenant, "web", "tsconfig.json"),
-        JSON.stringify({ compilerOptions: { strict: true } }),
+        JSON.stringify({ compilerOptions: { strict: true, lib: ["ES2022"], types: [] } }),
       );
       writeFileSync(join(src, "main.ts"), `export const owner = "${tenant}";\n`);
       writeFileSync(join(src, "probe.evil"), "hover here\n");

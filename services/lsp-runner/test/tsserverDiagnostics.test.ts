@@ -9,7 +9,7 @@ import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRun
 
 const FILES: Record<string, string> = {
   "tsconfig.json":
-    '{ "compilerOptions": { "strict": true, "target": "ES2022", "noEmit": true }, "include": ["src"] }\n',
+    '{ "compilerOptions": { "strict": true, "target": "ES2022", "lib": ["ES2022"], "types": [], "noEmit": true }, "include": ["src"] }\n',
   "src/sum.ts":
     "export function add(a: number, b: number) {\n  return a + b;\n}\nconst unused = 1;\nexport const label: string = add(1, 2);\n",
   "src/use.ts":

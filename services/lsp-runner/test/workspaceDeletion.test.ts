@@ -16,6 +16,7 @@ import {
   diagnosticsWildcard,
   encodeJson,
   symbolIndexBucket,
+  symbolIndexStream,
   symbolIndexWorkspaceFilter,
 } from "@lspmesh/events";
 import { createClient } from "@lspmesh/grpc";
@@ -115,12 +116,26 @@ async function connectBus(): Promise<NatsEventBus> {
   return bus;
 }
 
-/** The keys of one workspace in the tenant's symbol index bucket. */
+/**
+ * The live keys of one workspace in the tenant's symbol index bucket, read from the bucket's stream
+ * (each subject's last message, skipping delete and purge markers). Not `kv.keys()`: its push consumer
+ * counts messages pending when it starts and, when the runner deletes them meanwhile, waits for an
+ * idle heartbeat (up to 30 s) instead of ending.
+ */
 async function indexKeys(ref: typeof web): Promise<string[]> {
-  const kv = await new Kvm(admin).open(symbolIndexBucket(ref.tenant));
-  const keys: string[] = [];
-  for await (const key of await kv.keys(symbolIndexWorkspaceFilter(ref.workspace))) keys.push(key);
-  return keys.sort();
+  const stream = symbolIndexStream(ref.tenant);
+  const prefix = `$KV.${symbolIndexBucket(ref.tenant)}.`;
+  const info = await jsm.streams.info(stream, {
+    subjects_filter: `${prefix}${symbolIndexWorkspaceFilter(ref.workspace)}`,
+  });
+  const keys = await Promise.all(
+    Object.keys(info.state.subjects ?? {}).map(async (subject) => {
+      const last = await jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => null);
+      const operation = last?.header?.get("KV-Operation");
+      return last && operation !== "DEL" && operation !== "PURGE" ? [subject.slice(prefix.length)] : [];
+    }),
+  );
+  return keys.flat().sort();
 }
 
 /** The latest diagnostics message of every file of the workspace on LSPMESH_DIAG. */

@@ -50,6 +50,24 @@ async function rollOut(rollout: RolloutDeployment, handoff: boolean): Promise<{ 
     timeoutMs: 180_000,
     intervalMs: 1_000,
   });
+  // A gateway that had not yet heard of the owner sent the first call to the other runner, which
+  // now holds a warm server: restarted, it is cold again, as the measurement without handoff needs
+  // (seen: the steady state then waited for the owner's cold start, and nothing was cold after).
+  if (await rollout.startedServerFor(other, KEY.tenant, KEY.workspace)) {
+    await rollout.restart(other);
+    await waitFor("both runners registered again", both, { timeoutMs: 180_000, intervalMs: 500 });
+  }
+  // Answered by the owner, warm (a call through the gateway after the other runner's restart).
+  await waitFor(
+    "the owner answers warm",
+    async () => {
+      const started = Date.now();
+      return (await call()) === true && Date.now() - started < 1_000;
+    },
+    { timeoutMs: 180_000, intervalMs: 1_000 },
+  );
+  if (await rollout.startedServerFor(other, KEY.tenant, KEY.workspace))
+    throw new Error("the other runner still answers the owner's workspace: the rollout would start warm");
   // The owner lists its warm sessions at its next heartbeats (5 s); without handoff it lists none.
   if (handoff) {
     const listed = async () => Boolean((await rollout.entry(owner))?.warm?.includes("acme/web/typescript"));

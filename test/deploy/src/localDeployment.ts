@@ -74,6 +74,8 @@ export interface LocalDeploymentOptions {
   runners?: number;
   /** Runner variables replaced or added (e.g. LSPMESH_HANDOFF=0 for a control run). */
   runnerEnv?: Readonly<Record<string, string>>;
+  /** Gateway variables replaced or added. */
+  gatewayEnv?: Readonly<Record<string, string>>;
 }
 
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
@@ -84,6 +86,13 @@ async function podIp(pod: string): Promise<string> {
   const address = networks[NETWORK]?.IPAddress;
   if (!address) throw new Error(`pod ${pod} has no address on ${NETWORK}`);
   return address;
+}
+
+/** The named volumes podman makes for a Deployment's emptyDirs (forPodman names them per pod). */
+function emptyDirVolumes(object: KubeObject): string[] {
+  if (object.kind !== "Deployment") return [];
+  const volumes: Array<{ name: string; emptyDir?: unknown }> = object.spec.template.spec.volumes ?? [];
+  return volumes.filter((volume) => volume.emptyDir).map((volume) => volume.name);
 }
 
 /** The workspaces volume: acme/web holds the TypeScript fixture. */
@@ -197,7 +206,7 @@ async function startNats(made: Made, objects: KubeObject[], adminCreds: string):
 export async function startLocalDeployment(options: LocalDeploymentOptions = {}): Promise<LocalDeployment> {
   const made = new Made(mkdtempSync(join(tmpdir(), "lspmesh-deploy-")));
   try {
-    return await deploy(made, options.runners ?? 1, options.runnerEnv);
+    return await deploy(made, options.runners ?? 1, options.runnerEnv, options.gatewayEnv);
   } catch (error) {
     const tail = await made.logs().catch(() => "");
     await made.close();
@@ -209,19 +218,23 @@ async function deploy(
   made: Made,
   runners: number,
   runnerEnv?: Readonly<Record<string, string>>,
+  gatewayEnv?: Readonly<Record<string, string>>,
 ): Promise<LocalDeployment> {
   const started = Date.now();
-  const rendered = renderLocal(runners, runnerEnv);
+  const rendered = renderLocal(runners, runnerEnv, gatewayEnv);
   await buildLocalImages(rendered);
   console.log(`images ready in ${seconds(started)}`);
   const objects = await localObjects(made.work, rendered);
   const all = [...objects.nats, ...objects.rest];
   made.pods = all.filter((o) => o.kind === "Deployment").map((o) => podmanPodOf(o.metadata.name));
-  // podman keeps each ConfigMap in a volume of its name.
+  // podman keeps each ConfigMap in a volume of its name, and each emptyDir in a named volume
+  // (`<pod>-<volume>`). Both are this deployment's: one left by a killed run is removed first, or a
+  // NATS server would start on an earlier cluster's JetStream store and never join the new one.
   made.ownVolumes = [
     WORKSPACES_VOLUME,
     RUNNER_CREDS_VOLUME,
     ...all.filter((o) => o.kind === "ConfigMap").map((o) => o.metadata.name),
+    ...all.flatMap(emptyDirVolumes),
   ];
   await made.clearEarlier();
   await workspacesVolume(made.work);

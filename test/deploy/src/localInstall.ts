@@ -46,16 +46,26 @@ export async function buildLocalImages(objects: KubeObject[]): Promise<void> {
 }
 
 /** The local overlay with `runners` TypeScript runners, rendered; `env` replaces or adds runner variables. */
-export function renderLocal(runners: number, env: Readonly<Record<string, string>> = {}): KubeObject[] {
+export function renderLocal(
+  runners: number,
+  env: Readonly<Record<string, string>> = {},
+  gatewayEnv: Readonly<Record<string, string>> = {},
+): KubeObject[] {
   const objects = render("overlays/local");
   const pool = objects.find((o) => o.kind === "StatefulSet" && o.metadata.name === RUNNER_POOL)!;
   pool.spec.replicas = runners;
-  const container = pool.spec.template.spec.containers[0];
+  withEnv(pool.spec.template.spec.containers[0], env);
+  const gateway = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "lspmesh-gateway");
+  if (gateway) withEnv(gateway.spec.template.spec.containers[0], gatewayEnv);
+  return objects;
+}
+
+/** The container's variables, `env` replacing or adding. */
+function withEnv(container: { env?: Array<{ name: string }> }, env: Readonly<Record<string, string>>): void {
   container.env = [
-    ...container.env.filter((variable: { name: string }) => !(variable.name in env)),
+    ...(container.env ?? []).filter((variable) => !(variable.name in env)),
     ...Object.entries(env).map(([name, value]) => ({ name, value })),
   ];
-  return objects;
 }
 
 /** What the operator makes (docs/deploy.md, steps 2 and 3), then the podman objects in two plays. */

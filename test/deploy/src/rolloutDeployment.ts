@@ -7,7 +7,7 @@ import { NATS_USERS, RUNNER_REGISTRY_BUCKET, type RunnerRegistryEntry, rankByHrw
 import { Kvm } from "@nats-io/kv";
 import { connect, credsAuthenticator, type NatsConnection } from "@nats-io/transport-node";
 import { type LocalDeployment, startLocalDeployment } from "./localDeployment.js";
-import { podman } from "./podman.js";
+import { podman, podmanLogs } from "./podman.js";
 
 export interface RolloutDeployment {
   readonly deployment: LocalDeployment;
@@ -22,6 +22,10 @@ export interface RolloutDeployment {
   stop(id: string, graceSeconds: number): Promise<void>;
   /** Its container started again: same pod, same id. */
   start(id: string): Promise<void>;
+  /** The runner started a language server for `tenant`/`workspace` since its container last started. */
+  startedServerFor(id: string, tenant: string, workspace: string): Promise<boolean>;
+  /** Its container stopped (grace period 0: SIGKILL) and started again: its servers are gone. */
+  restart(id: string): Promise<void>;
   /** Closes the NATS connection and removes the deployment. Idempotent. */
   close(): Promise<void>;
 }
@@ -31,7 +35,13 @@ export async function startRolloutDeployment(
   key: { tenant: string; workspace: string; language: string },
   runnerEnv: Readonly<Record<string, string>>,
 ): Promise<RolloutDeployment> {
-  const deployment = await startLocalDeployment({ runners: 2, runnerEnv });
+  // Every call reaches a runner: remembered at the gateway, the stream's repeated question (and the
+  // two lanes' calls joined into one) would hide which runner answered and when.
+  const deployment = await startLocalDeployment({
+    runners: 2,
+    runnerEnv,
+    gatewayEnv: { LSPMESH_GATEWAY_ANSWER_CACHE: "0" },
+  });
   let nc: NatsConnection | undefined;
   try {
     const authenticator = credsAuthenticator(new TextEncoder().encode(readFileSync(deployment.adminCreds, "utf8")));
@@ -68,6 +78,25 @@ export async function startRolloutDeployment(
       await podman("stop", "--time", String(graceSeconds), container(id));
     },
     start: async (id) => {
+      await podman("start", container(id));
+    },
+    async startedServerFor(id, tenant, workspace) {
+      const lines = (await podmanLogs(container(id))).split("\n");
+      // Each start of the container logs "runner listening" first: only what follows the last one counts.
+      const since = lines.findLastIndex((line) => line.includes('"msg":"runner listening"'));
+      return lines
+        .slice(Math.max(0, since))
+        .some(
+          (line) =>
+            line.includes('"msg":"language server started"') &&
+            line.includes(`"tenant":"${tenant}"`) &&
+            line.includes(`"workspace":"${workspace}"`),
+        );
+    },
+    // Stop, then start: `podman restart` of a pod's container fails now and then with "cannot get
+    // namespace path unless container … is running" (seen in CI; stop and start do not race so).
+    restart: async (id) => {
+      await podman("stop", "--time", "0", container(id));
       await podman("start", container(id));
     },
     close() {

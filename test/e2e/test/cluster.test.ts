@@ -79,7 +79,10 @@ beforeAll(async () => {
   for (const workspace of ACME) {
     const dir = join(workspaces, "acme", workspace);
     mkdirSync(join(dir, "src"), { recursive: true });
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true }, include: ["src"] }));
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { strict: true, lib: ["ES2022"], types: [] }, include: ["src"] }),
+    );
     const name = `Widget${pascal(workspace)}`;
     writeFileSync(
       join(dir, "src/index.ts"),

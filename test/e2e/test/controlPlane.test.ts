@@ -408,4 +408,5 @@ test("admin refuses bad requests with the fix and exit status 2, writing nothing
   }
   const listed = await admin("tenants", "list", "--json");
   expect(Object.keys(JSON.parse(listed.stdout))).toEqual(["acme", "beta"]);
-});
+  // Twelve CLI processes one after another: about 2 s each on a busy 2-core machine.
+}, 90_000);

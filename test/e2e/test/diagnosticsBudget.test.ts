@@ -40,7 +40,7 @@ beforeAll(() => {
   mkdirSync(join(dir, "src"));
   writeFileSync(
     join(dir, "tsconfig.json"),
-    '{ "compilerOptions": { "strict": true, "noEmit": true }, "include": ["src"] }\n',
+    '{ "compilerOptions": { "strict": true, "noEmit": true, "lib": ["ES2022"], "types": [] }, "include": ["src"] }\n',
   );
   for (let index = 0; index < FILES; index++) {
     const body = broken(index)

@@ -15,6 +15,8 @@ import {
   decodeJson,
   diagnosticsWildcard,
   encodeJson,
+  epochSubject,
+  epochWildcard,
   fileEventsSubject,
   NATS_USERS,
   RUNNER_CLAIMS_BUCKET,
@@ -269,6 +271,41 @@ describe.skipIf(!needs("bubblewrap", "natsPermissions (a runner serving two tena
       const admin = await jetstreamManager(await as(NATS_USERS.admin));
       const info = await admin.streams.info(DIAGNOSTICS_STREAM);
       expect(info.config.max_age).toBe(0);
+    });
+
+    test("epochs: a runner announces only for its tenants, the gateway hears them, a tenant's identities do not", async () => {
+      const gateway = await as(NATS_USERS.gateway);
+      const heard: string[] = [];
+      gateway.subscribe(epochWildcard(), {
+        callback: (_error, message) => {
+          heard.push(message.subject);
+        },
+      });
+      await gateway.flush();
+      const runnerNc = await as(NATS_USERS.runner("acme-only"));
+      const violations: string[] = [];
+      void (async () => {
+        for await (const status of runnerNc.status())
+          if (status.type === "error") violations.push(String(status.error));
+      })();
+      runnerNc.publish(epochSubject("acme", "web"), encodeJson({ v: 1, tenant: "acme", workspace: "web" }));
+      runnerNc.publish(epochSubject("globex", "shop"), encodeJson({ v: 1, tenant: "globex", workspace: "shop" }));
+      await runnerNc.flush();
+      await waitFor("the gateway heard acme's epoch", () => heard.includes(epochSubject("acme", "web")));
+      await waitFor("a permissions violation", () => violations.some((v) => /permission/i.test(v)));
+      await gateway.flush();
+      expect(heard).not.toContain(epochSubject("globex", "shop"));
+      // A tenant's identities can neither forge an epoch nor hear one.
+      const writerViolations: string[] = [];
+      const writer = await as(NATS_USERS.writer("acme"));
+      void (async () => {
+        for await (const status of writer.status())
+          if (status.type === "error") writerViolations.push(String(status.error));
+      })();
+      writer.publish(epochSubject("acme", "web"), encodeJson({ v: 1, tenant: "acme", workspace: "web" }));
+      writer.subscribe(epochWildcard("acme"));
+      await writer.flush();
+      await waitFor("the writer refused", () => writerViolations.filter((v) => /permission/i.test(v)).length >= 2);
     });
 
     test("a runner writes only its own registry key", async () => {

@@ -3,8 +3,9 @@
 // SIGTERM under a stream of find_definition calls through the gateway. Without handoff
 // (LSPMESH_HANDOFF=0) the calls that reach B first wait for B's TypeScript server to start; with
 // it, B warms the session while A still answers, and no call waits. Either way no call fails.
-// `npm test` runs the rollout with handoff; `npm run test:faults` also the control without it,
-// and A coming back (its pod replaced): with handoff it warms what it will own before it registers.
+// Run by `npm run test:faults`: the rollout with and without handoff, and A coming back (its pod
+// replaced): with handoff it warms what it will own before it registers. A call is cold when it
+// took more than a quarter of the rollout's first call (coldThresholdFor).
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,7 +61,9 @@ beforeAll(async () => {
   });
   nats = await startNatsServer({ secured: { tenants: ["acme"] } });
   admin = await connect({ servers: nats.url, ...nats.connectOptions(NATS_USERS.admin) });
-  gateway = await startGatewayProcess({ natsUrl: nats, ...tenancy });
+  // Every call reaches a runner: the gateway's answer cache would answer the stream's repeated
+  // question itself and join the two lanes' calls into one, hiding which runner served and when.
+  gateway = await startGatewayProcess({ natsUrl: nats, ...tenancy, env: { LSPMESH_GATEWAY_ANSWER_CACHE: "0" } });
   client = new Client({ name: "handoff-test", version: "1.0.0" });
   await client.connect(
     new StreamableHTTPClientTransport(gateway.url, {
@@ -76,6 +79,9 @@ afterAll(async () => {
   await nats?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 }, 30_000);
+
+/** Pause between one lane's calls, ms. */
+const STREAM_PAUSE_MS = 5;
 
 const text = (result: ToolResult) => result.content.map((c) => c.text ?? "").join("\n");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -109,6 +115,16 @@ async function registryEntry(id: string): Promise<RunnerRegistryEntry | undefine
 type Figures = StreamSummary & { drainMs: number };
 
 /**
+ * A call is cold when it took more than a quarter of this rollout's own first call (which starts
+ * the runner's connection, worker and session: ~1.5 s on a 2-core machine for this fixture; a later
+ * move to a cold runner waited ~0.8 s) and at least 150 ms: warm calls, with or without a handoff
+ * under way, take tens of ms.
+ */
+function coldThresholdFor(firstCallMs: number): number {
+  return Math.max(150, firstCallMs / 4);
+}
+
+/**
  * One rollout of runner A under the call stream: what the calls from the SIGTERM on saw (`out`),
  * and with `back`, A started again with the same id (a StatefulSet pod replaced) and what the calls
  * from then on saw (`back`).
@@ -126,7 +142,10 @@ async function rollOut(handoff: boolean, back: boolean): Promise<{ out: Figures;
   let again: Awaited<ReturnType<typeof start>> | undefined;
   try {
     await waitFor("the gateway routes to both runners", async () => (await gateway.liveRunners()) === 2);
+    // The first call starts A's session: a cold start, the yardstick of a cold call below.
+    const coldStart = performance.now();
     expect(await findDefinition()).toBe(true);
+    const coldThresholdMs = coldThresholdFor(performance.now() - coldStart);
     expect(await a.sessions("acme", "web")).toEqual(["typescript"]);
     expect(await b.sessions("acme", "web")).toEqual([]);
     if (handoff) {
@@ -134,7 +153,9 @@ async function rollOut(handoff: boolean, back: boolean): Promise<{ out: Figures;
         Boolean((await registryEntry(aId))?.warm?.includes("acme/web/typescript")),
       );
     }
-    const stream = startCallStream(findDefinition, { concurrency: 2 });
+    // Paced like an agent (a few hundred calls a second): answered from the gateway's memory, back-to-back
+    // calls would reach thousands a second, and the official MCP client keeps an abort listener per call.
+    const stream = startCallStream(findDefinition, { concurrency: 2, pauseMs: STREAM_PAUSE_MS });
     await sleep(STEADY_MS);
     const from = stream.now();
     await a.stop("SIGTERM");
@@ -151,8 +172,8 @@ async function rollOut(handoff: boolean, back: boolean): Promise<{ out: Figures;
     if (again) expect(await again.sessions("acme", "web")).toEqual(["typescript"]);
     const steadyAndBack = samples.filter((sample) => sample.at < from || sample.at >= returned);
     return {
-      out: { ...summarizeStream(samples, from, { until: returned }), drainMs },
-      ...(back ? { back: summarizeStream(steadyAndBack, returned) } : {}),
+      out: { ...summarizeStream(samples, from, { until: returned, coldThresholdMs }), drainMs },
+      ...(back ? { back: summarizeStream(steadyAndBack, returned, { coldThresholdMs }) } : {}),
     };
   } finally {
     await Promise.all([a.stop(), b.stop(), again?.stop()]);
@@ -167,8 +188,8 @@ function report(): void {
   console.log(`runner rollout under find_definition calls\n${results.map(row).join("\n")}`);
 }
 
-// The control, and the runner coming back, in `npm run test:faults` (more runner starts and cold
-// servers: about a minute and a half here).
+// In `npm run test:faults` only: a rollout under load (two runners, a gateway and three callers
+// for a minute and a half here) is a fault scenario, and it loads both cores of a CI machine.
 test.runIf(isFaultsTier())(
   "a runner out and back: without handoff each move waits for a cold server, with it none does; no call fails",
   async () => {
@@ -183,16 +204,4 @@ test.runIf(isFaultsTier())(
     expect(on.back!.cold).toBe(0);
   },
   360_000,
-);
-
-test.skipIf(isFaultsTier())(
-  "with handoff no call fails and none waits for a cold server: the successor warmed the session first",
-  async () => {
-    const { out } = await rollOut(true, false);
-    results.push(["on: A out", out]);
-    report();
-    expect(out.errors).toEqual([]);
-    expect(out.cold).toBe(0);
-  },
-  180_000,
 );

@@ -1,6 +1,6 @@
 // Whole system: the official MCP client → `lspmesh serve` over real HTTP → gateway → gRPC →
 // runner → a real typescript-language-server, on a fixture workspace.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   descendantPids,
@@ -41,6 +41,17 @@ afterAll(async () => {
   await serve?.stop();
   fixture?.[Symbol.dispose]();
 });
+
+/** Where the fixture's makeGreeting (src/greeter.ts:14) is referenced, as typescript-language-server says. */
+const MAKE_GREETING_REFERENCES = [
+  "src/broken.ts:1:10",
+  "src/broken.ts:3:30",
+  "src/greeter.ts:14:17",
+  "src/main.ts:1:10",
+  "src/main.ts:4:37",
+  "src/main.ts:4:76",
+  "src/main.ts:6:30",
+].sort();
 
 describe("tools answer with the language server's answers, positions exact", () => {
   test("the tools are listed with input and output schemas", async () => {
@@ -102,17 +113,46 @@ describe("tools answer with the language server's answers, positions exact", () 
   test("find_references across files", async () => {
     const result = await call("find_references", { file: "src/greeter.ts", symbol: "makeGreeting", line: 14 });
     const answer = result.structuredContent as { locations: Array<{ file: string; line: number; column: number }> };
-    expect(answer.locations.map((l) => `${l.file}:${l.line}:${l.column}`).sort()).toEqual(
-      [
-        "src/broken.ts:1:10",
-        "src/broken.ts:3:30",
-        "src/greeter.ts:14:17",
-        "src/main.ts:1:10",
-        "src/main.ts:4:37",
-        "src/main.ts:4:76",
-        "src/main.ts:6:30",
-      ].sort(),
+    expect(answer.locations.map((l) => `${l.file}:${l.line}:${l.column}`).sort()).toEqual(MAKE_GREETING_REFERENCES);
+  });
+
+  test("find_references pages: every page's snippets are the file's lines, total the server's count", async () => {
+    type Page = {
+      locations: Array<{ file: string; line: number; column: number; snippet: string }>;
+      total: number;
+      next_offset?: number;
+    };
+    const page = async (offset: number) =>
+      (await call("find_references", { file: "src/greeter.ts", symbol: "makeGreeting", line: 14, limit: 3, offset }))
+        .structuredContent as Page;
+    const shown: Page["locations"] = [];
+    let offset: number | undefined = 0;
+    while (offset !== undefined) {
+      const answer: Page = await page(offset);
+      expect(answer.total).toBe(7);
+      expect(answer.locations.length).toBeLessThanOrEqual(3);
+      for (const l of answer.locations) {
+        const line = readFileSync(join(fixture.dir, l.file), "utf8").split("\n")[l.line - 1]!;
+        expect(l.snippet).toBe(line.trim());
+      }
+      shown.push(...answer.locations);
+      offset = answer.next_offset;
+    }
+    expect(shown.map((l) => `${l.file}:${l.line}:${l.column}`).sort()).toEqual(MAKE_GREETING_REFERENCES);
+  });
+
+  test("find_references withholds references behind a symlink out of the workspace", async () => {
+    // src/leak.ts is a symlink to the fixture's outside/secret.ts.
+    writeFileSync(
+      join(fixture.dir, "src/useLeak.ts"),
+      'import { secret } from "./leak";\nexport const doubled = secret * 2;\n',
     );
+    const result = await call("find_references", { file: "src/useLeak.ts", symbol: "secret", line: 2 });
+    const answer = result.structuredContent as { locations: Array<{ file: string }>; total: number; note: string };
+    expect(answer.locations.map((l) => l.file)).toEqual(["src/useLeak.ts", "src/useLeak.ts"]);
+    expect(answer.total).toBe(2);
+    expect(answer.note).toMatch(/withheld/);
+    expect(JSON.stringify(result)).not.toContain(fixture.outside);
   });
 
   test("hover", async () => {

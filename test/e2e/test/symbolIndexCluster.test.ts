@@ -85,7 +85,12 @@ beforeAll(async () => {
     ["acme", "api", "Api"],
     ["globex", "shop", "Shop"],
   ] as const) {
-    write(tenant, workspace, "tsconfig.json", JSON.stringify({ compilerOptions: { strict: true }, include: ["src"] }));
+    write(
+      tenant,
+      workspace,
+      "tsconfig.json",
+      JSON.stringify({ compilerOptions: { strict: true, lib: ["ES2022"], types: [] }, include: ["src"] }),
+    );
     write(tenant, workspace, "src/index.ts", `export class Widget${name} {}\n\nexport function makeWidget() {}\n`);
   }
   write("globex", "shop", "src/secret.ts", "export const globexSecretPricing = 42;\n");

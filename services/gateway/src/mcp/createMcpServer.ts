@@ -1,6 +1,6 @@
 // The MCP server factory: one fresh McpServer per request (stateless serving), all tools on it.
 import { McpServer } from "@modelcontextprotocol/server";
-import type { GatewayTool } from "./defineTool.js";
+import type { GatewayTool, ToolHandler } from "./defineTool.js";
 import type { ToolDeps } from "./toolCall.js";
 import { applyWorkspaceEditTool } from "./tools/applyWorkspaceEdit.js";
 import { batchTool } from "./tools/batch.js";
@@ -83,12 +83,22 @@ export function canWrite(tool: GatewayTool): boolean {
   return tool.annotations.readOnlyHint !== true;
 }
 
+/** The tools a server for `deps` offers (read-only deployments: the ones that cannot write). */
+function servedTools(deps: ToolDeps): GatewayTool[] {
+  return GATEWAY_TOOLS.filter((tool) => !deps.readOnly || !canWrite(tool));
+}
+
 export function createGatewayMcpServer(deps: ToolDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions: deps.readOnly ? `${INSTRUCTIONS}\n${READ_ONLY_INSTRUCTION}` : INSTRUCTIONS,
   });
-  for (const tool of GATEWAY_TOOLS) if (!deps.readOnly || !canWrite(tool)) tool.register(server, deps);
+  for (const tool of servedTools(deps)) tool.register(server, deps);
   return server;
+}
+
+/** The handlers of the tools createGatewayMcpServer(deps) registers, by name (the same ones). */
+export function gatewayToolHandlers(deps: ToolDeps): ReadonlyMap<string, ToolHandler> {
+  return new Map(servedTools(deps).map((tool) => [tool.name, tool.handler(deps)]));
 }
 
 const READ_ONLY_INSTRUCTION =

@@ -33,11 +33,16 @@ export interface ToolDefinition<Input extends z.ZodObject, Output extends z.ZodO
   run(args: z.output<Input>, call: ToolCall): Promise<ToolAnswer<z.output<Output>>>;
 }
 
+/** What runs a tools/call of one tool: raw arguments in, the MCP result out (errors as tool errors). */
+export type ToolHandler = (rawArgs: unknown, ctx: ServerContext) => Promise<CallToolResult>;
+
 /** A tool ready to be registered on a fresh McpServer (one per request in stateless serving). */
 export interface GatewayTool {
   readonly name: string;
   readonly annotations: ToolAnnotations;
   register(server: McpServer, deps: ToolDeps): void;
+  /** The handler register() gives the server, for calls the shared server path dispatches itself. */
+  handler(deps: ToolDeps): ToolHandler;
   /** Validated arguments → true when the call would write files. Throws INVALID_ARGUMENT. */
   writes(rawArgs: unknown): boolean;
   /** Runs the body inside an existing call (batch); throws GatewayError / gRPC errors. */
@@ -76,6 +81,7 @@ export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject
       // An object of its own per server: nothing one server does to it reaches another.
       server.registerTool(definition.name, { ...config }, toolHandler(definition, deps, writes));
     },
+    handler: (deps) => toolHandler(definition, deps, writes),
     // A tool that never writes need not parse the arguments to say so (MCP serving asks for every tools/call).
     writes: definition.writes ? (rawArgs) => writes(parseArguments(definition.input, rawArgs)) : () => false,
     invoke: (rawArgs, call) => definition.run(parseArguments(definition.input, rawArgs), call),
@@ -87,7 +93,7 @@ function toolHandler<Input extends z.ZodObject, Output extends z.ZodObject>(
   definition: ToolDefinition<Input, Output>,
   deps: ToolDeps,
   writes: (args: z.output<Input>) => boolean,
-): (rawArgs: unknown, ctx: ServerContext) => Promise<CallToolResult> {
+): ToolHandler {
   return async (rawArgs, ctx) => {
     let args: z.output<Input>;
     try {

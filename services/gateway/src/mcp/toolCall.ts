@@ -41,6 +41,8 @@ export interface ToolDeps {
   readonly symbolIndex?: SymbolIndexCache | undefined;
   /** Told each workspace a call resolves (its last use, for idle TTLs). */
   readonly usage?: WorkspaceUsageSink | undefined;
+  /** Answers remembered at the gateway: told when a write call to a workspace ended. */
+  readonly answerCache?: { forget(tenant: string, workspace: string): void } | undefined;
 }
 
 export interface WorkspaceUsageSink {
@@ -253,12 +255,15 @@ async function sendWithFailover<T>(
   options: SendOptions,
 ): Promise<T> {
   const candidates = input.deps.router.candidates({ ...target, language });
-  const retry = !options.write && !input.write && options.failover !== false;
+  const write = options.write === true || input.write;
+  const retry = !write && options.failover !== false;
   const stopProgress = forwardProgress(input, candidates[0]!, target, options);
   try {
     return await tryInTurn(input, candidates.slice(0, retry ? 2 : 1), rpc, options);
   } finally {
     stopProgress();
+    // Answered, failed or cut off: what this gateway remembers of the workspace may be stale.
+    if (write) input.deps.answerCache?.forget(target.tenant, target.workspace);
   }
 }
 

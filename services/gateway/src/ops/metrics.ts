@@ -21,7 +21,12 @@ export class GatewayMetrics {
 
   constructor(
     router: () => RunnerRouter | undefined,
-    options: { processMetrics?: boolean; tenantLabels?: boolean } = {},
+    options: {
+      processMetrics?: boolean;
+      tenantLabels?: boolean;
+      /** The answer cache's counts (hit, shared, miss), when the gateway remembers answers. */
+      answerCache?: () => Readonly<Record<string, number>> | undefined;
+    } = {},
   ) {
     this.tenant = options.tenantLabels === false ? () => "-" : (tenant) => tenant;
     const registers = [this.registry];
@@ -101,10 +106,25 @@ export class GatewayMetrics {
         this.set(router()?.degraded() === undefined ? 0 : 1);
       },
     });
+    if (options.answerCache) answerCacheCounter(this.registry, options.answerCache);
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
   async text(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+/** The gateway answer cache's counts, read at each scrape. */
+function answerCacheCounter(registry: Registry, counts: () => Readonly<Record<string, number>> | undefined): void {
+  new Counter({
+    name: "lspmesh_gateway_answer_cache_total",
+    help: "Remembered runner calls by how they were answered: hit (at the gateway), shared (joined an identical call in flight), miss (asked a runner).",
+    labelNames: ["result"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [result, total] of Object.entries(counts() ?? {})) this.inc({ result }, total);
+    },
+  });
 }

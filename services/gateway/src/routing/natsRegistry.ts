@@ -1,6 +1,7 @@
 // Connects a RegistryRunnerDirectory to the NATS KV buckets `lspmesh-runners` (the registry) and
 // `lspmesh-runner-claims` (the tenants each runner may be routed), wrapped so that routing
-// outlives a NATS outage (registryOutage.ts), told by the connection's status events.
+// outlives a NATS outage (registryOutage.ts), told by the connection's status events and by the
+// registry watch's interruptions.
 import {
   createKvBucket,
   NATS_CONNECTION_OPTIONS,
@@ -64,6 +65,12 @@ export async function openNatsRunnerRegistry(options: NatsRegistryOptions): Prom
     const directory = new OutageTolerantDirectory(registry, new GrpcRunnerHealth(options.grpcAuth), {
       onChange: options.onOutage,
     });
+    // A registry watch stopped (its consumer lost with a NATS node, noticed by its probe) leaves the
+    // entries ageing though the connection is up: heartbeats go unseen, as in an outage, until a
+    // new watch is open (while JetStream elects a new leader, seconds; longer under load).
+    registry.onWatchInterruption((interrupted) =>
+      interrupted ? directory.connectionLost() : directory.connectionRestored(),
+    );
     void (async () => {
       for await (const status of nc.status()) {
         if (status.type === "disconnect" || status.type === "staleConnection") directory.connectionLost();

@@ -45,7 +45,7 @@ export class OutageTolerantDirectory implements RunnerDirectory {
     return this.options.now?.() ?? Date.now();
   }
 
-  /** The registry's connection is gone (NATS disconnected). Idempotent while it lasts. */
+  /** The registry cannot be followed (NATS disconnected, or its watch ended). Idempotent while it lasts. */
   connectionLost(): void {
     if (this.closed) return;
     this.restoredAt = undefined;
@@ -60,7 +60,7 @@ export class OutageTolerantDirectory implements RunnerDirectory {
     void this.checkRunners();
   }
 
-  /** The connection is back; the outage ends once fresh heartbeats are in (or after graceMs). */
+  /** The registry is followed again; the outage ends once fresh heartbeats are in (or after graceMs). */
   connectionRestored(): void {
     if (this.outageSince === undefined || this.restoredAt !== undefined) return;
     this.restoredAt = this.now();

@@ -50,13 +50,15 @@ function watchOf(changes: Array<{ key: string; value: unknown; delta?: number }>
   };
 }
 
-test("liveness is judged by updatedAt against 3 heartbeats; a watch that ends is opened again", async () => {
+test("liveness is judged by updatedAt against 3 heartbeats; a watch that ends is opened again, said to listeners", async () => {
   const watches = [
     watchOf([{ key: "r1", value: entry("r1", { updatedAt: Date.now() }) }], true),
     watchOf([{ key: "r2", value: entry("r2", { updatedAt: Date.now() }) }], false),
   ];
   const problems: string[] = [];
+  const interruptions: boolean[] = [];
   const directory = new RegistryRunnerDirectory({ watch: async () => watches.shift()! }, (m) => problems.push(m));
+  directory.onWatchInterruption((interrupted) => interruptions.push(interrupted));
   await directory.start();
   try {
     expect(directory.loaded).toBe(true);
@@ -71,6 +73,8 @@ test("liveness is judged by updatedAt against 3 heartbeats; a watch that ends is
         .sort(),
     ).toEqual(["r1", "r2"]);
     expect(problems).toContain("registry watch ended; watching again");
+    // Routing hears that heartbeats went unseen, then that they are followed again.
+    expect(interruptions).toEqual([true, false]);
   } finally {
     await directory.close();
   }

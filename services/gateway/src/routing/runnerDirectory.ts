@@ -132,6 +132,11 @@ export class RegistryRunnerDirectory implements RunnerDirectory {
     return this.follower.start();
   }
 
+  /** Told when the registry's watch ends (true: heartbeats go unseen) and when it is open again (false). */
+  onWatchInterruption(listener: (interrupted: boolean) => void): () => void {
+    return this.follower.onInterruption(listener);
+  }
+
   /** The entry as routing sees it: its tenants cut to those it claims. */
   private routed(entry: RunnerRegistryEntry): RunnerEntry {
     const routed = entryFromRegistry(entry);

@@ -70,6 +70,26 @@ describe("HRW runner router", () => {
     }
   });
 
+  test("a suspect runner that leaves the live set and registers again is first in line at once", async () => {
+    const entries = [runner("r1"), runner("r2"), runner("r3")];
+    const dir = directory(entries);
+    const router = new HrwRunnerRouter(dir, { suspectMs: 60_000, now: () => 0 });
+    try {
+      const first = router.candidates(key)[0]!;
+      // Its SIGTERM: a call in flight failed at the transport, then its entry left the registry.
+      router.reportUnavailable(first.id);
+      expect(router.candidates(key).at(-1)!.id).toBe(first.id);
+      dir.entries = entries.filter((entry) => entry.id !== first.id);
+      expect(router.candidates(key).map((h) => h.id)).not.toContain(first.id);
+      // The replaced pod registers with the same id, well within the 60 s of suspicion.
+      dir.entries = entries;
+      expect(router.candidates(key)[0]!.id).toBe(first.id);
+      expect(router.runners().find((r) => r.id === first.id)?.suspect).toBe(false);
+    } finally {
+      await router.close();
+    }
+  });
+
   test("one channel per runner, reused across keys; a new address gets a new channel", async () => {
     const dir = directory([runner("r1")]);
     const router = new HrwRunnerRouter(dir);
@@ -116,6 +136,11 @@ describe("HRW runner router", () => {
       expect(() => router.languageOf("acme", "README")).toThrow(
         /files without an extension like README.*served: \.lua, \.ts, \.tsx/,
       );
+      // No live runner admits the tenant at all (a pinned pool late with its heartbeat): a wait.
+      const pinned = new HrwRunnerRouter(directory([lua]));
+      expect(() => pinned.languageOf("globex", "a.ts")).toThrow(expect.objectContaining({ code: "UNAVAILABLE" }));
+      expect(() => pinned.languageOf("acme", "a.ts")).toThrow(expect.objectContaining({ code: "NO_LANGUAGE_SERVER" }));
+      await pinned.close();
     } finally {
       await router.close();
     }

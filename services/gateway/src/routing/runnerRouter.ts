@@ -7,11 +7,12 @@ import {
   callMetadataInterceptor,
   clientTracingInterceptor,
   createClient,
+  createMultiplexedClient,
   GrpcAuth,
   MAX_GRPC_MESSAGE_BYTES,
   type ServiceClient,
 } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
+import { Runner, RunnerCalls } from "@lspmesh/proto";
 import { tracingEnabled } from "@lspmesh/service-kit";
 import { GatewayError } from "../errors.js";
 import { ANY_LANGUAGE, type RunnerDirectory, type RunnerEntry } from "./runnerDirectory.js";
@@ -78,6 +79,13 @@ export class HrwRunnerRouter implements RunnerRouter {
       grpcAuth?: GrpcAuth;
       /** A client of this runner other than a gRPC channel to its address (one in this process), or undefined. */
       connect?: (entry: RunnerEntry) => RunnerClient | undefined;
+      /** Wraps each gRPC channel's client (the gateway's answer cache); not applied to `connect`'s clients. */
+      decorate?: (runnerId: string, client: RunnerClient) => RunnerClient;
+      /**
+       * "stream" (default): each runner's calls on one long-lived stream of calls (RunnerCalls), unary
+       * calls to runners without it; "unary": one gRPC call each (LSPMESH_RUNNER_TRANSPORT).
+       */
+      transport?: "stream" | "unary";
     } = {},
   ) {}
 
@@ -89,12 +97,7 @@ export class HrwRunnerRouter implements RunnerRouter {
     if (this.closed) throw new GatewayError("UNAVAILABLE", "the gateway is shutting down; try again shortly");
     const live = this.directory.live(this.now());
     const admitting = live.filter((entry) => admitsTenant(entry, key.tenant));
-    if (admitting.length === 0) {
-      throw new GatewayError(
-        "UNAVAILABLE",
-        "no runner is available for this workspace right now; try again shortly, and check that the runners are up if it persists",
-      );
-    }
+    if (admitting.length === 0) throw noRunnerLive();
     const serving = admitting.filter((entry) => servesLanguage(entry, key.language));
     if (serving.length === 0) {
       throw new GatewayError(
@@ -108,6 +111,7 @@ export class HrwRunnerRouter implements RunnerRouter {
     const healthy = ranked.filter((entry) => (this.suspectUntil.get(entry.id) ?? 0) <= now);
     const suspect = ranked.filter((entry) => (this.suspectUntil.get(entry.id) ?? 0) > now);
     this.dropStaleChannels(live);
+    this.forgetGoneSuspects(live);
     return [...healthy, ...suspect].map((entry) => this.handle(entry));
   }
 
@@ -116,8 +120,10 @@ export class HrwRunnerRouter implements RunnerRouter {
     const claims = new Set<string>();
     const served = new Set<string>();
     let selfDeciding = false;
+    let admitted = false;
     for (const entry of this.directory.live(this.now())) {
       if (entry.tenants && !entry.tenants.includes(tenant)) continue;
+      admitted = true;
       if (!entry.extensions || entry.languages.includes(ANY_LANGUAGE)) {
         selfDeciding = true;
         continue;
@@ -132,6 +138,9 @@ export class HrwRunnerRouter implements RunnerRouter {
     const [language] = [...claims].sort();
     if (language) return language;
     if (selfDeciding) return "";
+    // No live runner takes this tenant at all (its runners restarting, or late with their
+    // heartbeat): a wait, not a missing language.
+    if (!admitted) throw noRunnerLive();
     const what = extension ? `"${extension}" files` : `files without an extension like ${file}`;
     const known = [...served].sort().join(", ");
     throw new GatewayError(
@@ -191,9 +200,11 @@ export class HrwRunnerRouter implements RunnerRouter {
   private handle(entry: RunnerEntry): RunnerHandle {
     let channel = this.channels.get(entry.id);
     if (channel && channel.address !== entry.address) {
-      // Same runner id, new address (a restarted pod): the old channel points nowhere.
+      // Same runner id, new address (a restarted pod): the old channel points nowhere, and what
+      // the old process did says nothing of the new one.
       channel.client.close();
       channel = undefined;
+      this.suspectUntil.delete(entry.id);
     }
     if (!channel) {
       channel = { address: entry.address, client: this.connect(entry) };
@@ -207,14 +218,33 @@ export class HrwRunnerRouter implements RunnerRouter {
     if (own) return own;
     // grpc-js connects lazily, so creating a channel does not need the runner to be up yet.
     const auth = this.options.grpcAuth ?? GrpcAuth.none();
-    return createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, {
-      // Read per call: a rotated secret file applies without new channels.
-      interceptors: [
-        // A span per runner call, its trace context in the metadata (only while tracing is on).
-        ...(tracingEnabled() ? [clientTracingInterceptor({ address: entry.address })] : []),
-        callMetadataInterceptor(() => auth.callMetadata(entry.id)),
-      ],
-    });
+    // Read per call: a rotated secret file applies without new channels (on a stream of calls, a
+    // changed secret opens a new stream).
+    const interceptors = [
+      // A span per runner call, its trace context in the metadata (only while tracing is on).
+      ...(tracingEnabled() ? [clientTracingInterceptor({ address: entry.address })] : []),
+      callMetadataInterceptor(() => auth.callMetadata(entry.id)),
+    ];
+    const client =
+      this.options.transport !== "unary"
+        ? createMultiplexedClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, {
+            calls: RunnerCalls,
+            interceptors,
+          })
+        : createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, { interceptors });
+    return this.options.decorate?.(entry.id, client) ?? client;
+  }
+
+  /**
+   * A runner that left the live set (drained, deregistered, its heartbeat lapsed) loses its suspect
+   * mark: when it registers again it is a new process (a replaced pod keeps its id), first in line
+   * for its keys at once, not ranked last for the rest of the 15 s a call to its old self set.
+   */
+  private forgetGoneSuspects(live: readonly RunnerEntry[]): void {
+    if (this.suspectUntil.size === 0) return;
+    for (const id of this.suspectUntil.keys()) {
+      if (!live.some((entry) => entry.id === id)) this.suspectUntil.delete(id);
+    }
   }
 
   /** Closes channels of runners no longer live (their workspaces moved on). */
@@ -235,4 +265,12 @@ export function extensionOf(file: string): string {
   const name = file.slice(file.lastIndexOf("/") + 1);
   const dot = name.lastIndexOf(".");
   return dot <= 0 ? "" : name.slice(dot).toLowerCase();
+}
+
+/** No live runner admits the tenant: retry (not NO_LANGUAGE_SERVER, which no retry fixes). */
+function noRunnerLive(): GatewayError {
+  return new GatewayError(
+    "UNAVAILABLE",
+    "no runner is available for this workspace right now; try again shortly, and check that the runners are up if it persists",
+  );
 }

@@ -10,9 +10,12 @@ export class StaticRunnerRouter extends HrwRunnerRouter {
     grpcAuth?: GrpcAuth,
     /** Runner clients by address to use instead of gRPC channels (a runner in this process). */
     inProcess?: ReadonlyMap<string, RunnerClient>,
+    /** How calls travel to the runners (default "stream": one stream of calls per runner). */
+    transport?: "stream" | "unary",
   ) {
     super(new StaticRunnerDirectory(typeof addresses === "string" ? [addresses] : addresses), {
       grpcAuth,
+      ...(transport ? { transport } : {}),
       ...(inProcess ? { connect: (entry) => inProcess.get(entry.address) } : {}),
     });
   }

@@ -2,16 +2,23 @@
 // one server request; a finished answer is reused while nothing the server knows has changed (the
 // session's content epoch: a document opened, changed or closed, a file event, a file renamed or
 // deleted), and only if the server was ready when it answered. Stale answers are never served: any
-// change moves the epoch and drops the session's answers before the next lookup.
+// change moves the epoch and drops the session's answers before the next lookup. Questions answered
+// since the last real change are asked again in the background after documents were opened
+// (AnswerWarming), so that a question asked a second time is answered from memory.
 
+import { SharedCall } from "@lspmesh/service-kit";
 import { RunnerError } from "../errors.js";
 import { inheritDeadline } from "../lsp/session/requestDeadline.js";
+import {
+  AnswerWarming,
+  DEFAULT_WARMING,
+  type Reask,
+  type WarmableSession,
+  type WarmingSettings,
+} from "./answerWarming.js";
 
-/** What the cache needs of a language session. */
-export interface CacheableSession {
-  readonly contentEpoch: number;
-  readonly state: string;
-}
+/** What the cache needs of a language session (the rest of WarmableSession only for warming). */
+export type CacheableSession = WarmableSession;
 
 /** Answers kept per session (least recently used dropped first; default 2 000). */
 export const MAX_ANSWERS_PER_SESSION = 2_000;
@@ -29,20 +36,18 @@ export interface ServerAnswer<R> {
   askedWhileReady: boolean;
 }
 
-interface InFlight {
-  join(signal: AbortSignal | undefined): Promise<unknown>;
-}
-
 interface SessionAnswers {
   readonly epoch: number;
   /** Map order is the LRU order. */
   readonly answers: Map<string, unknown>;
-  readonly inFlight: Map<string, InFlight>;
+  readonly inFlight: Map<string, SharedCall<unknown>>;
 }
 
 export class AnswerCache {
   private readonly sessions = new WeakMap<CacheableSession, SessionAnswers>();
   readonly counts: AnswerCacheCounts = { hit: 0, shared: 0, miss: 0 };
+  /** Questions asked again in the background after documents were opened (off with the cache). */
+  readonly warming: AnswerWarming;
 
   /**
    * maxPerSession 0 switches the cache off: every request goes to the server. Only the methods in
@@ -52,7 +57,20 @@ export class AnswerCache {
   constructor(
     private readonly maxPerSession = MAX_ANSWERS_PER_SESSION,
     private readonly cachedMethods: ReadonlySet<string> = new Set(),
-  ) {}
+    warming: WarmingSettings = DEFAULT_WARMING,
+  ) {
+    this.warming = new AnswerWarming(maxPerSession === 0 ? { ...warming, maxAnswers: 0 } : warming);
+  }
+
+  /**
+   * Follows a session's events: its content moved (a question re-asked is cancelled, the next
+   * one asked under the new epoch), or it closed (warming stops). Sessions are also looked at
+   * before each re-ask, so a cache told nothing still never keeps a stale answer.
+   */
+  sessionEvent(event: { type: string; session: CacheableSession }): void {
+    if (event.type === "content") this.warming.contentMoved(event.session);
+    else if (event.type === "closed") this.warming.closed(event.session);
+  }
 
   /**
    * The answer to `method(params)`: remembered, shared with an identical request in flight, or
@@ -65,8 +83,34 @@ export class AnswerCache {
     ask: (signal: AbortSignal | undefined) => Promise<ServerAnswer<R>>,
     signal?: AbortSignal,
   ): Promise<R> {
-    if (this.maxPerSession === 0 || !this.cachedMethods.has(method)) return (await ask(signal)).value;
-    const key = `${method}\n${JSON.stringify(params)}`;
+    if (this.maxPerSession === 0) return (await ask(signal)).value;
+    if (!this.cachedMethods.has(method))
+      return this.inForeground(session, undefined, async () => (await ask(signal)).value);
+    return this.cachedAnswer(session, `${method}\n${JSON.stringify(params)}`, method, ask, signal);
+  }
+
+  /** A caller's request to the server: a question re-asked meanwhile gives way (unless it is `key`). */
+  private async inForeground<T>(
+    session: CacheableSession,
+    key: string | undefined,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const warming = this.warming.of(session);
+    warming?.foregroundStarted(key);
+    try {
+      return await work();
+    } finally {
+      warming?.foregroundEnded();
+    }
+  }
+
+  private async cachedAnswer<R>(
+    session: CacheableSession,
+    key: string,
+    method: string,
+    ask: (signal: AbortSignal | undefined) => Promise<ServerAnswer<R>>,
+    signal: AbortSignal | undefined,
+  ): Promise<R> {
     const entry = this.answersOf(session);
     if (session.state === "ready" && entry.answers.has(key)) {
       const value = entry.answers.get(key);
@@ -75,15 +119,37 @@ export class AnswerCache {
       this.counts.hit++;
       return copyJson(value) as R;
     }
-    const pending = entry.inFlight.get(key);
-    if (pending) {
-      this.counts.shared++;
-      return copyJson(await pending.join(signal)) as R;
-    }
-    this.counts.miss++;
-    const flight = this.ask(session, entry, key, method, ask, signal);
-    entry.inFlight.set(key, flight);
-    return (await flight.join(signal)) as R;
+    return this.inForeground(session, key, async () => {
+      const pending = entry.inFlight.get(key);
+      if (pending) {
+        this.counts.shared++;
+        return copyJson(await pending.join(signal)) as R;
+      }
+      this.counts.miss++;
+      const flight = this.ask(session, entry, key, method, ask, {
+        caller: signal,
+        reask: this.reaskOf(session, key, method, ask),
+      });
+      entry.inFlight.set(key, flight);
+      return (await flight.join(signal)) as R;
+    });
+  }
+
+  /** Asks `key` again under the session's current epoch, in the background (AnswerWarming). */
+  private reaskOf<R>(
+    session: CacheableSession,
+    key: string,
+    method: string,
+    ask: (signal: AbortSignal | undefined) => Promise<ServerAnswer<R>>,
+  ): Reask {
+    return async (background) => {
+      const entry = this.answersOf(session);
+      if (entry.answers.has(key) || entry.inFlight.has(key)) return "answered";
+      const flight = this.ask(session, entry, key, method, ask, { background });
+      entry.inFlight.set(key, flight);
+      await flight.settled;
+      return entry.answers.has(key) && this.sessions.get(session) === entry ? "stored" : "dropped";
+    };
   }
 
   /** The session's answers, emptied when its epoch moved since they were given. */
@@ -106,46 +172,34 @@ export class AnswerCache {
     key: string,
     method: string,
     ask: (signal: AbortSignal) => Promise<ServerAnswer<unknown>>,
-    callerSignal: AbortSignal | undefined,
-  ): InFlight {
-    const cancel = new AbortController();
-    if (callerSignal) inheritDeadline(callerSignal, cancel.signal);
-    let joined = 0;
-    const answer = ask(cancel.signal).then(
-      ({ value, askedWhileReady }) => {
-        if (entry.inFlight.get(key) === flight) entry.inFlight.delete(key);
-        if (askedWhileReady && session.state === "ready" && session.contentEpoch === entry.epoch) {
-          entry.answers.set(key, copyJson(value));
-          if (entry.answers.size > this.maxPerSession)
-            entry.answers.delete(entry.answers.keys().next().value as string);
-        }
-        return value;
-      },
-      (error: unknown) => {
-        if (entry.inFlight.get(key) === flight) entry.inFlight.delete(key);
-        throw error;
-      },
-    );
-    answer.catch(() => {});
-    const flight: InFlight = {
-      join: (signal) => {
-        joined++;
-        if (!signal) return answer;
-        return new Promise((resolve, reject) => {
-          const onAbort = () => {
-            if (--joined === 0) {
-              // Given up by every joiner: a later caller must ask afresh, not join a cancelled request.
-              if (entry.inFlight.get(key) === flight) entry.inFlight.delete(key);
-              cancel.abort(signal.reason);
-            }
-            reject(new RunnerError("TIMEOUT", `${method} was cancelled by the caller`));
-          };
-          if (signal.aborted) return onAbort();
-          signal.addEventListener("abort", onAbort, { once: true });
-          answer.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    /** A caller's signal (its deadline is kept), or a re-ask's (cancels it while no caller joined). */
+    how: { caller?: AbortSignal | undefined; reask?: Reask; background?: AbortSignal },
+  ): SharedCall<unknown> {
+    const forgetFlight = () => {
+      if (entry.inFlight.get(key) === flight) entry.inFlight.delete(key);
+    };
+    const store = ({ value, askedWhileReady }: ServerAnswer<unknown>) => {
+      forgetFlight();
+      if (askedWhileReady && session.state === "ready" && session.contentEpoch === entry.epoch) {
+        entry.answers.set(key, copyJson(value));
+        if (entry.answers.size > this.maxPerSession) entry.answers.delete(entry.answers.keys().next().value as string);
+        if (how.reask) this.warming.of(session)?.remember(key, how.reask);
+      }
+      return value;
+    };
+    const flight: SharedCall<unknown> = new SharedCall(
+      (signal) => {
+        const deadlineOf = how.caller ?? how.background;
+        if (deadlineOf) inheritDeadline(deadlineOf, signal);
+        return ask(signal).then(store, (error: unknown) => {
+          forgetFlight();
+          throw error;
         });
       },
-    };
+      // Given up by every joiner: a later caller must ask afresh, not join a cancelled request.
+      { cancelled: () => new RunnerError("TIMEOUT", `${method} was cancelled by the caller`), abandoned: forgetFlight },
+    );
+    how.background?.addEventListener("abort", () => flight.abandonIfUnjoined(how.background?.reason), { once: true });
     return flight;
   }
 }

@@ -225,13 +225,15 @@ export class DiagnosticsQueries {
     try {
       // Not while a check (check_edit) has unsaved content laid over the documents: what the server
       // pushes then is the check's (and is dropped when it ends), not this file's.
-      return await session.gate.shared(() =>
-        session.diagnostics.waitForNewer(
-          document.uri,
-          after,
-          Math.max(0, until - Date.now()),
-          session.diagnosticsSettleMs(),
-          stopped,
+      return await session.inUse(() =>
+        session.gate.shared(() =>
+          session.diagnostics.waitForNewer(
+            document.uri,
+            after,
+            Math.max(0, until - Date.now()),
+            session.diagnosticsSettleMs(),
+            stopped,
+          ),
         ),
       );
     } finally {

@@ -37,6 +37,14 @@ export interface DocumentContext {
   wasOpen: boolean;
 }
 
+/** Where a server's location lies: its file as answers name it. */
+interface LocationTarget {
+  absolute: string;
+  /** Workspace-relative, or a shown library's name (external). */
+  file: string;
+  external: boolean;
+}
+
 /** File changes seen (by a watcher, or announced) but maybe not yet told to the servers. */
 export interface PendingFileChanges {
   /** Resolves once every change seen so far in the workspace has been applied to its sessions. */
@@ -227,15 +235,34 @@ export class EngineContext {
   }
 
   async convertLocations(context: DocumentContext, locations: LspLocation[]) {
+    return this.convertLocationPage(context, locations, 0, 0);
+  }
+
+  /**
+   * A page of a server's locations (`offset`, at most `limit`; 0 = all): every location is judged
+   * (the workspace's, a shown library, or withheld) so that `total` and `omitted` count them all,
+   * but only the page's are converted (their files read, positions converted, snippets cut).
+   */
+  async convertLocationPage(context: DocumentContext, locations: LspLocation[], offset: number, limit: number) {
     const lines = new FileLines(context.session);
-    const converted: Location[] = [];
+    const targets = new Map<string, Promise<LocationTarget | undefined>>();
+    const kept: Array<{ target: LocationTarget; range: LspLocation["range"] }> = [];
     let omitted = 0;
     for (const location of locations) {
-      const result = await this.convertLocation(context.paths, lines, context.session, location.uri, location.range);
-      if (result) converted.push(result);
+      let target = targets.get(location.uri);
+      if (!target) {
+        target = this.locationTarget(context.paths, lines, location.uri);
+        targets.set(location.uri, target);
+      }
+      const judged = await target;
+      if (judged) kept.push({ target: judged, range: location.range });
       else omitted++;
     }
-    return { locations: converted, omitted };
+    const page = kept.slice(offset, limit > 0 ? offset + limit : undefined);
+    const converted: Location[] = [];
+    for (const { target, range } of page)
+      converted.push(await this.renderLocation(lines, context.session, target, range));
+    return { locations: converted, total: kept.length, omitted };
   }
 
   /** A server location as an lspmesh one; undefined when it lies outside the workspace and is not a shown library. */
@@ -246,26 +273,44 @@ export class EngineContext {
     uri: string,
     range: LspLocation["range"],
     /** Show library files outside the workspace (marked external); hierarchies leave them out. */
-    { external: showExternal = true } = {},
+    options: { external?: boolean } = {},
   ): Promise<Location | undefined> {
+    const target = await this.locationTarget(paths, lines, uri, options);
+    return target && this.renderLocation(lines, session, target, range);
+  }
+
+  /** Where a server's location lies, as answers name it; undefined when it must not be shown. */
+  private async locationTarget(
+    paths: WorkspacePaths,
+    lines: FileLines,
+    uri: string,
+    { external: showExternal = true } = {},
+  ): Promise<LocationTarget | undefined> {
     if (!uri.startsWith("file:")) return undefined;
     const absolute = fileURLToPath(uri);
     const file = await lines.workspaceFile(paths, absolute);
+    if (file !== undefined) return { absolute, file, external: false };
     // Outside the workspace (a symlink pointing out included): only a library of the runner or the
     // system is shown (read-only), and only by a path that is not inside the workspace.
-    const external =
-      file === undefined && showExternal && paths.toWorkspacePath(absolute) === undefined
-        ? externalName(absolute)
-        : undefined;
-    if (file === undefined && external === undefined) return undefined;
-    const fileLines = await lines.get(absolute);
+    const external = showExternal && paths.toWorkspacePath(absolute) === undefined ? externalName(absolute) : undefined;
+    return external === undefined ? undefined : { absolute, file: external, external: true };
+  }
+
+  /** The location with its position converted and its code line: the target file read (once per answer). */
+  private async renderLocation(
+    lines: FileLines,
+    session: LanguageSession,
+    target: LocationTarget,
+    range: LspLocation["range"],
+  ): Promise<Location> {
+    const fileLines = await lines.get(target.absolute);
     const converted = fromLspRange(fileLines, range, session.encoding);
     const location: Location = {
-      file: file ?? external!,
+      file: target.file,
       range: converted,
       snippet: snippetOf(fileLines, converted.start.line),
     };
-    if (external !== undefined) location.external = true;
+    if (target.external) location.external = true;
     return location;
   }
 

@@ -5,10 +5,21 @@
 // Whether a target file is the workspace's (its real path inside it) is judged once per file and
 // answer too: the hundreds of locations of a references answer lie in a few dozen files, and a
 // realpath per location was the largest cost of such an answer in the runner (bench/profile.mjs).
+// That judgement is remembered per session while its content epoch holds, and used again only for
+// the very file judged: one stat per file and answer instead of a realpath (JudgedFiles).
+import type { BigIntStats } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { decodeDocument, sha256, splitLines } from "../lsp/documents/textDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
-import { changedAtMsOf, readKnownFile, stampOf, statOf, trustedStamp } from "../workspace/metadata.js";
+import {
+  changedAtMsOf,
+  identityOf,
+  openedFile,
+  readKnownFile,
+  stampOf,
+  statOf,
+  trustedStamp,
+} from "../workspace/metadata.js";
 import type { WorkspacePaths } from "../workspace/workspacePaths.js";
 import { isInside } from "../workspace/workspacePaths.js";
 
@@ -61,6 +72,63 @@ class RememberedFiles {
 
 const rememberedBySession = new WeakMap<LanguageSession, RememberedFiles>();
 
+/** Workspace judgements remembered per session, at most (the oldest dropped first). */
+const JUDGED_FILES = 8192;
+
+interface Judged {
+  /** identityOf the file judged, from the descriptor its real path was read through. */
+  identity: string;
+  /** Its workspace-relative path; undefined when it lies outside the workspace. */
+  file: string | undefined;
+}
+
+/**
+ * Per session: whether a file a server named is the workspace's, by root and absolute path, while
+ * the session's content epoch holds (forgotten when it moves). A judgement is used only while the
+ * path still leads to the file judged: same device, inode, size and times by a stat taken for the
+ * answer. Its real path and identity were read through one descriptor, so a file or a folder on its
+ * path swapped for a symlink (to outside or not) leads to another inode and is judged again: the
+ * workspace's writer cannot make a remembered "inside" stand for a file elsewhere.
+ */
+class JudgedFiles {
+  private readonly files = new Map<string, Judged>();
+  private epoch: number;
+
+  constructor(private readonly session: LanguageSession) {
+    this.epoch = session.contentEpoch;
+  }
+
+  get(key: string, identity: string): Judged | undefined {
+    this.forgetOnNewEpoch();
+    const known = this.files.get(key);
+    return known?.identity === identity ? known : undefined;
+  }
+
+  set(key: string, judged: Judged): void {
+    this.forgetOnNewEpoch();
+    this.files.delete(key);
+    this.files.set(key, judged);
+    if (this.files.size > JUDGED_FILES) this.files.delete(this.files.keys().next().value!);
+  }
+
+  private forgetOnNewEpoch(): void {
+    if (this.session.contentEpoch === this.epoch) return;
+    this.files.clear();
+    this.epoch = this.session.contentEpoch;
+  }
+}
+
+const judgedBySession = new WeakMap<LanguageSession, JudgedFiles>();
+
+function judgedFilesOf(session: LanguageSession): JudgedFiles {
+  let judged = judgedBySession.get(session);
+  if (!judged) {
+    judged = new JudgedFiles(session);
+    judgedBySession.set(session, judged);
+  }
+  return judged;
+}
+
 /** A file's content as the server saw it: its open document, or else the disk. */
 export interface FileSnapshot {
   lines: string[];
@@ -73,18 +141,51 @@ export interface FileSnapshot {
 export class FileLines {
   private readonly cache = new Map<string, Promise<FileSnapshot>>();
   private readonly workspaceFiles = new Map<string, Promise<string | undefined>>();
+  /** stat of each file this answer looked at (judged, read): taken once. */
+  private readonly stats = new Map<string, BigIntStats | undefined>();
 
   constructor(private readonly session: LanguageSession) {}
 
-  /** `paths.toWorkspaceFile(absolute)`, asked once per file for this answer. */
+  /** `paths.toWorkspaceFile(absolute)`, judged once per file for this answer (remembered: JudgedFiles). */
   workspaceFile(paths: WorkspacePaths, absolute: string): Promise<string | undefined> {
     const key = `${paths.root}\0${absolute}`;
     let file = this.workspaceFiles.get(key);
     if (!file) {
-      file = paths.toWorkspaceFile(absolute);
+      file = this.judge(paths, absolute, key);
       this.workspaceFiles.set(key, file);
     }
     return file;
+  }
+
+  private async judge(paths: WorkspacePaths, absolute: string, key: string): Promise<string | undefined> {
+    const path = paths.toWorkspacePath(absolute);
+    if (path === undefined) return undefined;
+    let info: BigIntStats | undefined;
+    try {
+      info = this.statOnce(absolute);
+    } catch {
+      info = undefined;
+    }
+    // Gone, not a regular file, or not to be looked at: judged afresh, as before (by its path when gone).
+    if (!info?.isFile()) return paths.toWorkspaceFile(absolute);
+    const judged = judgedFilesOf(this.session);
+    const known = judged.get(key, identityOf(info));
+    if (known) return known.file;
+    const opened = openedFile(absolute);
+    if (!opened) return paths.toWorkspaceFile(absolute);
+    const file = isInside(paths.root, opened.real) ? path : undefined;
+    // A file changed within the racy window might change again without its identity changing.
+    if (trustedStamp(opened.identity, opened.changedAtMs, Date.now()) !== undefined) {
+      judged.set(key, { identity: opened.identity, file });
+    }
+    return file;
+  }
+
+  private statOnce(absolute: string): BigIntStats | undefined {
+    if (this.stats.has(absolute)) return this.stats.get(absolute);
+    const info = statOf(absolute);
+    this.stats.set(absolute, info);
+    return info;
   }
 
   async get(absolute: string): Promise<string[]> {
@@ -104,7 +205,7 @@ export class FileLines {
     const open = this.session.document(pathToFileURL(absolute).href);
     if (open) return { lines: open.lines, sha256: open.hash, version: open.version };
     const unreadable = { lines: [], sha256: "", version: 0 };
-    const info = statOf(absolute);
+    const info = this.statOnce(absolute);
     // Only regular files: a device or FIFO would never end (and a synchronous read would block).
     if (!info?.isFile() || info.size > MAX_READ_BYTES) return unreadable;
     let remembered = rememberedBySession.get(this.session);

@@ -106,10 +106,10 @@ export class NavigationQueries {
       { ...this.engine.positionParams(context, resolved), context: { includeDeclaration } },
       signal,
     );
-    const converted = await this.engine.convertLocations(context, result ?? []);
-    const total = converted.locations.length;
     // The server's order (file, then position) is stable while nothing changes: pages follow it.
-    const locations = converted.locations.slice(offset, limit > 0 ? offset + limit : undefined);
+    // Every location is judged and counted; only the page's are converted, with their snippets.
+    const converted = await this.engine.convertLocationPage(context, result ?? [], offset, limit);
+    const { locations, total } = converted;
     return this.engine.withStatus<ReferencesAnswer>(
       context.session,
       { locations, total },

@@ -2,6 +2,7 @@
 // in-process bus in single-machine mode. Everything above this interface is transport-neutral.
 import type {
   DiagnosticsMessage,
+  EpochMessage,
   FileEventsReply,
   KvWatchSource,
   RunnerRegistryEntry,
@@ -27,6 +28,16 @@ export interface RunnerEventBus {
   clearDiagnostics(tenant: string, workspace: string, file: string): void;
   /** Publishes a session state change (`lspmesh.status.…`); best effort, never throws. */
   publishStatus(message: StatusMessage): void;
+  /**
+   * Announces that what a workspace's servers know moved on (`lspmesh.epoch.…`), so gateways drop
+   * the answers they remembered; best effort, never throws.
+   */
+  publishEpoch(message: EpochMessage): void;
+  /**
+   * Resolves once what was published so far reached the backbone (waiting at most a few seconds;
+   * never rejects): a reply sent after it cannot overtake the announcements before it.
+   */
+  flushPublished(): Promise<void>;
   /** Delivers the file-change announcements of one workspace (`lspmesh.fs.…`) until closed. */
   subscribeFileEvents(tenant: string, workspace: string, handler: FileEventsHandler): Closeable;
   /**

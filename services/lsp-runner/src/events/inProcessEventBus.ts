@@ -4,6 +4,7 @@
 import {
   type DiagnosticsMessage,
   diagnosticsSubject,
+  type EpochMessage,
   encodeJson,
   type FileEventsMessage,
   type FileEventsReply,
@@ -25,6 +26,7 @@ export class InProcessEventBus implements RunnerEventBus {
   readonly symbolIndex: InMemorySymbolIndexStore;
   private readonly diagnosticsListeners = new Set<Listener<DiagnosticsMessage>>();
   private readonly statusListeners = new Set<Listener<StatusMessage>>();
+  private readonly epochListeners = new Set<Listener<EpochMessage>>();
   readonly pendingDiagnostics = 0;
   readonly droppedDiagnostics = 0;
   readonly connected = true;
@@ -45,6 +47,13 @@ export class InProcessEventBus implements RunnerEventBus {
   publishStatus(message: StatusMessage): void {
     notify(this.statusListeners, message);
   }
+
+  publishEpoch(message: EpochMessage): void {
+    notify(this.epochListeners, message);
+  }
+
+  /** Listeners are told synchronously: nothing is ever in flight. */
+  async flushPublished(): Promise<void> {}
 
   subscribeFileEvents(tenant: string, workspace: string, handler: FileEventsHandler): Closeable {
     const subject = fileEventsSubject(tenant, workspace);
@@ -79,6 +88,7 @@ export class InProcessEventBus implements RunnerEventBus {
     this.fileEventObservers.clear();
     this.diagnosticsListeners.clear();
     this.statusListeners.clear();
+    this.epochListeners.clear();
   }
 
   // In-process consumers and writers.
@@ -104,6 +114,12 @@ export class InProcessEventBus implements RunnerEventBus {
   onDiagnostics(listener: Listener<DiagnosticsMessage>): Closeable {
     this.diagnosticsListeners.add(listener);
     return { close: () => this.diagnosticsListeners.delete(listener) };
+  }
+
+  /** Hears every epoch announcement (in-process gateways, tests). */
+  onEpoch(listener: Listener<EpochMessage>): Closeable {
+    this.epochListeners.add(listener);
+    return { close: () => this.epochListeners.delete(listener) };
   }
 
   onStatus(listener: Listener<StatusMessage>): Closeable {

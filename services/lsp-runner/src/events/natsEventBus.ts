@@ -12,7 +12,9 @@ import {
   type DiagnosticsMessage,
   deletedFileMessage,
   diagnosticsSubject,
+  type EpochMessage,
   encodeJson,
+  epochSubject,
   fileEventsSubject,
   inboxPrefixOf,
   isTransientJetStreamError,
@@ -46,6 +48,9 @@ import { connect, type NatsConnection, nuid } from "@nats-io/transport-node";
 import { ControlPlaneWatch, type WorkspaceRecord } from "./controlPlaneWatch.js";
 import type { Closeable, FileEventsHandler, RunnerEventBus } from "./eventBus.js";
 import { LatestPerKeyQueue } from "./latestPerKeyQueue.js";
+
+/** Longest wait of flushPublished for the server's acknowledgement, ms (default 2 000). */
+const FLUSH_WAIT_MS = 2_000;
 
 export interface NatsEventBusOptions {
   /** NATS URL(s), e.g. "nats://nats:4222" (comma-separated accepted). */
@@ -84,6 +89,13 @@ const MAX_RETRY_MS = 10_000;
 const ACK_TIMEOUT_MS = 2_000;
 /** How often claims are written again though unchanged, ms (default 60 000): a lost bucket heals. */
 const CLAIMS_REFRESH_MS = 60_000;
+/**
+ * How long a claim write is retried while JetStream elects the claims bucket's leader, ms (default
+ * 4 000; a leader is elected in well under a second at a cluster's start): a runner started with its
+ * NATS cluster is otherwise not routed until its next heartbeat. Short of a heartbeat (5 s), so the
+ * entry written after the claims is not held back past its beat when a NATS node is lost.
+ */
+const CLAIM_RETRY_BUDGET_MS = 4_000;
 
 /** Keys of a deleted workspace's symbol index purged at once (default 64). */
 const PURGE_CONCURRENCY = 64;
@@ -244,6 +256,28 @@ export class NatsEventBus implements RunnerEventBus {
     return keys.length;
   }
 
+  publishEpoch(message: EpochMessage): void {
+    if (this.closed) return;
+    try {
+      this.nc.publish(epochSubject(message.tenant, message.workspace), encodeJson(message));
+    } catch (error) {
+      this.log({ level: "warn", msg: "epoch not published", error: String(error) });
+    }
+  }
+
+  async flushPublished(): Promise<void> {
+    if (this.closed || !this.isConnected) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, FLUSH_WAIT_MS);
+    });
+    try {
+      await Promise.race([this.nc.flush().catch(() => {}), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   publishStatus(message: StatusMessage): void {
     if (this.closed) return;
     try {
@@ -263,6 +297,8 @@ export class NatsEventBus implements RunnerEventBus {
         chain = chain.then(async () => {
           const reply = await handler(message.data);
           if (!message.reply) return;
+          // The epochs the changes moved reach NATS before the writer hears they were applied.
+          await this.flushPublished();
           // The runner may answer into any reply subject (NATS allow_responses): only a writer's
           // own inbox is one, never a subject the sender chose to make the runner write for it
           // (another runner's registry key, a JetStream API call).
@@ -329,7 +365,9 @@ export class NatsEventBus implements RunnerEventBus {
     const written = new Set<string>();
     await Promise.all(
       [...wanted].map((key) =>
-        this.claims.put(key, encodeJson({ v: 1, runner: entry.id })).then(
+        retryTransient(() => this.claims.put(key, encodeJson({ v: 1, runner: entry.id })), {
+          budgetMs: CLAIM_RETRY_BUDGET_MS,
+        }).then(
           () => written.add(key),
           (error) => {
             // Said once per claim, not at every heartbeat that tries it again.

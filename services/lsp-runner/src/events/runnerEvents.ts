@@ -7,6 +7,7 @@ import type { PendingFileChanges } from "../engine/engineContext.js";
 import type { LanguageSession, SessionEvent } from "../lsp/session/languageSession.js";
 import type { WatchBudget } from "../workspace/watchBudget.js";
 import { diagnosticsMessage, type SessionOrigin } from "./diagnosticsMessage.js";
+import { EpochAnnouncer } from "./epochAnnouncer.js";
 import type { Closeable, RunnerEventBus } from "./eventBus.js";
 import { WorkspaceWatch } from "./workspaceWatch.js";
 
@@ -29,10 +30,12 @@ export class RunnerEvents implements PendingFileChanges {
   private readonly live = new Set<LanguageSession>();
   private readonly reconnect: Closeable;
   private readonly log: (entry: Record<string, unknown>) => void;
+  private readonly epochs: EpochAnnouncer;
   private closed = false;
 
   constructor(private readonly options: RunnerEventsOptions) {
     this.log = options.log ?? (() => {});
+    this.epochs = new EpochAnnouncer(options.bus, options.runnerId);
     this.reconnect = options.bus.onReconnect(() => {
       for (const watch of this.watches.values()) void watch.then((w) => w?.resyncOpenDocuments());
     });
@@ -48,8 +51,14 @@ export class RunnerEvents implements PendingFileChanges {
     const { session } = event;
     switch (event.type) {
       case "state":
-        if (!this.live.has(session) && !this.closed) this.track(origin, session);
+        if (!this.live.has(session) && !this.closed) {
+          this.track(origin, session);
+          this.epochs.announce(origin.tenant, origin.workspace, origin.language);
+        }
         this.publishStatus(origin, session, event.state);
+        return;
+      case "content":
+        this.epochs.announce(origin.tenant, origin.workspace, origin.language);
         return;
       case "diagnostics": {
         const message = diagnosticsMessage(origin, session, event.uri, event.stored);
@@ -58,6 +67,7 @@ export class RunnerEvents implements PendingFileChanges {
       }
       case "closed":
         this.untrack(origin, session);
+        this.epochs.announce(origin.tenant, origin.workspace, origin.language);
         this.publishStatus(origin, session, "stopped");
         return;
     }
@@ -105,6 +115,8 @@ export class RunnerEvents implements PendingFileChanges {
         debounceMs: this.options.watchDebounceMs,
         pollMs: this.options.watchPollMs,
         allowance: this.options.watchBudget?.of(origin.tenant),
+        // A change seen on disk is announced at once, not after the quiet time before it is applied.
+        onPending: () => this.epochs.announce(origin.tenant, origin.workspace, ""),
         log: this.log,
       }).catch((error) => {
         this.log({ level: "warn", msg: "workspace changes not followed", workspace: id, error: String(error) });

@@ -30,6 +30,8 @@ export interface WorkspaceWatchOptions {
   allowance?: WatchAllowance;
   /** How often folders past it are polled, ms (default 5 000). */
   pollMs?: number;
+  /** A change was seen on disk; it is applied after the quiet time (debounceMs). */
+  onPending?: () => void;
   log: (entry: Record<string, unknown>) => void;
 }
 
@@ -42,6 +44,13 @@ const CHANGE_TYPE: Record<FileChangeKind, 1 | 2 | 3> = { created: 1, changed: 2,
 
 /** Open documents whose diagnostics are pulled again after a change, most recently used first (default 20). */
 const REPULL_DOCUMENTS = 20;
+/**
+ * After files changed on disk, how long a query waits (from when the change was applied) before it
+ * asks a server that watches files itself, ms: typescript-language-server ignores
+ * didChangeWatchedFiles and tsserver sees a closed file's change through its own inotify watch, which
+ * a question sent right after the write has been seen to overtake (an answer from before the write).
+ */
+const SELF_WATCH_GRACE_MS = 50;
 /** Time one re-pull may take, ms (default 30 000). */
 const REPULL_TIMEOUT_MS = 30_000;
 
@@ -53,6 +62,8 @@ export class WorkspaceWatch {
   private queue: Promise<unknown> = Promise.resolve();
   /** Sessions whose pulled diagnostics are being refreshed; true when another change came meanwhile. */
   private readonly repulling = new Map<LanguageSession, boolean>();
+  /** When changes last went to a server that watches files by itself (Date.now() ms; 0 = never). */
+  private selfWatchedChangeAt = 0;
 
   private constructor(
     private readonly options: WorkspaceWatchOptions,
@@ -71,6 +82,7 @@ export class WorkspaceWatch {
           debounceMs: options.debounceMs,
           allowance: options.allowance,
           pollMs: options.pollMs,
+          ...(options.onPending ? { onPending: options.onPending } : {}),
           onChanges: (changes) => watch.apply(changes).then(() => undefined),
           onWarning: (message) => options.log({ level: "warn", msg: "workspace watcher", detail: message }),
         });
@@ -81,10 +93,23 @@ export class WorkspaceWatch {
     return watch;
   }
 
-  /** Resolves once every change seen or announced so far has been applied to the sessions. */
+  /**
+   * Resolves once every change seen or announced so far has been applied to the sessions. A file
+   * written just before this call is already queued by the kernel (inotify), but reaches the
+   * watcher only when the event loop next polls: two turns of the loop make sure one poll ran after
+   * the call arrived, so an answer never misses a write that finished before it was asked.
+   */
   async settle(): Promise<void> {
+    if (this.watcher) {
+      await nextLoopTurn();
+      await nextLoopTurn();
+    }
     await this.watcher?.flush();
     await this.queue;
+    // A server that watches files by itself (tsserver) learns of a change to a file it holds
+    // closed from its own watcher, not from the events sent it: give it that moment.
+    const wait = this.selfWatchedChangeAt + SELF_WATCH_GRACE_MS - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
   /** Syncs every open document again (after a NATS outage, announcements may have been missed). */
@@ -136,13 +161,17 @@ export class WorkspaceWatch {
         if (!session.isAlive) continue;
         try {
           // Open documents first: the server owns no disk view of them, only what the runner sends.
+          const open = new Set<string>();
           for (const document of session.openDocuments()) {
             const path = fileURLToPath(document.uri);
+            open.add(path);
             if (changes.some((c) => path === c.absolute || path.startsWith(`${c.absolute}/`))) {
               await this.resync(session, document);
             }
           }
           await session.didChangeWatchedFiles(events);
+          const closedChanged = changes.some((c) => !open.has(c.absolute));
+          if (closedChanged && !session.registrations.watchesFiles) this.selfWatchedChangeAt = Date.now();
           if (session.pullsDiagnostics) this.repull(session);
         } catch (error) {
           // A session that died meanwhile is restarted by the next request, with fresh content.
@@ -195,4 +224,9 @@ export class WorkspaceWatch {
     this.queue = result.catch(() => undefined);
     return result;
   }
+}
+
+/** Resolves in the check phase of the event loop: after the poll phase of the turn it was called in or the next. */
+function nextLoopTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

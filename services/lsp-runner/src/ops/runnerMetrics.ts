@@ -4,6 +4,7 @@
 import { type MetricsServer, serveMetrics } from "@lspmesh/service-kit";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { AnswerCacheCounts } from "../engine/answerCache.js";
+import type { WarmingCounts } from "../engine/answerWarming.js";
 import type { RunnerEventBus } from "../events/eventBus.js";
 import type { SlotStatus } from "../lsp/pool/sessionSlot.js";
 import { MonotonicTotals } from "./monotonicTotals.js";
@@ -20,7 +21,7 @@ export interface ServerStatuses {
 export function runnerMetricsRegistry(
   events: RunnerEventBus,
   sessions?: ServerStatuses,
-  answers?: { readonly counts: AnswerCacheCounts },
+  answers?: { readonly counts: AnswerCacheCounts; readonly warming?: { readonly counts: WarmingCounts } },
 ): Registry {
   const registry = new Registry();
   const registers = [registry];
@@ -84,7 +85,10 @@ function addSessionMetrics(registry: Registry, sessions: ServerStatuses): void {
   });
 }
 
-function addAnswerCacheMetrics(registry: Registry, answers: { readonly counts: AnswerCacheCounts }): void {
+function addAnswerCacheMetrics(
+  registry: Registry,
+  answers: { readonly counts: AnswerCacheCounts; readonly warming?: { readonly counts: WarmingCounts } },
+): void {
   const registers = [registry];
   // A supervisor's counts are its running workers' and fall when one exits.
   const totals = new MonotonicTotals();
@@ -96,6 +100,18 @@ function addAnswerCacheMetrics(registry: Registry, answers: { readonly counts: A
     collect() {
       this.reset();
       for (const [result, total] of totals.update(new Map(Object.entries(answers.counts)))) this.inc({ result }, total);
+    },
+  });
+  const warming = answers.warming;
+  if (!warming) return;
+  new Counter({
+    name: "lspmesh_runner_answer_warming_total",
+    help: "Questions asked again in the background after documents were opened (LSPMESH_ANSWER_WARMING): asked, stored (answer kept for the new content epoch), dropped (cancelled, failed, or the epoch moved).",
+    labelNames: ["result"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [result, total] of Object.entries(warming.counts)) this.inc({ result }, total);
     },
   });
 }

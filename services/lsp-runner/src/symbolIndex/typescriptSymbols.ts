@@ -3,8 +3,9 @@
 // into DocumentSymbols the same way: aliases and anonymous items left out, same kinds). It needs
 // the file's syntax only, never a project, so the index is complete whichever tsconfig projects a
 // server would have loaded, and costs no language server.
+import { createRequire } from "node:module";
 import type { IndexedSymbol } from "@lspmesh/events";
-import ts from "typescript";
+import type ts from "typescript";
 import { fromLspPosition } from "../lsp/session/positionEncoding.js";
 import { snippetLine } from "./snippets.js";
 
@@ -34,16 +35,32 @@ const KINDS: Record<string, string> = {
   var: "variable",
 };
 
-const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {
-  ".ts": ts.ScriptKind.TS,
-  ".mts": ts.ScriptKind.TS,
-  ".cts": ts.ScriptKind.TS,
-  ".tsx": ts.ScriptKind.TSX,
-  ".js": ts.ScriptKind.JS,
-  ".mjs": ts.ScriptKind.JS,
-  ".cjs": ts.ScriptKind.JS,
-  ".jsx": ts.ScriptKind.JSX,
+const SCRIPT_KINDS: Record<string, "TS" | "TSX" | "JS" | "JSX"> = {
+  ".ts": "TS",
+  ".mts": "TS",
+  ".cts": "TS",
+  ".tsx": "TSX",
+  ".js": "JS",
+  ".mjs": "JS",
+  ".cjs": "JS",
+  ".jsx": "JSX",
 };
+
+/** tsserver's element kinds compared at run time (ts.ScriptElementKind.alias, .moduleElement). */
+const ALIAS = "alias" as ts.ScriptElementKind;
+const MODULE = "module" as ts.ScriptElementKind;
+
+let compiler: typeof ts | undefined;
+
+/**
+ * The TypeScript compiler, loaded on first use with require: every process importing the runner
+ * (the CLI's `--version`, a usage error, the gateway's tests) would otherwise pay about 1.5 s of CPU
+ * for Node to scan and load its 9 MB as an ES module import.
+ */
+function typescript(): typeof ts {
+  compiler ??= createRequire(import.meta.url)("typescript") as typeof ts;
+  return compiler;
+}
 
 /** Extensions this source reads (lower case, with the dot). */
 export const TYPESCRIPT_SYNTAX_EXTENSIONS: ReadonlySet<string> = new Set(Object.keys(SCRIPT_KINDS));
@@ -59,11 +76,12 @@ export class TypescriptSyntaxSource {
   private readonly service: ts.LanguageService;
 
   constructor() {
+    const ts = typescript();
     const host: ts.LanguageServiceHost = {
       getScriptFileNames: () => [this.fileName],
       getScriptVersion: () => String(this.version),
       getScriptSnapshot: (name) => (name === this.fileName ? ts.ScriptSnapshot.fromString(this.text) : undefined),
-      getScriptKind: (name) => SCRIPT_KINDS[extensionOf(name)] ?? ts.ScriptKind.TS,
+      getScriptKind: (name) => ts.ScriptKind[SCRIPT_KINDS[extensionOf(name)] ?? "TS"],
       getCurrentDirectory: () => "/",
       getCompilationSettings: () => ({ noLib: true, noResolve: true, allowJs: true, types: [] }),
       getDefaultLibFileName: () => "/lib.d.ts",
@@ -88,9 +106,8 @@ export class TypescriptSyntaxSource {
     };
     /** `inNamespace`: the parent is a namespace or module, where `export` makes a member visible outside. */
     const visit = (item: ts.NavigationTree, container: string | undefined, topLevel: boolean, inNamespace: boolean) => {
-      const named = item.kind !== ts.ScriptElementKind.alias && included(item.text);
-      const renamedExport =
-        item.kind === ts.ScriptElementKind.alias && topLevel && exportedNames.renames.has(item.text);
+      const named = item.kind !== ALIAS && included(item.text);
+      const renamedExport = item.kind === ALIAS && topLevel && exportedNames.renames.has(item.text);
       if (named || renamedExport) {
         const modifiers = item.kindModifiers.split(",");
         const exported = topLevel
@@ -116,7 +133,7 @@ export class TypescriptSyntaxSource {
         }
       }
       // Like documentSymbol: an item's children are listed (a function's locals included).
-      const namespace = item.kind === ts.ScriptElementKind.moduleElement;
+      const namespace = item.kind === MODULE;
       for (const child of item.childItems ?? []) visit(child, named ? item.text : container, false, namespace);
     };
     for (const child of tree.childItems ?? []) visit(child, undefined, true, false);

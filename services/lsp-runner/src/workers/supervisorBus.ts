@@ -8,6 +8,7 @@ import type { Closeable, FileEventsHandler, RunnerEventBus } from "../events/eve
 import {
   type DeliveredFileEvents,
   type DiagnosticsMessage,
+  type EpochMessage,
   type FileEventsReply,
   type StatusMessage,
   type StoredIndexWire,
@@ -72,6 +73,16 @@ export class SupervisorBus implements RunnerEventBus {
   publishStatus(message: StatusMessage): void {
     void this.connection.sendNotification(TO_SUPERVISOR.publishStatus, message).catch(() => {});
   }
+
+  publishEpoch(message: EpochMessage): void {
+    void this.connection.sendNotification(TO_SUPERVISOR.publishEpoch, message).catch(() => {});
+  }
+
+  /**
+   * Nothing to wait for here: the pipe keeps order, so the supervisor publishes an announcement
+   * before it reads the answer sent after it, and flushes NATS before it replies.
+   */
+  async flushPublished(): Promise<void> {}
 
   subscribeFileEvents(tenant: string, workspace: string, handler: FileEventsHandler): Closeable {
     return this.subscribe({ answer: true, handler }, tenant, workspace);

@@ -3,23 +3,23 @@
 // it names the worker's own tenant. A worker that dies fails its calls under way (UNAVAILABLE) and
 // is replaced on the next call; it never takes another tenant's calls with it.
 import type { ChildProcess } from "node:child_process";
-import { Writable } from "node:stream";
 import { GrpcStatusError } from "@lspmesh/grpc";
 import {
   CancellationTokenSource,
   createMessageConnection,
   type MessageConnection,
   StreamMessageReader,
-  StreamMessageWriter,
 } from "vscode-jsonrpc/node.js";
 import { RunnerError } from "../errors.js";
 import type { Closeable, RunnerEventBus } from "../events/eventBus.js";
+import { PipeMessageWriter } from "../lsp/process/pipeMessageWriter.js";
 import { parseWarmReport, type WarmSession } from "./warmReport.js";
 import { NO_LOAD, parseWorkerLoad, type WorkerLoad } from "./workerLoad.js";
 import {
   type CallParams,
   type CallResult,
   type DiagnosticsMessage,
+  type EpochMessage,
   type ReleasedWorkspace,
   type StatusMessage,
   type SubscribeParams,
@@ -86,17 +86,14 @@ export class TenantWorker {
     // A dead worker's pipe fails writes (EPIPE). Its exit fails the calls under way (below); a
     // failed write must not surface as well (vscode-jsonrpc turns one into an unhandled rejection).
     stdin.on("error", () => {});
-    const pipe = new Writable({
-      write(chunk, encoding, done) {
-        if (stdin.destroyed || !stdin.writable) return done();
-        stdin.write(chunk, encoding, () => done());
-      },
-    });
     const exited = new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) resolve();
       else child.once("exit", () => resolve());
     });
-    const connection = createMessageConnection(new StreamMessageReader(stdout), new StreamMessageWriter(pipe));
+    const connection = createMessageConnection(
+      new StreamMessageReader(stdout),
+      new PipeMessageWriter(stdin, () => stdin.destroyed || !stdin.writable),
+    );
     const worker = new TenantWorker(child, connection, options, exited);
     worker.wire(stderr);
     connection.listen();
@@ -232,17 +229,7 @@ export class TenantWorker {
     this.child.on("error", (error) =>
       log({ level: "error", msg: "tenant worker failed", tenant, error: String(error) }),
     );
-    let pending = "";
-    stderr.setEncoding?.("utf8");
-    stderr.on("data", (chunk: string) => {
-      pending += chunk;
-      const lines = pending.split("\n");
-      pending = lines.pop() ?? "";
-      // Bounded: a worker cannot make the supervisor buffer without end.
-      if (pending.length > 16_384) pending = "";
-      for (const line of lines)
-        if (line.trim()) log({ level: "warn", msg: "tenant worker stderr", tenant, line: line.slice(0, 2_000) });
-    });
+    this.logStderr(stderr);
     // Everything below names a tenant: the worker's own, or it is refused and logged.
     const own = (named: string, what: string): boolean => {
       if (named === tenant) return true;
@@ -258,6 +245,9 @@ export class TenantWorker {
     });
     c.onNotification(TO_SUPERVISOR.publishStatus, (message: StatusMessage) => {
       if (own(message?.tenant, "status")) bus.publishStatus(message);
+    });
+    c.onNotification(TO_SUPERVISOR.publishEpoch, (message: EpochMessage) => {
+      if (own(message?.tenant, "epoch")) bus.publishEpoch(message);
     });
     c.onRequest(TO_SUPERVISOR.subscribe, (p: SubscribeParams) => {
       if (!own(p?.tenant, "file events")) throw new Error("refused");
@@ -315,6 +305,23 @@ export class TenantWorker {
     });
     c.onNotification(TO_SUPERVISOR.warm, (p: unknown) => {
       this.warm = parseWarmReport(p, tenant);
+    });
+  }
+
+  /** The worker's stderr, a line at a time, as warnings. */
+  private logStderr(stderr: NodeJS.ReadableStream): void {
+    const { log } = this.options;
+    let pending = "";
+    stderr.setEncoding?.("utf8");
+    stderr.on("data", (chunk: string) => {
+      pending += chunk;
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      // Bounded: a worker cannot make the supervisor buffer without end.
+      if (pending.length > 16_384) pending = "";
+      for (const line of lines)
+        if (line.trim())
+          log({ level: "warn", msg: "tenant worker stderr", tenant: this.tenant, line: line.slice(0, 2_000) });
     });
   }
 

@@ -5,8 +5,8 @@
 import type { ChildProcess } from "node:child_process";
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { CallContext, ServiceImplementation } from "@lspmesh/grpc";
+import { toBinary } from "@bufbuild/protobuf";
+import { type CallContext, EncodedMessage, type ServiceImplementation } from "@lspmesh/grpc";
 import { Runner, type WorkspaceRef } from "@lspmesh/proto";
 import { activeTraceHeaders } from "@lspmesh/service-kit";
 import type { AnswerCacheCounts } from "../engine/answerCache.js";
@@ -147,7 +147,8 @@ export class TenantWorkers {
           const bytes = await worker.call(
             {
               method: name,
-              request: Buffer.from(toBinary(method.input, request as never)).toString("base64"),
+              // The bytes as the gateway sent them when the call came on a stream of calls.
+              request: Buffer.from(context.requestBytes ?? toBinary(method.input, request as never)).toString("base64"),
               ...(Number.isFinite(context.deadlineMs) ? { deadlineMs: context.deadlineMs } : {}),
               requestId: requestIdOf(context),
               // This call's span (tracing on): the worker's language-server spans are its children.
@@ -155,7 +156,8 @@ export class TenantWorkers {
             },
             context.signal,
           );
-          return fromBinary(method.output, bytes);
+          // The worker's answer goes on as it is: decoded only by the gateway.
+          return new EncodedMessage(bytes);
         } catch (error) {
           return grpcErrorFromRunner(error);
         }

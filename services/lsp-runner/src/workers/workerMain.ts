@@ -8,13 +8,9 @@ import { Metadata } from "@grpc/grpc-js";
 import { GrpcStatusError } from "@lspmesh/grpc";
 import { REQUEST_ID_METADATA, Runner } from "@lspmesh/proto";
 import { type Tracing, withTraceParent } from "@lspmesh/service-kit";
-import {
-  createMessageConnection,
-  type MessageConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
-} from "vscode-jsonrpc/node.js";
+import { createMessageConnection, type MessageConnection, StreamMessageReader } from "vscode-jsonrpc/node.js";
 import { loadLanguageRegistry } from "../lsp/languages/languageConfig.js";
+import { PipeMessageWriter } from "../lsp/process/pipeMessageWriter.js";
 import { type RunnerCore, startRunnerCore } from "../runnerCore.js";
 import { warmUpSessions } from "../sessionWarmUp.js";
 import { TenantAllowlistLocator } from "../workspace/tenantAllowlist.js";
@@ -40,6 +36,15 @@ type Handler = (
 
 /** How often the worker reports its running sessions (the registry's load, the metrics), ms. */
 const LOAD_REPORT_MS = 2_000;
+
+/** Tells the supervisor the worker's load every LOAD_REPORT_MS (the timer does not keep the process alive). */
+function reportLoad(connection: MessageConnection, core: () => RunnerCore | undefined): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    void connection.sendNotification(TO_SUPERVISOR.load, workerLoadOf(core())).catch(() => {});
+  }, LOAD_REPORT_MS);
+  timer.unref();
+  return timer;
+}
 
 export function serveWorker(connection: MessageConnection, exit: (code: number) => void): void {
   let core: RunnerCore | undefined;
@@ -67,6 +72,7 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
       tenants: [init.tenant],
       maxFileBytes: init.maxFileBytes,
       answerCacheEntries: init.answerCacheEntries,
+      answerWarming: init.answerWarming,
       allowGitWrites: init.allowGitWrites,
       sessionPolicy: {
         idleTimeoutMs: init.idleTimeoutMs,
@@ -83,10 +89,7 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
       symbolIndex: init.symbolIndex,
     });
     void warmUpSessions(init.warmUp ?? [], { locator, languages, sessions: core.sessions, log });
-    loadTimer = setInterval(() => {
-      void connection.sendNotification(TO_SUPERVISOR.load, workerLoadOf(core)).catch(() => {});
-    }, LOAD_REPORT_MS);
-    loadTimer.unref();
+    loadTimer = reportLoad(connection, () => core);
     return { served: core.served, pid: process.pid };
   });
 
@@ -161,7 +164,7 @@ function answerReleases(
 if (process.argv[1]?.endsWith("workerMain.js")) {
   const connection = createMessageConnection(
     new StreamMessageReader(process.stdin),
-    new StreamMessageWriter(process.stdout),
+    new PipeMessageWriter(process.stdout),
   );
   serveWorker(connection, (code) => process.exit(code));
 }

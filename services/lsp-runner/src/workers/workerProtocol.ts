@@ -5,6 +5,7 @@
 // tenant before it reaches NATS. Nothing here carries a credential.
 import type {
   DiagnosticsMessage,
+  EpochMessage,
   FileEventsReply,
   StatusMessage,
   SymbolIndexFileEntry,
@@ -41,6 +42,8 @@ export const TO_SUPERVISOR = {
   publishDiagnostics: "bus/publishDiagnostics",
   clearDiagnostics: "bus/clearDiagnostics",
   publishStatus: "bus/publishStatus",
+  /** EpochMessage (notification): sent before the answer of the call that moved the epoch. */
+  publishEpoch: "bus/publishEpoch",
   /** SubscribeParams → {}: deliver a workspace's announcements (answered, or only observed). */
   subscribe: "bus/subscribe",
   /** { subscription } (notification). */
@@ -69,6 +72,8 @@ export interface WorkerInit {
   languagesFile?: string;
   maxFileBytes?: number;
   answerCacheEntries?: number;
+  /** Questions per session asked again after documents were opened; 0 = off. */
+  answerWarming?: number;
   allowGitWrites?: boolean;
   idleTimeoutMs?: number;
   memoryBudgetBytes?: number;
@@ -126,6 +131,7 @@ export interface StoredIndexWire {
 
 export type {
   DiagnosticsMessage,
+  EpochMessage,
   FileEventsReply,
   ReleasedWorkspace,
   StatusMessage,

@@ -40,6 +40,8 @@ export interface DirectoryWatcherOptions {
   maxDirectories?: number;
   /** Receives each batch; batches are delivered one at a time (the next waits for this promise). */
   onChanges: (changes: WatchedChange[]) => Promise<void> | void;
+  /** Told at the first event of a batch, before the quiet time: something changed and onChanges will follow. */
+  onPending?: () => void;
   /** Told when a folder cannot be watched (limit reached, permission, inotify limits). */
   onWarning?: (message: string) => void;
   /** The tenant's share of the runner's inotify watches (default: unbudgeted). */
@@ -106,6 +108,11 @@ export class DirectoryWatcher {
   /** Folders whose watch is paused after an event storm (0 normally). */
   get pausedFolders(): number {
     return this.paused.size;
+  }
+
+  /** Whether `dir`'s watch is paused after an event storm. */
+  isPaused(dir: string): boolean {
+    return this.paused.has(dir);
   }
 
   /** Folders polled instead of watched (0: every folder is watched). */
@@ -262,6 +269,7 @@ export class DirectoryWatcher {
     if (this.timer === undefined) {
       this.firstPendingAt = this.lastEventAt;
       this.arm(this.options.debounceMs ?? 100);
+      this.options.onPending?.();
     }
   }
 

@@ -145,6 +145,45 @@ export function stampOf(info: BigIntStats): string {
   return `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
 }
 
+/** stampOf with the device: which file it is on the whole machine, not only on its volume. */
+export function identityOf(info: BigIntStats): string {
+  return `${info.dev}:${stampOf(info)}`;
+}
+
+/** A regular file as one open descriptor saw it. */
+export interface OpenedFile {
+  /** Its real path (symlinks resolved). */
+  real: string;
+  /** identityOf its stat. */
+  identity: string;
+  changedAtMs: number;
+}
+
+/**
+ * The real path and identity of the regular file `path` leads to, both read from one open
+ * descriptor (/proc/self/fd, fstat): a link swapped between two looks cannot pair one file's
+ * identity with another file's real path. Undefined when it is not a regular file, cannot be
+ * opened, or /proc is not mounted (not Linux). Call it only after a stat found a regular file: a
+ * device is never opened on purpose.
+ */
+export function openedFile(path: string): OpenedFile | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const info = fstatSync(fd, { bigint: true });
+    if (!info.isFile()) return undefined;
+    return { real: readlinkSync(`/proc/self/fd/${fd}`), identity: identityOf(info), changedAtMs: changedAtMsOf(info) };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The later of a file's modification and change times, in ms since the epoch. */
 export function changedAtMsOf(info: BigIntStats): number {
   return Math.max(Number(info.mtimeMs), Number(info.ctimeMs));

@@ -3,7 +3,7 @@
 // then the request goes down its serving path (servingPath.ts).
 import type { ServerResponse } from "node:http";
 import { type Logger, tracingEnabled, withTraceParent } from "@lspmesh/service-kit";
-import { createGatewayMcpServer } from "../createMcpServer.js";
+import { createGatewayMcpServer, gatewayToolHandlers } from "../createMcpServer.js";
 import type { ToolDeps } from "../toolCall.js";
 import type { AdmittedMcpRequest, InsufficientScope, ServeOnPath } from "./admittedRequest.js";
 import { freshServerJsonPath } from "./freshServerJsonPath.js";
@@ -28,7 +28,7 @@ export class McpServing {
   static async start(deps: ToolDeps): Promise<McpServing> {
     const factory = () => createGatewayMcpServer(deps);
     const sdkHandler = sdkHandlerPath(factory, deps.logger);
-    const sharedServer = await SharedServerPath.start(createGatewayMcpServer(deps));
+    const sharedServer = await SharedServerPath.start(createGatewayMcpServer(deps), gatewayToolHandlers(deps));
     return new McpServing(
       deps.logger,
       deps.readOnly === true,

@@ -54,3 +54,21 @@ test("an empty partial answer is not reported as 'no references'", () => {
   const answer = create(ReferencesAnswerSchema, { status: { state: ServerState.STARTING, partial: true } });
   expect(referencesAnswer(answer, at).text).toBe("No results yet: the language server is starting; try again shortly.");
 });
+
+test("grouped references: the text lists the groups, structuredContent has both the flat list and the groups", () => {
+  const answer = create(ReferencesAnswerSchema, {
+    status: { state: ServerState.READY, language: "typescript" },
+    locations: [location(1, "export const naïve = 1;"), location(9, "naïve + 1")],
+    total: 2,
+  });
+  const flat = referencesAnswer(answer, at);
+  const groups = [
+    { container: "(top level)", kind: "file", file: "src/a.ts", line: 1, references: flat.structured.locations },
+  ];
+  const { text, structured } = referencesAnswer(answer, at, 0, groups);
+  expect(text).toBe(
+    "2 references to src/a.ts:1:17:\n(top level) in src/a.ts:\n  src/a.ts:1:5\n    export const naïve = 1;\n  src/a.ts:9:5\n    naïve + 1",
+  );
+  expect(structured.locations).toEqual(flat.structured.locations);
+  expect(structured.groups).toEqual(groups);
+});

@@ -97,39 +97,41 @@ export function referencesAnswer(
   offset = 0,
   groups?: ReferenceGroup[],
 ): ToolAnswer<Output> {
+  return pageAnswer({ ...languageServerPage(answer, at, offset), groups });
+}
+
+/** The runner's page of references, its locations converted once (the groups and the answer share them). */
+function languageServerPage(answer: ReferencesAnswer, at: PositionAt, offset: number): ReferencesPage {
   const status = statusFrom(answer.status);
-  return pageAnswer({
+  return {
     status,
     locations: answer.locations.map(locationFrom),
     total: answer.total,
     offset,
     source: "language_server",
-    groups,
     target: describeTarget(at, status),
-  });
+  };
 }
 
 /** References as text matches (no language server for the file): all whole-word matches of the name. */
-export function textReferencesAnswer(
+function textSearchPage(
   answer: SearchTextAnswer,
   name: string,
   language: FileLanguage,
   offset: number,
   includeDeclaration: boolean,
-  groups?: ReferenceGroup[],
-): ToolAnswer<Output> {
+): ReferencesPage {
   const status = textSearchStatus(language, name, answer);
   const matches = includeDeclaration ? answer.matches : answer.matches.filter((m) => m.rank !== DECLARATION_RANK);
   if (!includeDeclaration) status.note = `${status.note}; declaration-like lines left out, total still counts them`;
-  return pageAnswer({
+  return {
     status,
     locations: matches.map(textMatchLocation),
     total: answer.total,
     offset,
     source: "text_search",
-    groups,
     target: `\`${name}\``,
-  });
+  };
 }
 
 function pageAnswer(page: ReferencesPage): ToolAnswer<Output> {
@@ -181,16 +183,13 @@ async function referencesByText(
   args: Input,
   context: PositionContext,
 ): Promise<ToolAnswer<Output> | undefined> {
-  const page = { limit: Math.min(args.limit, MAX_TEXT_MATCHES), offset: args.offset };
-  const searched = await textSearchInstead(error, at, context, page);
+  const limits = { limit: Math.min(args.limit, MAX_TEXT_MATCHES), offset: args.offset };
+  const searched = await textSearchInstead(error, at, context, limits);
   if (!searched) return undefined;
   const { answer, name, language } = searched;
-  const build = (groups?: ReferenceGroup[]) =>
-    textReferencesAnswer(answer, name, language, args.offset, args.include_declaration, groups);
-  const flat = build();
+  const page = textSearchPage(answer, name, language, args.offset, args.include_declaration);
   // Files no server reads have no outline: their matches are listed as not grouped.
-  const groups = await groupsOf(flat.structured.locations, args, context);
-  return groups ? build(groups) : flat;
+  return pageAnswer({ ...page, groups: await groupsOf(page.locations, args, context) });
 }
 
 export const findReferencesTool = positionTool({
@@ -213,8 +212,8 @@ export const findReferencesTool = positionTool({
       options,
     ),
   answer: async (answer, at, args, context) => {
-    const groups = await groupsOf(answer.locations.map(locationFrom), args, context);
-    return referencesAnswer(answer, at, args.offset, groups);
+    const page = languageServerPage(answer, at, args.offset);
+    return pageAnswer({ ...page, groups: await groupsOf(page.locations, args, context) });
   },
   fallback: referencesByText,
 });

@@ -5,7 +5,7 @@
 // Defaults are the settings that keep servers from running workspace code (docs/languages.md).
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { runnerFile } from "../../runnerFiles.js";
 import type { LanguageDefinition, LanguageServerConfig } from "./languageServerConfig.js";
 
 const require = createRequire(import.meta.url);
@@ -13,8 +13,8 @@ const require = createRequire(import.meta.url);
 /** Heap limit of the Node-based servers (tsserver, pyright), MB. */
 const SERVER_HEAP_MB = 3072;
 
-/** Preloaded into tsserver: every plugin a no-op (plain CommonJS beside this module, copied into dist by the build). */
-export const TSSERVER_PLUGIN_GUARD = fileURLToPath(new URL("./tsserverPluginGuard.cjs", import.meta.url));
+/** Preloaded into tsserver: every plugin a no-op (plain CommonJS, copied into dist by the build). */
+export const TSSERVER_PLUGIN_GUARD = runnerFile("lsp/languages/tsserverPluginGuard.cjs");
 
 /** TypeScript/JavaScript through typescript-language-server and the project's own pinned TypeScript. */
 export function typescriptLanguage(): LanguageServerConfig {

@@ -12,11 +12,11 @@ import {
   type MessageConnection,
   type MessageWriter,
   StreamMessageReader,
-  StreamMessageWriter,
 } from "vscode-jsonrpc/node.js";
 import { ExitNotification, ShutdownRequest } from "vscode-languageserver-protocol";
 import { childEnvironment } from "./childEnvironment.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, type FramingProblem, MessageSizeGuard } from "./messageSizeGuard.js";
+import { PipeMessageWriter } from "./pipeMessageWriter.js";
 import { processesInGroups } from "./processGroups.js";
 import { type Sandbox, sandboxArgs } from "./sandbox.js";
 import { type ChildLimits, serverLaunch } from "./serverLaunch.js";
@@ -122,7 +122,7 @@ export class LanguageServerProcess {
     const guard = new MessageSizeGuard(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, (problem) =>
       options.onFramingProblem?.(problem),
     );
-    const writer = new StreamMessageWriter(this.child.stdin!);
+    const writer = new PipeMessageWriter(this.child.stdin!);
     this.connection = createMessageConnection(
       new StreamMessageReader(this.child.stdout!.pipe(guard)),
       new ChildWriter(writer, () => this.child.stdin!.destroyed || !this.isRunning, options.onOutgoing),

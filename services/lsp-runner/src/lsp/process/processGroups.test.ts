@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { parseProcStat } from "./processGroups.js";
+import { parseProcStat, SharedProcessTable } from "./processGroups.js";
 
 describe("parseProcStat", () => {
   test("reads pid, process group and resident pages", () => {
@@ -15,5 +15,57 @@ describe("parseProcStat", () => {
 
   test("garbage is undefined", () => {
     expect(parseProcStat("nonsense")).toBeUndefined();
+  });
+});
+
+describe("SharedProcessTable", () => {
+  /** A table whose reads are numbered: read n finds one process with pid n. */
+  function numberedReads() {
+    let clock = 0;
+    let reads = 0;
+    const table = new SharedProcessTable(
+      async () => [{ pid: ++reads, name: "x", state: "S", pgid: 1, rssPages: 0 }],
+      () => clock,
+    );
+    return {
+      table,
+      advance: (ms: number) => {
+        clock += ms;
+      },
+      pidOf: async (maxAgeMs: number) => (await table.processes(maxAgeMs))[0]?.pid,
+    };
+  }
+
+  test("callers within maxAgeMs of a read share it; later ones read again", async () => {
+    const { advance, pidOf } = numberedReads();
+    expect(await pidOf(1_000)).toBe(1);
+    advance(999);
+    expect(await pidOf(1_000)).toBe(1);
+    advance(2);
+    expect(await pidOf(1_000)).toBe(2);
+  });
+
+  test("maxAgeMs 0 always reads now, and what it read is shared after", async () => {
+    const { advance, pidOf } = numberedReads();
+    expect(await pidOf(1_000)).toBe(1);
+    expect(await pidOf(0)).toBe(2);
+    advance(500);
+    expect(await pidOf(1_000)).toBe(2);
+  });
+
+  test("a failed read is an empty table, and the next caller past maxAgeMs reads again", async () => {
+    let clock = 0;
+    let fail = true;
+    const table = new SharedProcessTable(
+      async () => {
+        if (fail) throw new Error("EACCES");
+        return [{ pid: 9, name: "x", state: "S", pgid: 1, rssPages: 0 }];
+      },
+      () => clock,
+    );
+    expect(await table.processes(1_000)).toEqual([]);
+    fail = false;
+    clock = 1_001;
+    expect((await table.processes(1_000)).map((p) => p.pid)).toEqual([9]);
   });
 });

@@ -43,9 +43,8 @@ function pageSize(): Promise<number> {
   return pageBytes;
 }
 
-/** Every process whose group is in `pgids`. Empty when /proc is not available. */
-export async function processesInGroups(pgids: ReadonlySet<number>): Promise<ProcStat[]> {
-  if (pgids.size === 0) return [];
+/** Every process on the machine, from /proc; empty when /proc is not available. */
+async function readProcessTable(): Promise<ProcStat[]> {
   const entries = await readdir("/proc").catch(() => [] as string[]);
   const found: ProcStat[] = [];
   await Promise.all(
@@ -55,10 +54,49 @@ export async function processesInGroups(pgids: ReadonlySet<number>): Promise<Pro
         // A process may exit between readdir and readFile.
         const text = await readFile(`/proc/${name}/stat`, "utf8").catch(() => undefined);
         const stat = text === undefined ? undefined : parseProcStat(text);
-        if (stat && pgids.has(stat.pgid)) found.push(stat);
+        if (stat) found.push(stat);
       }),
   );
   return found;
+}
+
+/**
+ * One read of /proc shared by callers that accept a recent one. A read costs ~10–30 ms of CPU with
+ * a few hundred processes on the machine, and every language server's tree is checked every 2 s:
+ * read per server, 50 servers on a runner cost a third of a core; shared, one read a second at most.
+ */
+export class SharedProcessTable {
+  private last: { startedAt: number; processes: Promise<ProcStat[]> } | undefined;
+
+  constructor(
+    private readonly read: () => Promise<ProcStat[]> = readProcessTable,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Every process, from a read started at most `maxAgeMs` ago (0: a read started now). */
+  processes(maxAgeMs: number): Promise<ProcStat[]> {
+    const now = this.now();
+    if (!this.last || maxAgeMs <= 0 || now - this.last.startedAt > maxAgeMs) {
+      this.last = { startedAt: now, processes: this.read().catch(() => []) };
+    }
+    return this.last.processes;
+  }
+}
+
+const processTable = new SharedProcessTable();
+
+/** Every process, from this process's shared read of /proc started at most `maxAgeMs` ago (0: now). */
+export function readProcesses(maxAgeMs = 0): Promise<ProcStat[]> {
+  return processTable.processes(maxAgeMs);
+}
+
+/**
+ * Every process whose group is in `pgids`, read now, or from a read started at most `maxAgeMs`
+ * ago (default 0: now). Empty when /proc is not available.
+ */
+export async function processesInGroups(pgids: ReadonlySet<number>, maxAgeMs = 0): Promise<ProcStat[]> {
+  if (pgids.size === 0) return [];
+  return (await readProcesses(maxAgeMs)).filter((process) => pgids.has(process.pgid));
 }
 
 /** Resident memory of each group in `pgids`, in bytes (zombies and gone groups count 0). */

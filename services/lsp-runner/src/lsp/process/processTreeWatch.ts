@@ -7,10 +7,16 @@
 // It also notices a process of the tree that is stopped (SIGSTOP, a debugger): such a server
 // accepts requests and never answers them, whatever the liveness probe reaches. Every server is
 // watched for that, the group leader included.
-import { processesInGroups } from "./processGroups.js";
+import { type ProcStat, readProcesses } from "./processGroups.js";
 
 /** How often the tree is checked while the server runs, in ms (default 2 000). */
 export const DEFAULT_TREE_CHECK_MS = 2_000;
+
+/**
+ * Age of a /proc read the periodic check may reuse, ms (default 1 000): every server's periodic
+ * check shares one read a second at most. A check asked for (check()) reads /proc now.
+ */
+const SHARED_READ_MS = 1_000;
 
 /** Scans in a row a process must be seen stopped before it counts (default 2: 2–4 s). */
 export const STOPPED_SCANS = 2;
@@ -34,6 +40,8 @@ export class ProcessTreeWatch {
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<LostProcess | undefined> | undefined;
   private lost: LostProcess | undefined;
+  /** The last read of /proc judged. */
+  private lastTable: readonly ProcStat[] | undefined;
   /** pid → scans in a row it was seen stopped. */
   private readonly stoppedScans = new Map<number, number>();
 
@@ -45,22 +53,29 @@ export class ProcessTreeWatch {
   /** Checks every `intervalMs` until closed or a loss is found. */
   start(intervalMs = DEFAULT_TREE_CHECK_MS): void {
     if (this.timer || this.lost) return;
-    this.timer = setInterval(() => void this.check(), intervalMs);
+    this.timer = setInterval(() => void this.check(SHARED_READ_MS), intervalMs);
     this.timer.unref();
     void this.check();
   }
 
-  /** Checks now (one check at a time); resolves with the loss, if any. */
-  check(): Promise<LostProcess | undefined> {
+  /**
+   * Checks (one check at a time) on a read of /proc started now, or at most `maxAgeMs` ago;
+   * resolves with the loss, if any.
+   */
+  check(maxAgeMs = 0): Promise<LostProcess | undefined> {
     if (this.lost) return Promise.resolve(this.lost);
-    this.checking ??= this.scan().finally(() => {
+    this.checking ??= this.scan(maxAgeMs).finally(() => {
       this.checking = undefined;
     });
     return this.checking;
   }
 
-  private async scan(): Promise<LostProcess | undefined> {
-    const group = (await processesInGroups(new Set([this.pgid]))).filter((process) => process.state !== "Z");
+  private async scan(maxAgeMs: number): Promise<LostProcess | undefined> {
+    const table = await readProcesses(maxAgeMs);
+    // A read this watch already judged (shared with other watches) counts once, stopped or not.
+    if (table === this.lastTable) return this.lost;
+    this.lastTable = table;
+    const group = table.filter((process) => process.pgid === this.pgid && process.state !== "Z");
     if (this.noteStopped(group)) return this.lost;
     const alive = group.filter((process) => process.pid !== this.pgid);
     const now = new Set(alive.map((process) => process.pid));

@@ -34,9 +34,15 @@ export interface DocumentSyncHost {
    * sent before that answer, such as diagnostics pushed while handling earlier notifications, has arrived.
    */
   roundTrip(): Promise<void>;
-  /** Something the server knows of the workspace changed (a document opened, changed or closed). */
-  onContentChange(): void;
+  /**
+   * Something the server knows of the workspace changed (a document opened, changed or closed);
+   * "opened" when only documents were opened as they are on disk (or reopened unchanged).
+   */
+  onContentChange(change: ContentChange): void;
 }
+
+/** How the server's view moved: documents opened with the content it already knew, or changed. */
+export type ContentChange = "opened" | "changed";
 
 export interface SyncOptions {
   /** Read the file even if its stamp is unchanged (a file event said it changed). */
@@ -89,7 +95,7 @@ export class DocumentSync {
       if (!existing) {
         const document = documents.open(uri, languageId, text, diagnostics.mark());
         document.diskStamp = stamp;
-        this.host.onContentChange();
+        this.host.onContentChange("opened");
         await connection.sendNotification(DidOpenTextDocumentNotification.type, {
           textDocument: { uri, languageId, version: document.version, text },
         });
@@ -107,7 +113,7 @@ export class DocumentSync {
       if (existing.text !== text) {
         // New content changes what the server knows of the workspace: every file's diagnostics may change.
         existing.replace(text, diagnostics.noteChange());
-        this.host.onContentChange();
+        this.host.onContentChange("changed");
         await connection.sendNotification(DidChangeTextDocumentNotification.type, {
           textDocument: { uri, version: existing.version },
           contentChanges: [{ text }],
@@ -131,7 +137,7 @@ export class DocumentSync {
       document.unsaved = true;
       if (document.text === text) return document;
       document.replace(text, this.host.diagnostics.noteChange());
-      this.host.onContentChange();
+      this.host.onContentChange("changed");
       await this.host.connection.sendNotification(DidChangeTextDocumentNotification.type, {
         textDocument: { uri, version: document.version },
         contentChanges: [{ text }],
@@ -162,7 +168,7 @@ export class DocumentSync {
       const reopened = documents.open(uri, document.languageId, document.text, diagnostics.mark());
       reopened.diskStamp = document.diskStamp;
       reopened.unsaved = document.unsaved;
-      this.host.onContentChange();
+      this.host.onContentChange("opened");
       await connection.sendNotification(DidOpenTextDocumentNotification.type, {
         textDocument: { uri, languageId: reopened.languageId, version: reopened.version, text: reopened.text },
       });
@@ -175,7 +181,7 @@ export class DocumentSync {
     return this.serialized(async () => {
       if (!this.host.documents.delete(uri)) return false;
       this.host.diagnostics.delete(uri);
-      this.host.onContentChange();
+      this.host.onContentChange("changed");
       if (this.host.isRunning()) {
         await this.host.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
       }

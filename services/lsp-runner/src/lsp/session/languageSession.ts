@@ -17,7 +17,7 @@ import {
 import type { ResolvedFile } from "../../workspace/workspacePaths.js";
 import type { OpenDocument } from "../documents/openDocument.js";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
-import { LanguageServerProcess } from "../process/languageServerProcess.js";
+import type { LanguageServerProcess } from "../process/languageServerProcess.js";
 import { assertServerInstalled } from "../process/serverStartFailure.js";
 import { CapabilityRegistrations } from "./capabilityRegistrations.js";
 import { DiagnosticsStore } from "./diagnosticsStore.js";
@@ -27,10 +27,11 @@ import type { PositionEncoding } from "./positionEncoding.js";
 import { RequestChannel } from "./requestChannel.js";
 import { ServerDocuments } from "./serverDocuments.js";
 import * as handshake from "./serverHandshake.js";
+import { launchServer } from "./serverLaunch.js";
 import { answerServerRequests } from "./serverRequests.js";
-import { exitFailure, framingFailure, type SessionFailure, startFailure } from "./sessionFailure.js";
+import { exitFailure, type SessionFailure, startFailure } from "./sessionFailure.js";
 import { SessionHealth } from "./sessionHealth.js";
-import { runsSandboxed, type SessionEventOf, type SessionOptionsOf, serverProcessOptions } from "./sessionOptions.js";
+import { runsSandboxed, type SessionEventOf, type SessionOptionsOf } from "./sessionOptions.js";
 import { ProgressTracker, type ServerStateName, sessionState } from "./sessionState.js";
 
 export { DEFAULT_MAX_FILE_BYTES } from "./serverDocuments.js";
@@ -57,6 +58,8 @@ export class LanguageSession {
   lastUsed = Date.now();
   /** Counts changes to what the server knows of the workspace (documents, file events): answers stay valid while it holds. */
   contentEpoch = 0;
+  /** contentEpoch without documents opened as they are on disk (then answers are re-asked: AnswerWarming). */
+  contentChanges = 0;
   capabilities: ServerCapabilities = {};
   encoding: PositionEncoding = "utf-16";
   serverName = "";
@@ -84,7 +87,7 @@ export class LanguageSession {
         this.emitStateChange();
       },
     });
-    this.process = this.launch();
+    this.process = launchServer(options, this.health);
     this.channel = new RequestChannel({
       connection: this.process.connection,
       language: options.language,
@@ -108,7 +111,11 @@ export class LanguageSession {
       diagnostics: this.diagnostics,
       registrations: this.registrations,
       isInitialized: () => this.initialized,
-      onContentChange: () => this.contentEpoch++,
+      onContentChange: (change) => {
+        this.contentEpoch++;
+        if (change !== "opened") this.contentChanges++;
+        this.emit({ type: "content", session: this });
+      },
       onChange,
     });
     const { progress, channel } = this;
@@ -130,20 +137,6 @@ export class LanguageSession {
       await session.close();
       throw session.health.failures.endError();
     }
-  }
-
-  /** Starts the server's process: what it writes to stderr is kept for failures, a framing problem fails it. */
-  private launch(): LanguageServerProcess {
-    const { options, health } = this;
-    return new LanguageServerProcess(
-      serverProcessOptions(options, {
-        onStderr: (line) => {
-          health.failures.noteStderr(line);
-          options.onLog?.(line);
-        },
-        onFramingProblem: (problem) => health.fail(framingFailure(problem), { stop: true }),
-      }),
-    );
   }
 
   /** Follows the server: its exit, what it asks of the client, the diagnostics recorded for it. */
@@ -296,6 +289,11 @@ export class LanguageSession {
     return this.gate.shared(() =>
       this.channel.request<R>(typeof type === "string" ? type : type.method, params, signal),
     );
+  }
+
+  /** Counts `work` (a caller waiting for diagnostics) as use: no stop for idleness, no background re-asks meanwhile. */
+  inUse<T>(work: () => Promise<T>): Promise<T> {
+    return this.busy(work);
   }
 
   private async busy<T>(work: () => Promise<T>): Promise<T> {

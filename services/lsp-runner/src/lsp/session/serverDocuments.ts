@@ -14,7 +14,7 @@ import { OpenDocuments } from "../documents/openDocuments.js";
 import type { LanguageServerProcess } from "../process/languageServerProcess.js";
 import type { CapabilityRegistrations } from "./capabilityRegistrations.js";
 import type { DiagnosticsStore } from "./diagnosticsStore.js";
-import { DocumentSync, type SyncOptions } from "./documentSync.js";
+import { type ContentChange, DocumentSync, type SyncOptions } from "./documentSync.js";
 import type { RequestChannel } from "./requestChannel.js";
 import type { SessionHealth } from "./sessionHealth.js";
 import type { SessionSettings } from "./sessionOptions.js";
@@ -34,8 +34,8 @@ export interface ServerDocumentsHost {
   readonly registrations: CapabilityRegistrations;
   /** The handshake completed (file events before it would reach no one). */
   isInitialized(): boolean;
-  /** Something the server knows of the workspace changed. */
-  onContentChange(): void;
+  /** Something the server knows of the workspace changed ("opened": only documents opened as on disk). */
+  onContentChange(change: ContentChange): void;
   /** Pushed diagnostics were recorded: the session's state may have changed. */
   onChange(): void;
 }
@@ -55,7 +55,7 @@ export class ServerDocuments {
       isRunning: () => process.isRunning,
       assertUsable: () => health.failures.assertUsable(),
       roundTrip: () => channel.roundTrip(),
-      onContentChange: () => host.onContentChange(),
+      onContentChange: (change) => host.onContentChange(change),
     });
   }
 
@@ -116,7 +116,7 @@ export class ServerDocuments {
     const { registrations, diagnostics } = this.host;
     const { language } = this.host.options;
     // Even events the server does not ask for count: a server may watch files by itself (tsserver).
-    if (events.length > 0) this.host.onContentChange();
+    if (events.length > 0) this.host.onContentChange("changed");
     const registered = registrations.watchesFiles;
     const wanted = registered ? registrations.wanted(events) : [...events];
     if (wanted.length === 0 || !this.host.process.isRunning || !this.host.isInitialized()) return 0;
@@ -131,7 +131,7 @@ export class ServerDocuments {
 
   /** Sends a notification; it counts as a change to what the server knows. */
   async notify<P>(type: NotificationType<P> | string, params: P): Promise<void> {
-    this.host.onContentChange();
+    this.host.onContentChange("changed");
     if (!this.host.process.isRunning) return;
     await this.host.process.connection.sendNotification(typeof type === "string" ? type : type.method, params);
   }

@@ -19,6 +19,8 @@ export type SessionEventOf<Session> =
   | { type: "state"; session: Session; state: ServerStateName }
   /** New diagnostics were recorded for an open document (pushed or pulled). */
   | { type: "diagnostics"; session: Session; uri: string; stored: StoredDiagnostics }
+  /** What the server knows of the workspace changed (its contentEpoch moved): earlier answers may differ. */
+  | { type: "content"; session: Session }
   /** The session was closed; its server is stopped. Told once. */
   | { type: "closed"; session: Session };
 
