@@ -77,6 +77,34 @@ test("a folder moved in is watched, and the files inside are reported as created
   });
 });
 
+test("a paused folder swapped for a symlink out of the workspace is not watched through it when its pause ends", async () => {
+  const outside = mkdtempSync(join(tmpdir(), "lspmesh-watch-out-"));
+  try {
+    mkdirSync(join(root, "src/burst"));
+    await waitFor("the burst folder watched", async () => {
+      await watcher!.flush();
+      return watcher!.watchedDirectories === 4;
+    });
+    // 3 000 files at once: more than 2 000 events in a second, so the folder's watch is paused.
+    for (let i = 0; i < 3_000; i++) writeFileSync(join(root, `src/burst/f${i}.ts`), "x\n");
+    await waitFor("the burst folder's watch paused", () => watcher!.isPaused(join(root, "src/burst")));
+    renameSync(join(root, "src/burst"), join(root, "src/burst-old"));
+    symlinkSync(outside, join(root, "src/burst"));
+    await waitFor("the pause over", () => watcher!.pausedFolders === 0, { timeoutMs: 5_000 });
+    // A file outside, then one inside: inotify keeps their order, so once the second is seen the
+    // first would have been, had the folder outside been watched through the symlink.
+    writeFileSync(join(outside, "leak.ts"), "secret\n");
+    writeFileSync(join(root, "src/marker.ts"), "marker\n");
+    await waitFor("the file inside", async () => {
+      await watcher!.flush();
+      return relative(seen).includes("created src/marker.ts");
+    });
+    expect(relative(seen).filter((c) => c.includes("leak"))).toEqual([]);
+  } finally {
+    rmSync(outside, { recursive: true, force: true });
+  }
+});
+
 // An event storm, in `npm run test:faults`: a swapper busy on one core for seconds, and pauses of
 // up to 30 s to wait out. Both src (its entries swap) and src/race (the folder itself moves) storm,
 // so one or both watches are paused at any moment; their pauses double in step.

@@ -7,11 +7,24 @@
 // A folder whose events come faster than a checkout or a build makes them (a folder renamed in a
 // loop: hundreds of thousands per second, which starve the event loop's timers) has its watch
 // paused, with a growing backoff; what changed in it meanwhile is found by comparing its entries.
-import { type FSWatcher, watch } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  type FSWatcher,
+  lstatSync,
+  openSync,
+  readdirSync,
+  realpathSync,
+  type Stats,
+  watch,
+} from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { realPathOf } from "./metadata.js";
 import { isSkippedDirectory } from "./sourceFiles.js";
 import type { WatchAllowance } from "./watchBudget.js";
+import { isInside } from "./workspacePaths.js";
 
 /** Files and folders one poll looks at, at most, over all unwatched folders (50 000 and 20 000). */
 const MAX_POLLED_FILES = 50_000;
@@ -21,6 +34,10 @@ const FIRST_PAUSE_MS = 1_000;
 const LONGEST_PAUSE_MS = 30_000;
 /** A folder calm for this long after a pause starts again from the first pause, ms (60 s). */
 const CALM_RESET_MS = 60_000;
+/** A folder opened to be watched: never through a final symlink. */
+const FOLDER_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+/** Whether a watch can name an open descriptor (Linux): the folder checked is the folder watched. */
+const PROC_FDS = existsSync("/proc/self/fd");
 
 export type WatchedChangeKind = "created" | "changed" | "deleted";
 
@@ -87,12 +104,15 @@ export class DirectoryWatcher {
   /** Folders whose watch is paused after a storm (still counted as watched). */
   private readonly paused = new Map<string, PausedFolder>();
   private readonly rates = new Map<string, EventRate>();
-  /** Folders in a storm whose entries are being read before their watch is paused. */
-  private readonly pausing = new Set<string>();
   /** The last pause of each folder that had one: its length and when it ended (for the backoff). */
   private readonly pauses = new Map<string, { pauseMs: number; endedAt: number }>();
 
-  private constructor(private readonly options: DirectoryWatcherOptions) {}
+  /** The root's real path: every watched folder's real path lies below it. */
+  private readonly realRoot: string;
+
+  private constructor(private readonly options: DirectoryWatcherOptions) {
+    this.realRoot = realPathOrSelf(options.root);
+  }
 
   /** Starts watching every folder of the tree; resolves once all are watched. */
   static async start(options: DirectoryWatcherOptions): Promise<DirectoryWatcher> {
@@ -185,10 +205,25 @@ export class DirectoryWatcher {
     }
   }
 
+  /**
+   * Watches the folder `dir` names now, never a folder outside the workspace: a tenant can swap a
+   * folder for a symlink out of it (in a loop), and inotify follows symlinks. The folder is opened
+   * without following a final symlink, its real path checked on the descriptor, and the watch put
+   * on the descriptor (/proc/self/fd/N), so the folder checked is the one watched. Throws ENOTDIR
+   * (not a folder, or outside), ELOOP (a symlink) or ENOENT.
+   */
   private watchFolder(dir: string): FSWatcher {
-    const watcher = watch(dir, { persistent: false }, (_event, name) => this.onEvent(dir, _event, name));
-    watcher.on("error", () => this.unwatchTree(dir));
-    return watcher;
+    const fd = openSync(dir, FOLDER_FLAGS);
+    try {
+      if (!isInside(this.realRoot, realPathOf(fd, dir)))
+        throw Object.assign(new Error(`${dir} leads out of the workspace`), { code: "ENOTDIR" });
+      const target = PROC_FDS ? `/proc/self/fd/${fd}` : dir;
+      const watcher = watch(target, { persistent: false }, (_event, name) => this.onEvent(dir, _event, name));
+      watcher.on("error", () => this.unwatchTree(dir));
+      return watcher;
+    } finally {
+      closeSync(fd);
+    }
   }
 
   private isWatched(dir: string): boolean {
@@ -310,7 +345,7 @@ export class DirectoryWatcher {
       rate = { windowStart: this.lastEventAt, count: 0 };
       this.rates.set(dir, rate);
     }
-    if (++rate.count > (this.options.stormEventsPerSecond ?? 20_000) && !this.pausing.has(dir)) this.pause(dir);
+    if (++rate.count > (this.options.stormEventsPerSecond ?? 20_000)) this.pause(dir);
   }
 
   /**
@@ -318,34 +353,30 @@ export class DirectoryWatcher {
    * opened again after a pause that doubles while storms follow each other. Its entries are read
    * while the watch is still open (what changes before the read is seen by the watch, what changes
    * after it by comparing them with its entries when it resumes), so nothing made meanwhile is lost.
+   * Synchronously, inside the event callback: libuv delivers inotify events until none is queued,
+   * so while a storm outpaces this process the event loop never reaches an asynchronous read's
+   * completion (a paused folder of n entries costs n lstat calls once, about 2 µs each).
    */
   private pause(dir: string): void {
     const watcher = this.watchers.get(dir);
-    if (!watcher || this.pausing.has(dir)) return;
-    this.pausing.add(dir);
-    void folderEntries(dir).then((entries) => {
-      this.pausing.delete(dir);
-      // Closed, or its folder gone (unwatchTree) while the entries were read: nothing to pause.
-      if (this.closed || this.watchers.get(dir) !== watcher) return;
-      watcher.close();
-      this.watchers.delete(dir);
-      this.rates.delete(dir);
-      const last = this.pauses.get(dir);
-      const pauseMs =
-        last && Date.now() - last.endedAt < CALM_RESET_MS
-          ? Math.min(last.pauseMs * 2, LONGEST_PAUSE_MS)
-          : FIRST_PAUSE_MS;
-      if (!last) {
-        const limit = this.options.stormEventsPerSecond ?? 20_000;
-        this.options.onWarning?.(
-          `${dir} changes faster than ${limit} events a second: its watch is paused (${FIRST_PAUSE_MS}-${LONGEST_PAUSE_MS} ms at a time) and its changes found when it resumes`,
-        );
-      }
-      this.pauses.set(dir, { pauseMs, endedAt: Date.now() + pauseMs });
-      const timer = setTimeout(() => void this.resume(dir), pauseMs);
-      timer.unref();
-      this.paused.set(dir, { timer, entries });
-    });
+    if (!watcher) return;
+    const entries = folderEntriesNow(dir);
+    watcher.close();
+    this.watchers.delete(dir);
+    this.rates.delete(dir);
+    const last = this.pauses.get(dir);
+    const pauseMs =
+      last && Date.now() - last.endedAt < CALM_RESET_MS ? Math.min(last.pauseMs * 2, LONGEST_PAUSE_MS) : FIRST_PAUSE_MS;
+    if (!last) {
+      const limit = this.options.stormEventsPerSecond ?? 20_000;
+      this.options.onWarning?.(
+        `${dir} changes faster than ${limit} events a second: its watch is paused (${FIRST_PAUSE_MS}-${LONGEST_PAUSE_MS} ms at a time) and its changes found when it resumes`,
+      );
+    }
+    this.pauses.set(dir, { pauseMs, endedAt: Date.now() + pauseMs });
+    const timer = setTimeout(() => void this.resume(dir), pauseMs);
+    timer.unref();
+    this.paused.set(dir, { timer, entries });
   }
 
   private async resume(dir: string): Promise<void> {
@@ -407,7 +438,33 @@ async function folderEntries(dir: string): Promise<Map<string, string>> {
   const entries = new Map<string, string>();
   for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
     const info = await lstat(`${dir}/${entry.name}`).catch(() => undefined);
-    if (info) entries.set(entry.name, `${info.mode & 0o170000}:${info.mtimeMs}:${info.size}`);
+    if (info) entries.set(entry.name, entryStamp(info));
   }
   return entries;
 }
+
+/** folderEntries, read synchronously (for a pause, which cannot wait for the event loop). */
+function folderEntriesNow(dir: string): Map<string, string> {
+  const entries = new Map<string, string>();
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return entries;
+  }
+  for (const name of names) {
+    const info = lstatSync(`${dir}/${name}`, { throwIfNoEntry: false });
+    if (info) entries.set(name, entryStamp(info));
+  }
+  return entries;
+}
+
+function realPathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+const entryStamp = (info: Stats) => `${info.mode & 0o170000}:${info.mtimeMs}:${info.size}`;
