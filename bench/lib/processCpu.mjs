@@ -51,6 +51,9 @@ export function cpuByRole(before, after, roles) {
     roleOf.set(pid, role);
     for (const [child, info] of after) if (info.ppid === pid && !roleOf.has(child)) assign(child, role);
   };
+  // Every named process first, then the trees below them: the bench's own process is the parent of
+  // the cluster's, and must not claim the tenant worker under the runner as one of its clients.
+  for (const [pid, role] of Object.entries(roles)) roleOf.set(Number(pid), role);
   for (const [pid, role] of Object.entries(roles)) assign(Number(pid), role);
   const totals = new Map();
   for (const [pid, info] of after) {
