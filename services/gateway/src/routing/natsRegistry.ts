@@ -69,7 +69,7 @@ export async function openNatsRunnerRegistry(options: NatsRegistryOptions): Prom
     // entries ageing though the connection is up: heartbeats go unseen, as in an outage, until a
     // new watch is open (while JetStream elects a new leader, seconds; longer under load).
     registry.onWatchInterruption((interrupted) =>
-      interrupted ? directory.connectionLost() : directory.connectionRestored(),
+      interrupted ? directory.connectionLost("watch") : directory.connectionRestored("watch"),
     );
     void (async () => {
       for await (const status of nc.status()) {

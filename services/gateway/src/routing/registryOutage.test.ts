@@ -118,3 +118,23 @@ test("a disconnect during the grace period is still the same outage", async () =
   expect(ids(directory.live())).toEqual(["a", "b"]);
   expect(directory.degraded()).toMatch(/unreachable/);
 });
+
+test("a reconnect while the registry's watch is still down does not start the grace period", async () => {
+  const { directory, beats } = setup();
+  directory.connectionLost("watch");
+  directory.connectionLost("connection");
+  await flush();
+  clock += 30_000;
+  directory.connectionRestored("connection");
+  clock += 10_000;
+  // Past the grace period counted from the reconnect, the runners are still routed: the watch is down.
+  expect(ids(directory.live())).toEqual(["a", "b"]);
+  expect(directory.degraded()).toMatch(/unreachable/);
+  directory.connectionRestored("watch");
+  clock += 4_000;
+  expect(ids(directory.live())).toEqual(["a", "b"]);
+  expect(directory.degraded()).toMatch(/back; waiting for runners' heartbeats/);
+  beats.set("a", clock);
+  beats.set("b", clock);
+  expect(directory.degraded()).toBeUndefined();
+});

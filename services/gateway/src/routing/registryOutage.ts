@@ -23,8 +23,13 @@ export interface RegistryOutageOptions {
   onChange?: (message: string, fields: Record<string, unknown>) => void;
 }
 
+/** What keeps the registry from being followed: the NATS connection, or the registry's watch. */
+export type OutageCause = "connection" | "watch";
+
 export class OutageTolerantDirectory implements RunnerDirectory {
   private outageSince: number | undefined;
+  /** Causes of the outage not over yet; the grace period starts once none is left. */
+  private readonly causes = new Set<OutageCause>();
   private restoredAt: number | undefined;
   /** Runner ids whose direct health check failed during this outage. */
   private readonly failing = new Set<string>();
@@ -45,9 +50,13 @@ export class OutageTolerantDirectory implements RunnerDirectory {
     return this.options.now?.() ?? Date.now();
   }
 
-  /** The registry cannot be followed (NATS disconnected, or its watch ended). Idempotent while it lasts. */
-  connectionLost(): void {
+  /**
+   * The registry cannot be followed, for `cause` ("connection": NATS disconnected; "watch": the
+   * registry's watch ended while the connection stayed up). Idempotent while it lasts.
+   */
+  connectionLost(cause: OutageCause = "connection"): void {
     if (this.closed) return;
+    this.causes.add(cause);
     this.restoredAt = undefined;
     if (this.outageSince !== undefined) return;
     this.outageSince = this.now();
@@ -60,9 +69,14 @@ export class OutageTolerantDirectory implements RunnerDirectory {
     void this.checkRunners();
   }
 
-  /** The registry is followed again; the outage ends once fresh heartbeats are in (or after graceMs). */
-  connectionRestored(): void {
-    if (this.outageSince === undefined || this.restoredAt !== undefined) return;
+  /**
+   * `cause` is over. Once no cause is left the registry is followed again, and the outage ends when
+   * fresh heartbeats are in (or after graceMs): a reconnect while the watch is still being opened
+   * again does not start the grace period, in which entries would age out unseen.
+   */
+  connectionRestored(cause: OutageCause = "connection"): void {
+    this.causes.delete(cause);
+    if (this.outageSince === undefined || this.restoredAt !== undefined || this.causes.size > 0) return;
     this.restoredAt = this.now();
   }
 
@@ -115,6 +129,7 @@ export class OutageTolerantDirectory implements RunnerDirectory {
     });
     this.outageSince = undefined;
     this.restoredAt = undefined;
+    this.causes.clear();
     this.failing.clear();
     this.stopChecks();
   }
