@@ -207,16 +207,13 @@ export class DirectoryWatcher {
 
   /**
    * Watches the folder `dir` names now, never a folder outside the workspace: a tenant can swap a
-   * folder for a symlink out of it (in a loop), and inotify follows symlinks. The folder is opened
-   * without following a final symlink, its real path checked on the descriptor, and the watch put
-   * on the descriptor (/proc/self/fd/N), so the folder checked is the one watched. Throws ENOTDIR
-   * (not a folder, or outside), ELOOP (a symlink) or ENOENT.
+   * folder for a symlink out of it (in a loop), and inotify follows symlinks. The watch is put on
+   * the descriptor openFolderInside checked (/proc/self/fd/N), so the folder checked is the one
+   * watched. Throws ENOTDIR (not a folder, or outside), ELOOP (a symlink) or ENOENT.
    */
   private watchFolder(dir: string): FSWatcher {
-    const fd = openSync(dir, FOLDER_FLAGS);
+    const fd = openFolderInside(this.realRoot, dir);
     try {
-      if (!isInside(this.realRoot, realPathOf(fd, dir)))
-        throw Object.assign(new Error(`${dir} leads out of the workspace`), { code: "ENOTDIR" });
       const target = PROC_FDS ? `/proc/self/fd/${fd}` : dir;
       const watcher = watch(target, { persistent: false }, (_event, name) => this.onEvent(dir, _event, name));
       watcher.on("error", () => this.unwatchTree(dir));
@@ -360,7 +357,7 @@ export class DirectoryWatcher {
   private pause(dir: string): void {
     const watcher = this.watchers.get(dir);
     if (!watcher) return;
-    const entries = folderEntriesNow(dir);
+    const entries = folderEntries(this.realRoot, dir);
     watcher.close();
     this.watchers.delete(dir);
     this.rates.delete(dir);
@@ -374,12 +371,12 @@ export class DirectoryWatcher {
       );
     }
     this.pauses.set(dir, { pauseMs, endedAt: Date.now() + pauseMs });
-    const timer = setTimeout(() => void this.resume(dir), pauseMs);
+    const timer = setTimeout(() => this.resume(dir), pauseMs);
     timer.unref();
     this.paused.set(dir, { timer, entries });
   }
 
-  private async resume(dir: string): Promise<void> {
+  private resume(dir: string): void {
     const folder = this.paused.get(dir);
     if (!folder || this.closed) return;
     this.paused.delete(dir);
@@ -392,7 +389,7 @@ export class DirectoryWatcher {
       return;
     }
     const before = folder.entries;
-    const after = await folderEntries(dir);
+    const after = folderEntries(this.realRoot, dir);
     for (const [name, stamp] of after) if (before.get(name) !== stamp) this.record(`${dir}/${name}`, true);
     for (const name of before.keys()) if (!after.has(name)) this.record(`${dir}/${name}`, true);
   }
@@ -433,28 +430,50 @@ export class DirectoryWatcher {
   }
 }
 
-/** A folder's entries: name → "type:mtimeMs:size" (links not followed); empty when it cannot be read. */
-async function folderEntries(dir: string): Promise<Map<string, string>> {
-  const entries = new Map<string, string>();
-  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const info = await lstat(`${dir}/${entry.name}`).catch(() => undefined);
-    if (info) entries.set(entry.name, entryStamp(info));
+/**
+ * Opens the folder `dir` names now (never through a final symlink) after checking, on the
+ * descriptor, that its real path lies inside `realRoot`. Throws ENOTDIR (not a folder, or outside),
+ * ELOOP (a symlink) or ENOENT. The caller closes the descriptor.
+ */
+function openFolderInside(realRoot: string, dir: string): number {
+  const fd = openSync(dir, FOLDER_FLAGS);
+  if (!isInside(realRoot, realPathOf(fd, dir))) {
+    closeSync(fd);
+    throw Object.assign(new Error(`${dir} leads out of the workspace`), { code: "ENOTDIR" });
   }
-  return entries;
+  return fd;
 }
 
-/** folderEntries, read synchronously (for a pause, which cannot wait for the event loop). */
-function folderEntriesNow(dir: string): Map<string, string> {
+/**
+ * A folder's entries: name → "type:mtimeMs:size" (links not followed); empty when it cannot be
+ * read or lies outside the workspace. Read through the checked descriptor, so a folder swapped for
+ * a symlink out never has the outside folder's names read. Synchronous: a pause reads them inside
+ * the event that crossed the limit, a resume while a storm may still go on (libuv delivers inotify
+ * events until none is queued, so an asynchronous read could wait for as long as the storm lasts).
+ * n lstat calls, about 2 µs each.
+ */
+function folderEntries(realRoot: string, dir: string): Map<string, string> {
   const entries = new Map<string, string>();
-  let names: string[] = [];
+  let fd: number;
   try {
-    names = readdirSync(dir);
+    fd = openFolderInside(realRoot, dir);
   } catch {
     return entries;
   }
-  for (const name of names) {
-    const info = lstatSync(`${dir}/${name}`, { throwIfNoEntry: false });
-    if (info) entries.set(name, entryStamp(info));
+  try {
+    const base = PROC_FDS ? `/proc/self/fd/${fd}` : dir;
+    for (const name of readdirSync(base)) {
+      try {
+        const info = lstatSync(`${base}/${name}`, { throwIfNoEntry: false });
+        if (info) entries.set(name, entryStamp(info));
+      } catch {
+        // Gone or unreadable meanwhile: compared as absent.
+      }
+    }
+  } catch {
+    // The folder unreadable: no entries.
+  } finally {
+    closeSync(fd);
   }
   return entries;
 }
