@@ -15,11 +15,16 @@ export interface FolderSwapper extends AsyncDisposable {
   stop(): Promise<number>;
 }
 
-/** Starts exchanging `first` and `second` (renameat2 RENAME_EXCHANGE) in a loop; resolves once it runs. */
-export async function startFolderSwapper(first: string, second: string): Promise<FolderSwapper> {
+/**
+ * Starts exchanging `first` and `second` (renameat2 RENAME_EXCHANGE) in a loop; resolves once it
+ * runs. `pauseMs` (default 0: as fast as it can) pauses the loop that long after every 64 swaps.
+ */
+export async function startFolderSwapper(first: string, second: string, pauseMs = 0): Promise<FolderSwapper> {
   const control = mkdtempSync(join(tmpdir(), "lspmesh-swapper-"));
   const stopFile = join(control, "stop");
-  const child = spawn(process.execPath, [SCRIPT, first, second, stopFile], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [SCRIPT, first, second, stopFile, String(pauseMs)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (chunk) => {
     stderr += String(chunk);
