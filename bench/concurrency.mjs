@@ -136,6 +136,15 @@ async function waitUntilIdle(pids) {
   return true;
 }
 
+/** Whether `pid` is a runner's tenant worker (a node process running the worker bundle). */
+function isTenantWorker(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerMain");
+  } catch {
+    return false; // exited meanwhile
+  }
+}
+
 /**
  * Starts CPU accounting of process trees ({ name: pid }) and of this process. stop() gives ms per
  * name (the process itself) and per "<name> children" (the language servers under it).
@@ -148,8 +157,11 @@ function cpuMeter(trees) {
     for (const [name, pid] of Object.entries(trees)) {
       used[name] = 0;
       used[`${name} children`] = 0;
-      for (const [each, ms] of treeCpuMs(pid))
-        used[each === pid ? name : `${name} children`] += ms - (before[name].get(each) ?? 0);
+      for (const [each, ms] of treeCpuMs(pid)) {
+        const delta = ms - (before[name].get(each) ?? 0);
+        used[each === pid ? name : `${name} children`] += delta;
+        if (each !== pid && isTenantWorker(each)) used.workers = (used.workers ?? 0) + delta;
+      }
     }
     const own = process.cpuUsage(self);
     used.clients = (own.user + own.system) / 1000;
@@ -256,7 +268,10 @@ function cpuPerCall(used, calls) {
     "gateway cpu/call": per(used.gateway),
     "runner cpu/call": per(used.runner ?? used.serve ?? used.replay),
     "nats cpu/call": per(used.nats),
-    "servers cpu/call": per(used["runner children"] ?? used["serve children"] ?? used.direct + used["direct children"]),
+    "workers cpu/call": per(used.workers),
+    "servers cpu/call": per(
+      (used["runner children"] ?? used["serve children"] ?? used.direct + used["direct children"]) - (used.workers ?? 0),
+    ),
   };
 }
 
@@ -427,7 +442,7 @@ try {
     rows,
   );
   printTable(
-    `CPU time per answered call, ms, on this machine's ${machine().cores} cores (clients: this process; runner: the runner, the whole serve process, or the replay server; servers: typescript-language-server and tsserver)`,
+    `CPU time per answered call, ms, on this machine's ${machine().cores} cores (clients: this process; runner: the runner, the whole serve process, or the replay server; workers: the runner's tenant workers; servers: typescript-language-server and tsserver)`,
     [
       "target",
       "clients",
@@ -436,6 +451,7 @@ try {
       "gateway cpu/call",
       "runner cpu/call",
       "nats cpu/call",
+      "workers cpu/call",
       "servers cpu/call",
     ],
     rows,

@@ -51,6 +51,15 @@ afterAll(async () => {
 
 type Harness = FixtureRunner;
 
+/** Announces `files` changed through `lspmesh.fs.<tenant>.<workspace>`, as a writer would; the runner's reply. */
+async function announceChanged(...files: string[]): Promise<FileEventsReply> {
+  const changes = files.map((file) => ({ file, kind: "changed" }));
+  const reply = await nc.request(fileEventsSubject(ws.tenant, ws.workspace), encodeJson({ v: 1, changes }), {
+    timeout: 15_000,
+  });
+  return decodeJson<FileEventsReply>(reply.data);
+}
+
 /** A runner on a copy of typescript-basic whose events go through NATS; closing it closes its bus too. */
 async function startHarness(options: { watchWorkspaces: boolean; languages?: LanguageRegistry }): Promise<Harness> {
   const bus = await NatsEventBus.connect({ servers: nats.url, reconnectWaitMs: 100 });
@@ -161,6 +170,21 @@ describe("an edit made on disk, seen by the workspace watcher", () => {
     // The whole status on failure: its note says which file was no longer fresh.
     expect(again.status).toMatchObject({ partial: false });
     expect(again.files.every((f) => f.fresh)).toBe(true);
+
+    // An event repeated for a write already synced (a watcher's late second event, a writer's
+    // announcement of it) finds the open document's text unchanged: still complete at once.
+    expect(await announceChanged("src/greeter.ts")).toMatchObject({ applied: 1, refused: [] });
+    const repeated = await h.client.diagnostics({ workspace: ws, files: [], waitMs: 0 });
+    expect(repeated.status).toMatchObject({ partial: false });
+    expect(repeated.files.every((f) => f.fresh)).toBe(true);
+
+    // A file the server holds closed (it reads it from disk) changed: every file's diagnostics
+    // may have, so they are not current until checked again.
+    writeFileSync(join(h.dir, "src/extra.ts"), "export const extra = 1;\n");
+    expect(await announceChanged("src/extra.ts")).toMatchObject({ applied: 1, refused: [] });
+    const moved = await h.client.diagnostics({ workspace: ws, files: ["src/main.ts"], waitMs: 0 });
+    expect(moved.status).toMatchObject({ partial: true });
+    expect(moved.files[0]).toMatchObject({ file: "src/main.ts", fresh: false });
   });
 });
 
@@ -208,20 +232,7 @@ describe("an edit announced only through NATS (no local watcher, as on a network
   });
   afterAll(() => h?.close());
 
-  const announce = async (file: string) => {
-    const reply = await nc.request(
-      fileEventsSubject(ws.tenant, ws.workspace),
-      encodeJson({
-        v: 1,
-        changes: [
-          { file, kind: "changed" },
-          { file: "../outside.ts", kind: "changed" },
-        ],
-      }),
-      { timeout: 15_000 },
-    );
-    return decodeJson<FileEventsReply>(reply.data);
-  };
+  const announce = (file: string) => announceChanged(file, "../outside.ts");
 
   test("is unseen until announced, then reflected in definition and diagnostics", async () => {
     const before = await diagnosticsOf(h, ["src/broken.ts", "src/main.ts"]);

@@ -162,14 +162,17 @@ export class WorkspaceWatch {
         try {
           // Open documents first: the server owns no disk view of them, only what the runner sends.
           const open = new Set<string>();
+          // Open documents an event names that are still open, synced with their files now.
+          const synced = new Set<string>();
           for (const document of session.openDocuments()) {
             const path = fileURLToPath(document.uri);
             open.add(path);
             if (changes.some((c) => path === c.absolute || path.startsWith(`${c.absolute}/`))) {
-              await this.resync(session, document);
+              const kept = await this.resync(session, document);
+              if (kept && changes.some((c) => path === c.absolute)) synced.add(document.uri);
             }
           }
-          await session.didChangeWatchedFiles(events);
+          await session.didChangeWatchedFiles(events, synced);
           const closedChanged = changes.some((c) => !open.has(c.absolute));
           if (closedChanged && !session.registrations.watchesFiles) this.selfWatchedChangeAt = Date.now();
           if (session.pullsDiagnostics) this.repull(session);
@@ -182,18 +185,23 @@ export class WorkspaceWatch {
     });
   }
 
-  /** Syncs one open document with its file; closes it when the file is gone or no longer servable. */
-  private async resync(session: LanguageSession, document: OpenDocument): Promise<void> {
+  /**
+   * Syncs one open document with its file; closes it when the file is gone or no longer servable.
+   * True when it stays open, synced.
+   */
+  private async resync(session: LanguageSession, document: OpenDocument): Promise<boolean> {
     const path = this.paths.toWorkspacePath(fileURLToPath(document.uri));
     try {
       if (path === undefined) throw new RunnerError("OUTSIDE_WORKSPACE", "outside");
       // The event says the file changed: read it even if its stamp looks the same.
       await session.syncDocument(await this.paths.resolveFile(path), document.languageId, { reread: true });
+      return true;
     } catch (error) {
       if (!(error instanceof RunnerError)) throw error;
       // Deleted, replaced by a link to outside, too large or binary now: the server forgets it.
       await session.closeDocument(document.uri);
       if (path !== undefined) this.options.bus.clearDiagnostics(this.options.tenant, this.options.workspace, path);
+      return false;
     }
   }
 

@@ -272,9 +272,12 @@ export class LanguageSession {
     return this.gate.shared(() => this.documents.closeDocument(uri));
   }
 
-  /** Tells the server of files changed on disk (those its watchers ask for); returns how many events were sent. */
-  didChangeWatchedFiles(events: readonly FileEvent[]): Promise<number> {
-    return this.documents.didChangeWatchedFiles(events);
+  /**
+   * Tells the server of files changed on disk (those its watchers ask for); returns how many events
+   * were sent. `synced`: URIs of open documents just synced with their files (ServerDocuments).
+   */
+  didChangeWatchedFiles(events: readonly FileEvent[], synced?: ReadonlySet<string>): Promise<number> {
+    return this.documents.didChangeWatchedFiles(events, synced);
   }
 
   /** Sends a notification (`DidChangeWatchedFilesNotification.type`, …). */

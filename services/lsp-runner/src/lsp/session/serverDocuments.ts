@@ -110,9 +110,12 @@ export class ServerDocuments {
   /**
    * Tells the server that files changed on disk (`workspace/didChangeWatchedFiles`): the events
    * its registered watchers ask for, or every event when it registered none. Returns how many
-   * were sent; sending any counts as a workspace change for diagnostics freshness.
+   * were sent; sending any counts as a workspace change for diagnostics freshness, except events
+   * for the open documents in `synced`: those were just synced with their files, which counted a
+   * new text as a change already (the server reads an open document from the runner, not the
+   * disk), so an event repeated for a write already synced leaves a quiet workspace fresh.
    */
-  async didChangeWatchedFiles(events: readonly FileEvent[]): Promise<number> {
+  async didChangeWatchedFiles(events: readonly FileEvent[], synced: ReadonlySet<string> = new Set()): Promise<number> {
     const { registrations, diagnostics } = this.host;
     const { language } = this.host.options;
     // Even events the server does not ask for count: a server may watch files by itself (tsserver).
@@ -120,11 +123,11 @@ export class ServerDocuments {
     const registered = registrations.watchesFiles;
     const wanted = registered ? registrations.wanted(events) : [...events];
     if (wanted.length === 0 || !this.host.process.isRunning || !this.host.isInitialized()) return 0;
+    const unsynced = wanted.filter((event) => !synced.has(event.uri));
     // Without registered watchers, only files of this language are taken to affect diagnostics.
     const extensions = Object.keys(language.extensions);
-    if (registered || wanted.some((event) => extensions.some((extension) => event.uri.endsWith(extension)))) {
-      diagnostics.noteChange();
-    }
+    const ofLanguage = (event: FileEvent) => extensions.some((extension) => event.uri.endsWith(extension));
+    if (registered ? unsynced.length > 0 : unsynced.some(ofLanguage)) diagnostics.noteChange();
     await this.host.process.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: wanted });
     return wanted.length;
   }
