@@ -71,6 +71,16 @@ describe("with the workspace watcher", () => {
     expect(delta(before, await h.counts())).toEqual({ hit: 2, shared: 0, miss: 2 });
   });
 
+  test("an open file written again with the same text keeps what was remembered", async () => {
+    expect(await hoverOf(h, "src/main.ts", "wave", 4)).toContain("const wave: string");
+    // New times, same bytes: the watcher's events re-sync the open document and find its text unchanged.
+    const main = join(h.dir, "src/main.ts");
+    writeFileSync(main, readFileSync(main, "utf8"));
+    const before = await h.counts();
+    expect(await hoverOf(h, "src/main.ts", "wave", 4)).toContain("const wave: string");
+    expect(delta(before, await h.counts())).toEqual({ hit: 1, shared: 0, miss: 0 });
+  });
+
   test("a change to a file the server read from disk (not open) is in the next identical answer", async () => {
     const greeter = join(h.dir, "src/greeter.ts");
     writeFileSync(

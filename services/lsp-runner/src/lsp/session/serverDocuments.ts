@@ -110,16 +110,16 @@ export class ServerDocuments {
   /**
    * Tells the server that files changed on disk (`workspace/didChangeWatchedFiles`): the events
    * its registered watchers ask for, or every event when it registered none. Returns how many
-   * were sent; sending any counts as a workspace change for diagnostics freshness, except events
-   * for the open documents in `synced`: those were just synced with their files, which counted a
-   * new text as a change already (the server reads an open document from the runner, not the
-   * disk), so an event repeated for a write already synced leaves a quiet workspace fresh.
+   * were sent; sending any counts as a change (remembered answers, diagnostics freshness), except
+   * events for the open documents in `synced`: those were just synced with their files, which
+   * counted a new text as a change already (the server reads an open document from the runner, not
+   * the disk), so an event repeated for a write already synced changes nothing.
    */
   async didChangeWatchedFiles(events: readonly FileEvent[], synced: ReadonlySet<string> = new Set()): Promise<number> {
     const { registrations, diagnostics } = this.host;
     const { language } = this.host.options;
     // Even events the server does not ask for count: a server may watch files by itself (tsserver).
-    if (events.length > 0) this.host.onContentChange("changed");
+    if (events.some((event) => !synced.has(event.uri))) this.host.onContentChange("changed");
     const registered = registrations.watchesFiles;
     const wanted = registered ? registrations.wanted(events) : [...events];
     if (wanted.length === 0 || !this.host.process.isRunning || !this.host.isInitialized()) return 0;
