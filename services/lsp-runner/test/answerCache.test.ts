@@ -4,7 +4,9 @@
 // typescript-language-server, real gRPC; the cache's counts are read from the runner's /metrics.
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { LanguageRegistry, typescriptLanguage } from "./runnerInternals.js";
 import { symbol } from "./support/calls.js";
 import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
@@ -13,9 +15,10 @@ interface Harness extends FixtureRunner {
   counts(): Promise<Counts>;
 }
 
-async function startHarness(watchWorkspaces: boolean): Promise<Harness> {
+async function startHarness(watchWorkspaces: boolean, languages?: LanguageRegistry): Promise<Harness> {
   const env = await startFixtureRunner({
     fixture: "typescript-basic",
+    ...(languages ? { languages } : {}),
     watchWorkspaces,
     watchDebounceMs: 50,
     metricsListen: "127.0.0.1:0",
@@ -129,6 +132,28 @@ describe("with the workspace watcher", () => {
     const counted = delta(before, await h.counts());
     expect(counted.miss).toBe(1);
     expect(counted.hit + counted.shared).toBe(4);
+  });
+});
+
+describe("a server whose own watcher is late (tsserver's file events 1 s behind)", () => {
+  const LATE_WATCH = fileURLToPath(new URL("./support/lateTsserverWatch.cjs", import.meta.url));
+  let h: Harness;
+  beforeAll(async () => {
+    const base = typescriptLanguage();
+    const late = { ...base, env: { NODE_OPTIONS: `${base.env?.NODE_OPTIONS ?? ""} --require=${LATE_WATCH}`.trim() } };
+    h = await startHarness(true, new LanguageRegistry([late]));
+  });
+  afterAll(() => h?.close());
+
+  test("a change to a closed file is in the very next answer: the runner has tsserver re-read it", async () => {
+    expect(await hoverOf(h, "src/main.ts", "wave", 4)).toContain("const wave: string");
+    const greeter = join(h.dir, "src/greeter.ts");
+    const original = readFileSync(greeter, "utf8");
+    for (const [round, type] of ["boolean", "string", "boolean", "string"].entries()) {
+      const body = `export function makeGreeting(name: string): ${type} {\n  return ${type === "boolean" ? "true" : "name"};\n}\n`;
+      writeFileSync(greeter, original.replace(/export function makeGreeting[\s\S]*$/, body));
+      expect(await hoverOf(h, "src/main.ts", "wave", 4), `round ${round}`).toContain(`const wave: ${type}`);
+    }
   });
 });
 

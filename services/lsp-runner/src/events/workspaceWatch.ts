@@ -10,6 +10,7 @@ import { RunnerError } from "../errors.js";
 import type { OpenDocument } from "../lsp/documents/openDocument.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
 import { pullDiagnostics } from "../lsp/session/pullDiagnostics.js";
+import { reloadClosedFiles } from "../lsp/session/tsserverReload.js";
 import { DirectoryWatcher } from "../workspace/directoryWatcher.js";
 import type { WatchAllowance } from "../workspace/watchBudget.js";
 import { WorkspacePaths } from "../workspace/workspacePaths.js";
@@ -45,10 +46,12 @@ const CHANGE_TYPE: Record<FileChangeKind, 1 | 2 | 3> = { created: 1, changed: 2,
 /** Open documents whose diagnostics are pulled again after a change, most recently used first (default 20). */
 const REPULL_DOCUMENTS = 20;
 /**
- * After files changed on disk, how long a query waits (from when the change was applied) before it
- * asks a server that watches files itself, ms: typescript-language-server ignores
- * didChangeWatchedFiles and tsserver sees a closed file's change through its own inotify watch, which
- * a question sent right after the write has been seen to overtake (an answer from before the write).
+ * After files were created or deleted on disk (or changed, for a server that cannot be told to
+ * re-read them), how long a query waits (from when the change was applied) before it asks a server
+ * that watches files itself, ms: typescript-language-server ignores didChangeWatchedFiles and
+ * tsserver sees such a change through its own inotify watch, which a question sent right after the
+ * write has been seen to overtake (an answer from before the write). Changed files are re-read by
+ * tsserver on request instead (lsp/session/tsserverReload.ts).
  */
 const SELF_WATCH_GRACE_MS = 50;
 /** Time one re-pull may take, ms (default 30 000). */
@@ -173,8 +176,14 @@ export class WorkspaceWatch {
             }
           }
           await session.didChangeWatchedFiles(events, synced);
-          const closedChanged = changes.some((c) => !open.has(c.absolute));
-          if (closedChanged && !session.registrations.watchesFiles) this.selfWatchedChangeAt = Date.now();
+          const closed = changes.filter((c) => !open.has(c.absolute));
+          if (closed.length > 0 && !session.registrations.watchesFiles) {
+            // Changed files are re-read by the server itself (tsserver) before the next question;
+            // files created or deleted, or a server that cannot be told, leave it to its own watcher.
+            const changed = closed.filter((c) => c.kind === "changed").map((c) => c.absolute);
+            const told = changed.length === closed.length && (await reloadClosedFiles(session, changed));
+            if (!told) this.selfWatchedChangeAt = Date.now();
+          }
           if (session.pullsDiagnostics) this.repull(session);
         } catch (error) {
           // A session that died meanwhile is restarted by the next request, with fresh content.
