@@ -136,10 +136,11 @@ async function waitUntilIdle(pids) {
   return true;
 }
 
-/** Whether `pid` is a runner's tenant worker (a node process running the worker bundle). */
+/** Whether `pid` is a runner's tenant worker: the node process running the worker bundle, not the bwrap wrapping it. */
 function isTenantWorker(pid) {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerMain");
+    const node = readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "node";
+    return node && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerMain");
   } catch {
     return false; // exited meanwhile
   }

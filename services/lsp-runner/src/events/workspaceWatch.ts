@@ -170,9 +170,10 @@ export class WorkspaceWatch {
           for (const document of session.openDocuments()) {
             const path = fileURLToPath(document.uri);
             open.add(path);
-            if (changes.some((c) => path === c.absolute || path.startsWith(`${c.absolute}/`))) {
+            const named = changes.some((c) => path === c.absolute);
+            if (named || changes.some((c) => path.startsWith(`${c.absolute}/`))) {
               const kept = await this.resync(session, document);
-              if (kept && changes.some((c) => path === c.absolute)) synced.add(document.uri);
+              if (kept && named) synced.add(document.uri);
             }
           }
           await session.didChangeWatchedFiles(events, synced);
