@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { constants } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { sha256Hex } from "@lspmesh/gateway";
@@ -262,6 +263,11 @@ export function endRun(root, failed) {
     process.exitCode = 1;
   } else if (left > 0) process.exitCode = 1;
 }
+
+// A run stopped by a signal (Ctrl-C, a timeout's SIGTERM) or by a crash never reaches its endRun:
+// whatever it started (serve, runners, gateways, nats-server, language servers) is killed on exit.
+process.once("exit", () => reapLeftovers());
+for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => process.exit(128 + constants.signals[signal]));
 
 export function reapLeftovers() {
   const left = descendantPids(process.pid).filter(isRunning);
