@@ -1,8 +1,8 @@
 // Entry of the `lspmesh` command: picks the subcommand; each command module is its own
 // composition root.
 
-import { SettingsError } from "@lspmesh/service-kit";
-import { ConfigFileError, usageHint } from "./usage.js";
+import { isSettingsError } from "@lspmesh/service-kit";
+import { usageHint } from "./usage.js";
 
 const USAGE = `usage: lspmesh <command> [options]
 
@@ -31,25 +31,21 @@ interface Command {
 }
 
 // Loaded on use: a gateway process need not load the runner (and the TypeScript compiler its
-// symbol index uses, about 75 MB resident), nor a runner the gateway.
+// symbol index uses, about 75 MB resident), nor a runner the gateway. Each command is a bundle of
+// its own (scripts/bundle.mjs --each), with its own copy of the modules it shares with this one:
+// errors are recognised by isSettingsError, not instanceof.
 const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => {
     const { runServeCommand, HELP } = await import("./commands/serve.js");
     return { run: runServeCommand, help: HELP };
   },
   gateway: async () => {
-    const [{ runGatewayCommand }, { GATEWAY_USAGE }] = await Promise.all([
-      import("./commands/gateway.js"),
-      import("@lspmesh/gateway"),
-    ]);
-    return { run: runGatewayCommand, help: GATEWAY_USAGE };
+    const { runGatewayCommand, HELP } = await import("./commands/gateway.js");
+    return { run: runGatewayCommand, help: HELP };
   },
   runner: async () => {
-    const [{ runRunnerCommand }, { RUNNER_USAGE }] = await Promise.all([
-      import("./commands/runner.js"),
-      import("@lspmesh/lsp-runner"),
-    ]);
-    return { run: runRunnerCommand, help: RUNNER_USAGE };
+    const { runRunnerCommand, HELP } = await import("./commands/runner.js");
+    return { run: runRunnerCommand, help: HELP };
   },
   check: async () => {
     const { runCheckCommand, HELP } = await import("./commands/check.js");
@@ -98,8 +94,8 @@ try {
   await command.run(args);
 } catch (error) {
   // Bad flags or settings (UsageError is one): the mistake, the usage line, exit 2, never a stack trace.
-  if (error instanceof SettingsError) {
-    const hint = error instanceof ConfigFileError ? "" : `\n${usageHint(name, command.help)}`;
+  if (isSettingsError(error)) {
+    const hint = error.name === "ConfigFileError" ? "" : `\n${usageHint(name, command.help)}`;
     console.error(`lspmesh ${name}: ${error.message}${hint}`);
     process.exit(2);
   }

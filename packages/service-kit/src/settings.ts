@@ -3,9 +3,20 @@
 // names the setting and the fix (entry points print it with exit code 2).
 import { type ParseArgsConfig, parseArgs } from "node:util";
 
+const SETTINGS_ERROR = Symbol.for("lspmesh.settingsError");
+
 /** A wrong flag or setting: reported in one line (plus usage), exit code 2, never a stack trace. */
 export class SettingsError extends Error {
   override name = "SettingsError";
+  readonly [SETTINGS_ERROR] = true;
+}
+
+/**
+ * A SettingsError (or subclass) from any copy of this module: the CLI loads each command as a
+ * bundle of its own, whose SettingsError is not the entry's, so instanceof cannot tell.
+ */
+export function isSettingsError(error: unknown): error is SettingsError {
+  return typeof error === "object" && error !== null && SETTINGS_ERROR in error;
 }
 
 export type Environment = Record<string, string | undefined>;

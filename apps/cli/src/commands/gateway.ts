@@ -2,6 +2,8 @@
 // (gatewayConfig in @lspmesh/gateway); this command only hands them over.
 import { GATEWAY_USAGE, main } from "@lspmesh/gateway";
 
+export const HELP = GATEWAY_USAGE;
+
 export async function runGatewayCommand(args: string[]): Promise<void> {
   if (args.includes("--help") || args.includes("-h")) {
     console.log(GATEWAY_USAGE);
