@@ -99,6 +99,13 @@ export class DiagnosticsQueries {
       const more = skipped.length > 5 ? `, and ${skipped.length - 5} more` : "";
       notes.push(`${skipped.length} file(s) skipped: ${listed.join("; ")}${more}`);
     }
+    // The servers' state as the files are asked for, not after: pyright reports its check of an
+    // asked file as work-done progress that ends just after its answer, which is not indexing.
+    // A server still starting or indexing may not yet know all it will report (a push-only
+    // server's first results), so the answer then says so, as every answer from such a server does.
+    const sessions = [...new Set(contexts.map((c) => c.session))];
+    const status = this.engine.combinedStatus(sessions);
+    notes.push(...sessions.flatMap((session) => this.engine.incompleteNotes(session, false)));
     const deadline = Date.now() + waitMs;
     // Waiting for pushes costs nothing; pulls make the server work, so a few at a time.
     const pullSlot = concurrencyLimit(PULL_CONCURRENCY);
@@ -110,10 +117,8 @@ export class DiagnosticsQueries {
       ),
     );
     const results = checked.map(({ pullFailure: _, ...result }) => result);
-    const sessions = [...new Set(contexts.map((c) => c.session))];
     const stale = results.filter((r) => !r.fresh).map((r) => r.file);
     const refused = checked.find((r) => r.pullFailure !== undefined);
-    const status = this.engine.combinedStatus(sessions);
     if (stale.length > 0) {
       status.partial = true;
       const named = `${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ` and ${stale.length - 5} more file(s)` : ""}`;

@@ -392,6 +392,22 @@ export class EngineContext {
     return this.statusOf(first);
   }
 
+  /**
+   * Why an answer from this session may be incomplete, whatever it holds: the server is not ready
+   * (still starting or indexing), or it runs without what a complete answer needs. Empty: complete.
+   */
+  incompleteNotes(session: LanguageSession, empty: boolean): string[] {
+    const notes: string[] = [];
+    if (session.state !== "ready") {
+      const progress = session.progress.summary();
+      notes.push(
+        `the ${session.language.id} server is ${session.state}${progress ? ` (${progress})` : ""}: ${empty ? "no results yet" : "this answer may be incomplete"}; try again shortly`,
+      );
+    }
+    if (session.incompleteNote) notes.push(session.incompleteNote);
+    return notes;
+  }
+
   /** Adds the server state; an empty answer from a server that is not ready is marked partial. */
   withStatus<T extends { status: AnswerStatus }>(
     session: LanguageSession,
@@ -400,18 +416,8 @@ export class EngineContext {
   ): T {
     const status = this.statusOf(session);
     if (facts.resolved) status.resolved = facts.resolved;
-    const notes: string[] = [];
-    if (session.state !== "ready") {
-      status.partial = true;
-      const progress = session.progress.summary();
-      notes.push(
-        `the ${session.language.id} server is ${session.state}${progress ? ` (${progress})` : ""}: ${facts.empty ? "no results yet" : "this answer may be incomplete"}; try again shortly`,
-      );
-    }
-    if (session.incompleteNote) {
-      status.partial = true;
-      notes.push(session.incompleteNote);
-    }
+    const notes = this.incompleteNotes(session, facts.empty);
+    if (notes.length > 0) status.partial = true;
     if (facts.omitted)
       notes.push(`${facts.omitted} result${facts.omitted === 1 ? "" : "s"} outside your workspaces withheld`);
     if (facts.projects) {

@@ -127,6 +127,10 @@ export function pythonLanguage(): LanguageServerConfig {
     // Pyright stops pushing diagnostics once a client accepts dynamically registered pull
     // diagnostics; push keeps it analysing open files in the background.
     initializationOptions: { disablePullDiagnostics: true },
+    // Its pushes cannot tell a checked file from one only parsed: a module imported by the file
+    // being checked is first published without its errors, which come once its check ends. So a
+    // file's diagnostics are asked for (pyright answers `textDocument/diagnostic` even unoffered).
+    diagnosticsPull: "textDocumentDiagnostic",
     // Pyright's heap, MB (as tsserver's).
     env: { NODE_OPTIONS: `--max-old-space-size=${SERVER_HEAP_MB}` },
     // Pyright reports no progress while it analyses the workspace.

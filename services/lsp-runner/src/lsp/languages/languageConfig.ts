@@ -36,7 +36,7 @@ const languageEntrySchema = z.strictObject({
   diagnosticsSettleMs: z.int().min(0).max(60_000).optional(),
   watchProcessTree: z.boolean().optional(),
   readinessProbe: z.literal("workspaceSymbol").optional(),
-  diagnosticsPull: z.literal("tsserverRequest").optional(),
+  diagnosticsPull: z.enum(["tsserverRequest", "textDocumentDiagnostic"]).optional(),
   install: z.string().optional(),
   sandbox: z.enum(["bwrap", "none"]).optional(),
   sandboxReadOnly: z

@@ -43,12 +43,14 @@ export interface LanguageServerConfig {
    */
   readonly indexProgress?: IndexProgress;
   /**
-   * How to ask a server that only pushes diagnostics for a file's complete diagnostics now:
+   * How to ask a server that pushes diagnostics for a file's complete diagnostics now:
    * "tsserverRequest" runs tsserver's syntactic, semantic and suggestion checks through
-   * typescript-language-server's `typescript.tsserverRequest` command. Default: servers that offer
-   * `textDocument/diagnostic` are asked with it; the others are waited for.
+   * typescript-language-server's `typescript.tsserverRequest` command; "textDocumentDiagnostic"
+   * sends `textDocument/diagnostic` though the server did not offer it (pyright with
+   * `disablePullDiagnostics` answers it, checking the file, and keeps pushing). Default: servers
+   * that offer `textDocument/diagnostic` are asked with it; the others are waited for.
    */
-  readonly diagnosticsPull?: "tsserverRequest";
+  readonly diagnosticsPull?: "tsserverRequest" | "textDocumentDiagnostic";
   /**
    * The server's name and version for answers, when its initialize answer does not give both
    * (typescript-language-server names no version and not the TypeScript it runs).

@@ -151,6 +151,7 @@ export class LanguageSession {
       settings: options.language.settings ?? {},
       rootUri: handshake.rootUriOf(options.root),
       progress: this.progress,
+      progressIsIndexing: options.language.readinessProbe === undefined,
       registrations: this.registrations,
       onDiagnostics: (params) => this.documents.recordPushed(params),
       onLog: (message) => options.onLog?.(message),

@@ -17,12 +17,12 @@ import { tsserverDiagnostics } from "./tsserverDiagnostics.js";
 const RETRIGGER_DELAY_MS = 100;
 
 /**
- * Whether a document's complete diagnostics can be asked for now: with `textDocument/diagnostic`,
- * or with the server's own check command (LanguageServerConfig.diagnosticsPull). Otherwise they
- * can only be waited for as the server pushes them.
+ * Whether a document's complete diagnostics can be asked for now: with `textDocument/diagnostic`
+ * (offered by the server, or known to be answered: LanguageServerConfig.diagnosticsPull), or with
+ * the server's own check command. Otherwise they can only be waited for as the server pushes them.
  */
 export function canPullDiagnostics(session: LanguageSession): boolean {
-  return session.pullsDiagnostics || session.language.diagnosticsPull === "tsserverRequest";
+  return session.pullsDiagnostics || session.language.diagnosticsPull !== undefined;
 }
 
 /** Pulls, records and returns the document's diagnostics; throws when the server fails or signal aborts. */

@@ -31,6 +31,11 @@ export interface ServerRequestHost {
   readonly settings: Readonly<Record<string, unknown>>;
   readonly rootUri: string;
   readonly progress: ProgressTracker;
+  /**
+   * False: the server's work-done progress is not indexing, a readiness probe says when it is
+   * ready (pyright reports the check of each open or asked-for file as progress).
+   */
+  readonly progressIsIndexing: boolean;
   readonly registrations: CapabilityRegistrations;
   /** Diagnostics the server pushed, with the document URI in one canonical spelling. */
   onDiagnostics(params: PublishDiagnosticsParams): void;
@@ -46,6 +51,7 @@ export function answerServerRequests(connection: MessageConnection, host: Server
   connection.onRequest(WorkspaceFoldersRequest.type, () => [{ uri: host.rootUri, name: "workspace" }]);
   // A created progress token counts as work under way until its "end" (the "begin" can come later).
   connection.onRequest(WorkDoneProgressCreateRequest.type, (params) => {
+    if (!host.progressIsIndexing) return null;
     host.progress.create(params.token);
     host.onProgress();
     return null;
@@ -76,6 +82,7 @@ export function answerServerRequests(connection: MessageConnection, host: Server
   }));
   // `$/progress` is generic over its value (ProgressType); the tracker reads work-done progress only.
   connection.onNotification("$/progress", (params: { token: string | number; value: { kind?: string } }) => {
+    if (!host.progressIsIndexing) return;
     host.progress.update(params.token, params.value);
     host.onProgress();
   });
