@@ -99,10 +99,7 @@ export class DiagnosticsQueries {
       const more = skipped.length > 5 ? `, and ${skipped.length - 5} more` : "";
       notes.push(`${skipped.length} file(s) skipped: ${listed.join("; ")}${more}`);
     }
-    // The servers' state as the files are asked for, not after (asking may itself show as work
-    // under way). A server still starting or indexing may not yet know all it will report (a
-    // push-only server's first results), so the answer then says so, as every answer from such a
-    // server does; a server failing meanwhile leaves its files not fresh, which is partial too.
+    // State as the files are asked for (asking may show as work under way); not ready: partial.
     const sessions = [...new Set(contexts.map((c) => c.session))];
     const status = this.engine.combinedStatus(sessions);
     notes.push(...sessions.flatMap((session) => this.engine.incompleteNotes(session, false)));

@@ -1,9 +1,8 @@
-// One language server for one (tenant, workspace, language): starts it and completes the
-// handshake (serverHandshake.ts), sends requests with timeouts and cancellation
-// (requestChannel.ts), and notices when its server fails — exits, breaks the protocol, stops
-// answering — and reports it once (sessionHealth.ts); starting a replacement is the session
-// manager's job (pool/sessionSlot.ts). What the server asks of its client is answered in
-// serverRequests.ts; what it knows of the workspace is kept in serverDocuments.ts.
+// One language server for one (tenant, workspace, language): starts it and completes the handshake
+// (serverHandshake.ts), sends requests with timeouts and cancellation (requestChannel.ts), and
+// notices when its server fails — exits, breaks the protocol, stops answering — and reports it once
+// (sessionHealth.ts); starting a replacement is the session manager's job (pool/sessionSlot.ts).
+// Server requests are answered in serverRequests.ts; its view of the workspace is serverDocuments.ts.
 
 import {
   DocumentDiagnosticRequest,
