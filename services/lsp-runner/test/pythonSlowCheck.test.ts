@@ -47,13 +47,13 @@ test("a large module checked beside the file importing it: its error is in the f
   expect(small).toMatchObject({ fresh: true, diagnostics: [] });
   expect(big?.fresh).toBe(true);
   expect(big?.diagnostics.map((d) => [d.code, d.range?.start?.line])).toEqual([
-    ["reportAssignmentType", lines(FUNCTIONS)],
+    ["reportAssignmentType", lastLine(FUNCTIONS)],
   ]);
   // Nothing stale, nothing skipped: partial exactly when the server was not ready yet.
   expect(answer.status?.partial).toBe(answer.status?.state !== ServerState.READY);
 });
 
 /** The 1-based line of the `LAST` assignment: 4 header lines, f0's 3, then 4 per function. */
-function lines(functions: number): number {
+function lastLine(functions: number): number {
   return 4 + 3 + 4 * (functions - 1) + 1;
 }
