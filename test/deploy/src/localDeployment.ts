@@ -23,6 +23,7 @@ import {
   renderLocal,
   runnerCredentials,
 } from "./localInstall.js";
+import { lastLines, withoutRepeats } from "./logTail.js";
 import { podman, podmanLogs, podmanNames, run } from "./podman.js";
 import { podmanPodOf } from "./podmanKube.js";
 import { repoPath } from "./repo.js";
@@ -132,7 +133,7 @@ class Made {
         .filter((name) => !name.endsWith("-infra"))
         .map(
           async (name) =>
-            `--- ${name}\n${(await podmanLogs(name, "--tail", String(lines)).catch(String)).slice(-3000)}`,
+            `--- ${name}\n${lastLines(withoutRepeats(await podmanLogs(name).catch(String)), lines).slice(-4000)}`,
         ),
     );
     return parts.join("\n");
@@ -184,13 +185,7 @@ async function startNats(made: Made, objects: KubeObject[], adminCreds: string):
       url: `nats://${await podIp(podmanPodOf(name))}:4222`,
     })),
   );
-  for (const server of nats) {
-    const monitor = new URL("/healthz", server.url.replace("nats://", "http://").replace(":4222", ":8222"));
-    await waitFor(`NATS ${server.name} healthy`, async () => (await fetch(monitor)).ok, {
-      timeoutMs: 90_000,
-      intervalMs: 250,
-    });
-  }
+  for (const server of nats) await startedAsTheKubeletWould(server);
   const authenticator = credsAuthenticator(new TextEncoder().encode(readFileSync(adminCreds, "utf8")));
   await waitFor(
     "NATS to let the admin in",
@@ -201,6 +196,30 @@ async function startNats(made: Made, objects: KubeObject[], adminCreds: string):
     { timeoutMs: 60_000, intervalMs: 250 },
   );
   return nats;
+}
+
+/**
+ * Waits for a NATS server's startup probe (GET /healthz: JetStream current with the cluster). podman
+ * runs no probes; Kubernetes restarts a container whose startup probe keeps failing (nats.yaml: 90
+ * tries 2 s apart), and so does this, sooner: once in CI a server of a fresh cluster (the stand-in
+ * image runs the machine's nats-server, 2.9.10 on Debian 12) never heard of the meta leader the other
+ * two had elected.
+ */
+async function startedAsTheKubeletWould(server: NatsPod): Promise<void> {
+  const monitor = new URL("/healthz", server.url.replace("nats://", "http://").replace(":4222", ":8222"));
+  const healthy = (timeoutMs: number) =>
+    waitFor(`NATS ${server.name} healthy`, async () => (await fetch(monitor)).ok, { timeoutMs, intervalMs: 500 });
+  try {
+    await healthy(60_000);
+  } catch (error) {
+    const log = lastLines(withoutRepeats(await podmanLogs(`${server.pod}-nats`).catch(String)), 40);
+    console.log(
+      `${(error as Error).message}: its container is restarted, as its startup probe would. Its log:\n${log}`,
+    );
+    await podman("stop", `${server.pod}-nats`);
+    await podman("start", `${server.pod}-nats`);
+    await healthy(90_000);
+  }
 }
 
 export async function startLocalDeployment(options: LocalDeploymentOptions = {}): Promise<LocalDeployment> {
