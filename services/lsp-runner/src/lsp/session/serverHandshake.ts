@@ -80,9 +80,29 @@ export function negotiated(result: InitializeResult, language: LanguageServerCon
     encoding: offered === "utf-8" || offered === "utf-32" ? offered : "utf-16",
     serverName:
       info?.name && info.version
-        ? `${info.name} ${info.version}`
-        : (language.serverDescription ?? [info?.name ?? language.id, info?.version].filter(Boolean).join(" ")),
+        ? `${info.name} ${readableVersion(info.version)}`
+        : (language.serverDescription ??
+          [info?.name ?? language.id, info?.version && readableVersion(info.version)].filter(Boolean).join(" ")),
   };
+}
+
+/**
+ * A server's version as people write it. gopls gives its Go build info as JSON
+ * (`{"GoVersion":"go1.19.5","Path":"golang.org/x/tools/gopls",…,"Version":"v0.16.1"}`): that is
+ * "v0.16.1 (go1.19.5)". Any other version is kept as given.
+ */
+export function readableVersion(version: string): string {
+  if (!version.startsWith("{")) return version;
+  try {
+    const build = JSON.parse(version) as { Version?: unknown; Main?: { Version?: unknown }; GoVersion?: unknown };
+    const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+    const own = text(build.Version) ?? text(build.Main?.Version);
+    const go = text(build.GoVersion);
+    if (own === undefined) return go ?? version;
+    return go ? `${own} (${go})` : own;
+  } catch {
+    return version;
+  }
 }
 
 /** Completes the handshake: `initialized`, then the language's settings when it has any. */
