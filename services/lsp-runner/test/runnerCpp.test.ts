@@ -16,7 +16,13 @@ describe.skipIf(!needs("clangd", "runnerCpp"))("clangd answers, positions exact"
   beforeAll(async () => {
     env = await startFixtureRunner({ fixture: "cpp-basic" });
     // clangd's background index needs absolute directories in compile_commands.json.
-    const commands = ["greeter.cpp", "main.cpp", "broken.cpp"].map((file) => ({
+    // 150 functions named alike: more than clangd answers workspace/symbol with unless asked (100).
+    const many = Array.from(
+      { length: 150 },
+      (_, i) => `int route_${String(i).padStart(3, "0")}(int x) { return x + ${i}; }`,
+    );
+    writeFileSync(join(env.dir, "src/many.cpp"), `${many.join("\n")}\n`);
+    const commands = ["greeter.cpp", "main.cpp", "broken.cpp", "many.cpp"].map((file) => ({
       directory: env.dir,
       file: `src/${file}`,
       arguments: ["clang++", "-std=c++17", "-c", `src/${file}`],
@@ -74,6 +80,12 @@ describe.skipIf(!needs("clangd", "runnerCpp"))("clangd answers, positions exact"
       "src/greeter.h",
       6,
     ]);
+  });
+
+  test("workspace symbols past clangd's default 100: every match is counted, and the answer is complete", async () => {
+    const answer = await env.client.workspaceSymbols({ workspace: ws, query: "route_" });
+    expect(answer.total).toBe(150);
+    expect(answer.status).toMatchObject({ partial: false });
   });
 
   test("a type error at its line and column, fixed on disk", async () => {

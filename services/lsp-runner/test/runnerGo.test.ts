@@ -1,6 +1,6 @@
 // The built-in Go language against a real gopls on the go-basic fixture, when gopls and Go are
 // installed (Debian: apt-get install gopls golang-go); skipped otherwise.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ServerState } from "@lspmesh/proto";
 import { needs } from "@lspmesh/test-kit";
@@ -13,6 +13,10 @@ describe.skipIf(!needs("gopls", "runnerGo"))("gopls answers, positions exact", (
 
   beforeAll(async () => {
     env = await startFixtureRunner({ fixture: "go-basic" });
+    // 120 functions named alike: more than gopls answers workspace/symbol with (its best 100).
+    mkdirSync(join(env.dir, "src/many"));
+    const many = Array.from({ length: 120 }, (_, i) => `func Route${String(i).padStart(3, "0")}() int { return ${i} }`);
+    writeFileSync(join(env.dir, "src/many/many.go"), `package many\n\n${many.join("\n")}\n`);
   });
 
   afterAll(async () => {
@@ -63,6 +67,17 @@ describe.skipIf(!needs("gopls", "runnerGo"))("gopls answers, positions exact", (
       "src/greeter/greeter.go",
       5,
     ]);
+  });
+
+  test("workspace symbols at gopls's cap of 100 are partial and say so; fewer are complete", async () => {
+    const capped = await env.client.workspaceSymbols({ workspace: ws, query: "Route0" });
+    expect(capped.total).toBe(100);
+    expect(capped.status?.partial).toBe(true);
+    expect(capped.status?.note).toContain("the go server answers at most 100 matches and gave that many");
+    // gopls matches fuzzily: of these names only Route119 has the letters of "Route119" in order.
+    const few = await env.client.workspaceSymbols({ workspace: ws, query: "Route119" });
+    expect(few.symbols.map((s) => s.name)).toEqual(["Route119"]);
+    expect(few.status?.partial).toBe(false);
   });
 
   test("a type error at its line and column, fixed on disk", async () => {

@@ -412,7 +412,14 @@ export class EngineContext {
   withStatus<T extends { status: AnswerStatus }>(
     session: LanguageSession,
     body: Omit<T, "status">,
-    facts: { empty: boolean; resolved?: Position; omitted?: number; projects?: ProjectLoad },
+    facts: {
+      empty: boolean;
+      resolved?: Position;
+      omitted?: number;
+      projects?: ProjectLoad;
+      /** Why the server's answer may be cut short (a cap it reached): partial. */
+      cappedNote?: string | undefined;
+    },
   ): T {
     const status = this.statusOf(session);
     if (facts.resolved) status.resolved = facts.resolved;
@@ -423,6 +430,10 @@ export class EngineContext {
     if (facts.projects) {
       notes.push(...facts.projects.notes);
       if (facts.projects.incomplete) status.partial = true;
+    }
+    if (facts.cappedNote) {
+      notes.push(facts.cappedNote);
+      status.partial = true;
     }
     status.note = notes.join("; ");
     return { ...body, status } as T;

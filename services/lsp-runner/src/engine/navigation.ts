@@ -286,7 +286,7 @@ export class NavigationQueries {
         this.engine.withStatus<WorkspaceSymbolsAnswer>(
           part.session,
           { symbols, total },
-          { empty: symbols.length === 0, omitted, projects: part.projects },
+          { empty: symbols.length === 0, omitted, projects: part.projects, cappedNote: part.cappedNote },
         ).status,
     );
     if (parts.length === 1) return { symbols, total, status: statuses[0]! };
@@ -307,9 +307,13 @@ export class NavigationQueries {
     projects: ProjectLoad,
     query: string,
     signal?: AbortSignal,
-  ): Promise<Array<SymbolInformation | LspWorkspaceSymbol>> {
+  ): Promise<{ symbols: Array<SymbolInformation | LspWorkspaceSymbol>; capped: boolean }> {
     const { session } = context;
     const uris = [context.document.uri, ...(projects.anchorUris ?? [])];
+    const cap = session.language.workspaceSymbolLimit;
+    // clangd's own `limit` extension of the request; other servers are not sent it.
+    const params = cap?.asked ? { query, limit: cap.most } : { query };
+    let capped = false;
     // typescript-language-server can be asked per project by naming a file of it (see tsserverNavto).
     const perProject = session.language.diagnosticsPull === "tsserverRequest";
     const seen = new Set<string>();
@@ -328,8 +332,9 @@ export class NavigationQueries {
             .request(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 0 } }, signal)
             .catch(() => undefined);
         }
-        answer = (await this.engine.query(session, WorkspaceSymbolRequest.type, { query }, signal)) ?? [];
+        answer = (await this.engine.query(session, WorkspaceSymbolRequest.type, params, signal)) ?? [];
       }
+      if (cap && answer.length >= cap.most) capped = true;
       for (const symbol of answer) {
         const start = "range" in symbol.location ? symbol.location.range.start : { line: -1, character: -1 };
         const key = `${symbol.name}\0${symbol.location.uri}\0${start.line}:${start.character}`;
@@ -338,7 +343,7 @@ export class NavigationQueries {
         merged.push(symbol);
       }
     }
-    return merged;
+    return { symbols: merged, capped };
   }
 
   /** Every match of one language's server, from every project, not yet converted. */
@@ -352,8 +357,13 @@ export class NavigationQueries {
     const context = await this.engine.openDocument(ref, anchor, paths);
     requireCapability(context.session, "workspaceSymbolProvider", WorkspaceSymbolRequest.method);
     const projects = await this.engine.loadProjects(context);
-    const matches = await this.symbolsOfEveryProject(context, projects, query, signal);
-    return { session: context.session, matches, projects };
+    const { symbols: matches, capped } = await this.symbolsOfEveryProject(context, projects, query, signal);
+    const limit = context.session.language.workspaceSymbolLimit;
+    const cappedNote =
+      capped && limit
+        ? `the ${context.session.language.id} server answers at most ${limit.most} matches and gave that many: others may be missing; search with a longer query`
+        : undefined;
+    return { session: context.session, matches, projects, cappedNote };
   }
 }
 

@@ -152,8 +152,12 @@ export function goLanguage(): LanguageServerConfig {
     extensions: { ".go": "go" },
     command: "gopls",
     args: [],
-    settings: { gopls: { directoryFilters: ["-**/node_modules"] } },
+    // symbolScope (gopls 0.12+; older ones ignore it): library symbols, which lspmesh leaves out of
+    // answers, do not take places among the 100 workspace/symbol matches.
+    settings: { gopls: { directoryFilters: ["-**/node_modules"], symbolScope: "workspace" } },
     env: { GOTOOLCHAIN: "local" },
+    // gopls answers workspace/symbol with its best 100 matches, a fixed cap.
+    workspaceSymbolLimit: { most: 100 },
     // In the sandbox: the module cache (read-only: no downloads) and a Go toolchain outside /usr.
     sandboxReadOnly: ["~/go/pkg/mod", "~/go/bin", "~/sdk"],
     install:
@@ -191,6 +195,8 @@ export function cppLanguage(): LanguageServerConfig {
       "--log=error",
       "--limit-references=0",
     ],
+    // clangd answers workspace/symbol with 100 matches unless the request asks for more.
+    workspaceSymbolLimit: { most: 10_000, asked: true },
     // clangd finds compile_commands.json in the folders above a file and their build/ folders.
     indexProgress: {
       title: "indexing",

@@ -37,6 +37,9 @@ const languageEntrySchema = z.strictObject({
   watchProcessTree: z.boolean().optional(),
   readinessProbe: z.literal("workspaceSymbol").optional(),
   diagnosticsPull: z.enum(["tsserverRequest", "textDocumentDiagnostic"]).optional(),
+  workspaceSymbolLimit: z
+    .strictObject({ most: z.int().min(1).max(1_000_000), asked: z.boolean().optional() })
+    .optional(),
   install: z.string().optional(),
   sandbox: z.enum(["bwrap", "none"]).optional(),
   sandboxReadOnly: z
@@ -188,6 +191,9 @@ function overrideLanguage(base: LanguageDefinition, entry: LanguageEntry): Langu
     readinessProbe: commandChanged ? entry.readinessProbe : (entry.readinessProbe ?? base.readinessProbe),
     indexProgress: commandChanged ? undefined : indexProgressFor(base.indexProgress, entry.args),
     diagnosticsPull: commandChanged ? entry.diagnosticsPull : (entry.diagnosticsPull ?? base.diagnosticsPull),
+    workspaceSymbolLimit: commandChanged
+      ? entry.workspaceSymbolLimit
+      : (entry.workspaceSymbolLimit ?? base.workspaceSymbolLimit),
     // Another command is another server: the built-in's description would be wrong.
     serverDescription: commandChanged ? undefined : base.serverDescription,
     sandbox: entry.sandbox ?? base.sandbox,

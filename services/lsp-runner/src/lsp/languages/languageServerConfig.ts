@@ -52,6 +52,12 @@ export interface LanguageServerConfig {
    */
   readonly diagnosticsPull?: "tsserverRequest" | "textDocumentDiagnostic";
   /**
+   * The most matches the server answers `workspace/symbol` with: an answer that reaches it may
+   * leave matches out, and says so. `asked`: the server takes the number as the request's `limit`
+   * (clangd, whose default is 100); otherwise it is the server's own fixed cap (gopls: 100).
+   */
+  readonly workspaceSymbolLimit?: WorkspaceSymbolLimit;
+  /**
    * The server's name and version for answers, when its initialize answer does not give both
    * (typescript-language-server names no version and not the TypeScript it runs).
    */
@@ -66,6 +72,11 @@ export interface LanguageServerConfig {
   readonly sandbox?: "bwrap" | "none";
   /** Read-only paths the server needs inside the sandbox beyond its installation (`~/` = the runner's home). */
   readonly sandboxReadOnly?: readonly string[];
+}
+
+export interface WorkspaceSymbolLimit {
+  readonly most: number;
+  readonly asked?: boolean;
 }
 
 export interface IndexProgress {
