@@ -1,6 +1,7 @@
 // What every engine query needs: the workspace and file, the session and synced document, the
 // resolved position, queries that wait out indexing, and the conversion of server answers.
 
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Location as LspLocation, RequestType, ServerCapabilities } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
@@ -16,6 +17,7 @@ import {
   type Range,
   toLspPosition,
 } from "../lsp/session/positionEncoding.js";
+import { openLooseFilesProject } from "../lsp/session/tsserverLooseFiles.js";
 import type { WorkspaceLocator } from "../workspace/workspaceLocator.js";
 import { type ResolvedFile, WorkspacePaths } from "../workspace/workspacePaths.js";
 import { AnswerCache, type ServerAnswer } from "./answerCache.js";
@@ -23,7 +25,7 @@ import type { AnswerStatus, Location, PositionTarget, WorkspaceRef } from "./ans
 import { recoverInterruptedEdits } from "./editJournal.js";
 import { externalName } from "./externalFiles.js";
 import { FileLines, snippetOf } from "./fileLines.js";
-import { firstOpenableFile, MAX_PROJECTS, projectAnchors } from "./projectAnchors.js";
+import { firstOpenableFile, MAX_LOOSE_FILES, MAX_PROJECTS, projectAnchors } from "./projectAnchors.js";
 
 /** How long a query waits for an indexing server before answering anyway, in ms (default 20 000). */
 const READY_WAIT_MS = 20_000;
@@ -366,13 +368,42 @@ export class EngineContext {
       }
     }
     if (found.notLoaded > 0) notes.push(`${found.notLoaded} more project(s) not loaded (the limit is ${MAX_PROJECTS})`);
+    const loose = await this.loadLooseFiles(context, found.looseFiles, found.looseNotLoaded);
+    notes.push(...loose.notes);
     if (found.skipped.length > 0) {
       const listed = found.skipped.slice(0, 3).map((skip) => `${skip.file} (${skip.reason})`);
       notes.push(
         `skipped ${found.skipped.length} file(s): ${listed.join(", ")}${found.skipped.length > 3 ? ", …" : ""}`,
       );
     }
-    return { notes, incomplete: found.notLoaded > 0, anchorUris: opened };
+    return { notes, incomplete: found.notLoaded > 0 || loose.incomplete, anchorUris: opened };
+  }
+
+  /**
+   * The files under no project config, given to tsserver as one project (tsserverLooseFiles.ts).
+   * Other project-based servers know them only once opened or imported: answers say so.
+   */
+  private async loadLooseFiles(
+    { session, paths }: DocumentContext,
+    files: readonly string[],
+    notLoaded: number,
+  ): Promise<{ notes: string[]; incomplete: boolean }> {
+    if (files.length + notLoaded <= 1) return { notes: [], incomplete: false };
+    const unknown = `file(s) in no tsconfig.json or jsconfig.json`;
+    if (session.language.diagnosticsPull !== "tsserverRequest") {
+      const note = `${files.length + notLoaded} ${unknown}: the ${session.language.id} server knows them only once opened or imported, so uses in them may be missing (add a jsconfig.json)`;
+      return { notes: [note], incomplete: true };
+    }
+    try {
+      const absolute = files.map((file) => join(paths.root, file));
+      await openLooseFilesProject((method, params) => this.query(session, method, params), paths.root, absolute);
+    } catch (error) {
+      const note = `${files.length + notLoaded} ${unknown} were not loaded (${error instanceof Error ? error.message : String(error)}): uses in them may be missing`;
+      return { notes: [note], incomplete: true };
+    }
+    if (notLoaded === 0) return { notes: [], incomplete: false };
+    const note = `${notLoaded} more ${unknown} not loaded (the limit is ${MAX_LOOSE_FILES}): uses in them may be missing`;
+    return { notes: [note], incomplete: true };
   }
 
   statusOf(session: LanguageSession): AnswerStatus {

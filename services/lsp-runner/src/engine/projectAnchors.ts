@@ -22,6 +22,8 @@ const PROJECT_FILES: Readonly<Record<string, readonly string[]>> = {
 
 /** Projects loaded for one workspace-wide question at most (each costs the server memory). */
 export const MAX_PROJECTS = 24;
+/** Files outside every project given to a project-based server as one project, at most (default 2 000). */
+export const MAX_LOOSE_FILES = 2_000;
 /** Source and project files looked at when choosing anchors. */
 const FILES_SCANNED = 20_000;
 /** How deep `extends` and `references` chains are followed. */
@@ -34,6 +36,13 @@ export interface ProjectAnchors {
   notLoaded: number;
   /** Files passed over as anchors, with why (too large, binary). */
   skipped: Array<{ file: string; reason: string }>;
+  /**
+   * For languages with project files (tsconfig.json): the source files no project includes, not
+   * over the size limit, at most MAX_LOOSE_FILES (a server knows them only once opened).
+   */
+  looseFiles: string[];
+  /** Such files beyond MAX_LOOSE_FILES. */
+  looseNotLoaded: number;
 }
 
 /** What a project config says about its files, patterns made workspace-relative. */
@@ -84,7 +93,29 @@ export async function projectAnchors(
       if (!skipped.some((skip) => skip.file === file)) skipped.push({ file, reason: problem });
     }
   }
-  return { anchors, notLoaded: Math.max(0, found - MAX_PROJECTS), skipped };
+  const looseFiles =
+    projectNames.length > 0 ? await withinSize(root, loose.slice(0, MAX_LOOSE_FILES), maxFileBytes) : [];
+  const looseNotLoaded = projectNames.length > 0 ? Math.max(0, loose.length - MAX_LOOSE_FILES) : 0;
+  return { anchors, notLoaded: Math.max(0, found - MAX_PROJECTS), skipped, looseFiles, looseNotLoaded };
+}
+
+/** The files not larger than maxFileBytes (regular files, as listed), in order. */
+async function withinSize(root: string, files: readonly string[], maxFileBytes: number): Promise<string[]> {
+  const fits: boolean[] = [];
+  // A few hundred stats at a time: a workspace of thousands must not open them all at once.
+  for (let start = 0; start < files.length; start += 256) {
+    const batch = files.slice(start, start + 256);
+    const sizes = await Promise.all(
+      batch.map((file) =>
+        stat(join(root, file)).then(
+          (info) => info.size,
+          () => -1,
+        ),
+      ),
+    );
+    fits.push(...sizes.map((size) => size >= 0 && size <= maxFileBytes));
+  }
+  return files.filter((_, index) => fits[index]);
 }
 
 /** Files looked at for the first openable one. */

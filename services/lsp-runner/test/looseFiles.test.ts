@@ -1,0 +1,70 @@
+// A JavaScript package without a tsconfig.json or jsconfig.json, shaped like expressjs/express:
+// CommonJS modules in lib/ that never require the tests, and tests that require lib/. tsserver
+// knows a file under no project only once it is opened or imported, so a reference question asked
+// in lib/ would miss every use in the tests and say nothing; the runner gives such files to
+// tsserver as one project first. From a cold start: every use, complete.
+import { afterEach, beforeEach, expect, test } from "vitest";
+import { LanguageRegistry, typescriptLanguage } from "./runnerInternals.js";
+import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
+
+const FILES: Record<string, string> = {
+  "package.json": '{ "name": "loose", "main": "index.js" }\n',
+  "index.js": "module.exports = require('./lib/app');\n",
+  "lib/app.js":
+    "var utils = require('./utils');\n\nexports.tag = function tag(body) {\n  return utils.etag(body);\n};\n",
+  "lib/utils.js":
+    "exports.etag = function etag(body) {\n  return '\"' + String(body).length + '\"';\n};\n\nexports.methods = ['get', 'put'];\n",
+  "test/utils.js":
+    "var assert = require('assert');\nvar utils = require('../lib/utils');\n\nassert.strictEqual(utils.etag('x'), '\"1\"');\nassert.strictEqual(utils.etag(''), '\"0\"');\n",
+  "test/app.js": "var methods = require('../lib/utils').methods;\n\nmodule.exports = methods.length;\n",
+};
+
+const etagAt = {
+  file: "lib/utils.js",
+  target: { case: "symbol" as const, value: { name: "etag", lineHint: 1, occurrence: 0 } },
+};
+
+let env: FixtureRunner;
+
+beforeEach(async () => {
+  env = await startFixtureRunner({ files: FILES, languages: new LanguageRegistry([typescriptLanguage()]) });
+});
+
+afterEach(() => env?.close());
+
+const places = (locations: Array<{ file: string; range?: { start?: { line: number; column: number } } }>) =>
+  locations.map((l) => `${l.file}:${l.range?.start?.line}:${l.range?.start?.column}`).sort();
+
+test("cold: the first find_references in lib/ finds the uses in tests that lib/ never imports, complete", async () => {
+  const answer = await env.client.findReferences({ workspace: ws, at: etagAt, includeDeclaration: true, limit: 100 });
+  expect(places(answer.locations)).toEqual([
+    "lib/app.js:4:16",
+    "lib/utils.js:1:9",
+    "test/utils.js:4:26",
+    "test/utils.js:5:26",
+  ]);
+  expect(answer.status?.partial).toBe(false);
+  const methods = await env.client.findReferences({
+    workspace: ws,
+    at: { file: "lib/utils.js", target: { case: "symbol", value: { name: "methods", lineHint: 5, occurrence: 0 } } },
+    includeDeclaration: false,
+    limit: 100,
+  });
+  expect(places(methods.locations)).toEqual(["test/app.js:1:39"]);
+});
+
+test("cold: the first rename in lib/, applied, changes the uses in tests too", async () => {
+  const answer = await env.client.renameSymbol({ workspace: ws, at: etagAt, newName: "entityTag", apply: true });
+  expect(answer.applied).toBe(true);
+  expect(env.read("test/utils.js")).toContain("utils.entityTag('x')");
+  expect(env.read("test/utils.js")).not.toContain("etag");
+  expect(env.read("lib/app.js")).toContain("utils.entityTag(body)");
+});
+
+test("a loose file's diagnostics are as when it is opened alone: JavaScript is not type-checked", async () => {
+  const answer = await env.client.diagnostics({ workspace: ws, files: ["lib/app.js"], waitMs: 20_000 });
+  const file = answer.files[0]!;
+  expect(file.fresh).toBe(true);
+  // Only tsserver's suggestion that a CommonJS module may be converted, never a type error.
+  expect(file.diagnostics.every((d) => d.severity === 4)).toBe(true);
+});
