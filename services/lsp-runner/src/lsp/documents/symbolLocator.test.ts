@@ -52,3 +52,37 @@ describe("a symbol with a column hint", () => {
     expect(locateSymbol(lines, { name: "greet", lineHint: 2, columnHint: 1 }, "a.ts")).toEqual({ line: 3, column: 10 });
   });
 });
+
+describe("around a line hint, comment lines come last", () => {
+  // As lodash.js: a doc comment's example above the declaration.
+  const lines = [
+    "    /**",
+    "     * @example",
+    "     *",
+    "     * _.chunk(['a', 'b', 'c', 'd'], 2);",
+    "     * // => [['a', 'b'], ['c', 'd']]",
+    "     */",
+    "    function chunk(array, size) {",
+    "      // chunk it",
+    "    }",
+  ];
+
+  test("a hint a few lines off the declaration lands on it, not on the name in the comment nearer", () => {
+    expect(locateSymbol(lines, { name: "chunk", lineHint: 5 }, "lodash.js")).toEqual({ line: 7, column: 14 });
+    expect(locateSymbol(lines, { name: "chunk", lineHint: 9 }, "lodash.js")).toEqual({ line: 7, column: 14 });
+  });
+
+  test("the hinted line itself is taken even when it is a comment", () => {
+    expect(locateSymbol(lines, { name: "chunk", lineHint: 4 }, "lodash.js")).toEqual({ line: 4, column: 10 });
+  });
+
+  test("a name found only in comments is still found", () => {
+    const only = ["# the greet helper", "x = 1", "// greet later"];
+    expect(locateSymbol(only, { name: "greet", lineHint: 2 }, "a.py")).toEqual({ line: 3, column: 4 });
+  });
+
+  test("C's #define is code, not a comment", () => {
+    const c = ["# define NOTHING", "#define LIMIT 10", "int x;", "// LIMIT is 10"];
+    expect(locateSymbol(c, { name: "LIMIT", lineHint: 3 }, "a.c")).toEqual({ line: 2, column: 9 });
+  });
+});

@@ -34,12 +34,24 @@ export function findOnLine(lineText: string, name: string): number[] {
   }
 }
 
-/** Lines to try, nearest first: hint, hint+1, hint-1, hint+2, … (1-based, within the file). */
-function candidateLines(lineCount: number, hint: number | undefined): number[] {
-  if (!hint) return Array.from({ length: lineCount }, (_, i) => i + 1);
-  const lines = [hint];
-  for (let d = 1; d <= SYMBOL_SEARCH_RADIUS; d++) lines.push(hint + d, hint - d);
-  return lines.filter((line) => line >= 1 && line <= lineCount);
+/**
+ * A line that is only a comment in the common syntaxes: `//`, `/*`, a block comment's `*` line,
+ * `# ` (Python, shell; not C's `#define`).
+ */
+const COMMENT_LINE = /^\s*(\/\/|\/\*|\*(\s|\/|$)|#(\s|!|$))/;
+
+/**
+ * Lines to try, nearest first: hint, hint+1, hint-1, hint+2, … (1-based, within the file). Around
+ * a hint, comment lines come after the others: an agent's line a few off a declaration must not
+ * land on the name in its doc comment (lodash's `* _.chunk(…)` examples above `function chunk`).
+ */
+function candidateLines(lines: readonly string[], hint: number | undefined): number[] {
+  if (!hint) return Array.from({ length: lines.length }, (_, i) => i + 1);
+  const around: number[] = [];
+  for (let d = 1; d <= SYMBOL_SEARCH_RADIUS; d++) around.push(hint + d, hint - d);
+  const inFile = around.filter((line) => line >= 1 && line <= lines.length);
+  const isComment = (line: number) => COMMENT_LINE.test(lines[line - 1] ?? "");
+  return [hint, ...inFile.filter((line) => !isComment(line)), ...inFile.filter(isComment)];
 }
 
 export function locateSymbol(lines: readonly string[], query: SymbolQuery, file: string): Position {
@@ -62,7 +74,7 @@ export function locateSymbol(lines: readonly string[], query: SymbolQuery, file:
     if (here) return { line: query.lineHint, column: hinted };
   }
   const occurrence = query.occurrence || 1;
-  for (const line of candidateLines(lines.length, query.lineHint)) {
+  for (const line of candidateLines(lines, query.lineHint)) {
     const columns = findOnLine(lines[line - 1] ?? "", name);
     if (columns.length === 0) continue;
     const column = columns[occurrence - 1];
