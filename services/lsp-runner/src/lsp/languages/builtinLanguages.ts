@@ -214,6 +214,8 @@ const RUST_ANALYZER_SAFE = {
   cargo: { buildScripts: { enable: false } },
   procMacro: { enable: false },
   checkOnSave: false,
+  // Its workspace/symbol finds types only unless told otherwise (functions are symbols too).
+  workspace: { symbol: { search: { kind: "all_symbols" } } },
 };
 
 /** Rust through rust-analyzer with build scripts, proc macros and check-on-save off. */
@@ -225,6 +227,8 @@ export function rustLanguage(): LanguageServerConfig {
     args: [],
     initializationOptions: RUST_ANALYZER_SAFE,
     settings: { "rust-analyzer": RUST_ANALYZER_SAFE },
+    // rust-analyzer answers workspace/symbol with 128 matches (workspace.symbol.search.limit).
+    workspaceSymbolLimit: { most: 128 },
     // In the sandbox: rustup's proxy and toolchains (the standard library's sources), read-only.
     sandboxReadOnly: ["~/.rustup", "~/.cargo/bin", "~/.cargo/registry"],
     install: "install rust-analyzer (rustup component add rust-analyzer, or a release binary on PATH)",

@@ -51,7 +51,12 @@ describe("built-in languages", () => {
     const [typescript, , , go, , rust] = builtinLanguages();
     expect(typescript!.initializationOptions).toMatchObject({ plugins: [], disableAutomaticTypingAcquisition: true });
     expect(go!.env).toEqual({ GOTOOLCHAIN: "local" });
-    const safe = { cargo: { buildScripts: { enable: false } }, procMacro: { enable: false }, checkOnSave: false };
+    const safe = {
+      cargo: { buildScripts: { enable: false } },
+      procMacro: { enable: false },
+      checkOnSave: false,
+      workspace: { symbol: { search: { kind: "all_symbols" } } },
+    };
     expect(rust!.initializationOptions).toEqual(safe);
     expect(rust!.settings).toEqual({ "rust-analyzer": safe });
   });
@@ -136,6 +141,7 @@ describe("merging with the built-ins", () => {
       cargo: { buildScripts: { enable: false }, features: ["serde"] },
       procMacro: { enable: false },
       checkOnSave: false,
+      workspace: { symbol: { search: { kind: "all_symbols" } } },
     });
     expect(rust.settings).toMatchObject({ "rust-analyzer": { procMacro: { enable: false }, lens: { enable: false } } });
     expect(rust.env).toEqual({ CARGO_NET_OFFLINE: "true" });
