@@ -76,7 +76,11 @@ export class RunnerRegistration {
       if (this.closing) return;
       try {
         const put = async () => (this.closing ? undefined : this.bus.putRunner(this.entry()));
-        await retryTransient(put, { budgetMs: 2 * this.heartbeatMs });
+        // Retried every half second at most (not the default 2 s): the entry lands soon after the
+        // cluster has a leader again. A node's loss leaves a bucket without one for about 8 s (NATS
+        // 2.9/2.10, three servers), so a beat falling due just before the loss lands up to 13 s after
+        // the last, under the three beats (15 s) after which gateways drop the runner.
+        await retryTransient(put, { budgetMs: 2 * this.heartbeatMs, maxDelayMs: 500 });
         if (this.failing) this.log({ level: "info", msg: "registry heartbeat restored" });
         this.failing = false;
       } catch (error) {
