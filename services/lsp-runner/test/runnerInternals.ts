@@ -10,6 +10,7 @@ export {
   builtinLanguages,
   cppLanguage,
   defaultLanguages,
+  goLanguage,
   pythonLanguage,
   typescriptLanguage,
   typescriptNativeLanguage,

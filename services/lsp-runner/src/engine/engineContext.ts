@@ -429,7 +429,10 @@ export class EngineContext {
    */
   incompleteNotes(session: LanguageSession, empty: boolean): string[] {
     const notes: string[] = [];
-    if (session.state !== "ready") {
+    // A failure the server shows (gopls cannot load the workspace) is named by incompleteNote: not
+    // something that passes by trying again shortly.
+    const showsFailure = session.state === "degraded" && session.progress.failure !== "";
+    if (session.state !== "ready" && !showsFailure) {
       const progress = session.progress.summary();
       notes.push(
         `the ${session.language.id} server is ${session.state}${progress ? ` (${progress})` : ""}: ${empty ? "no results yet" : "this answer may be incomplete"}; try again shortly`,

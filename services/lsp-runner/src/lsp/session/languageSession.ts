@@ -1,8 +1,7 @@
 // One language server for one (tenant, workspace, language): starts it and completes the handshake
-// (serverHandshake.ts), sends requests with timeouts and cancellation (requestChannel.ts), and
-// notices when its server fails — exits, breaks the protocol, stops answering — and reports it once
-// (sessionHealth.ts); starting a replacement is the session manager's job (pool/sessionSlot.ts).
-// Server requests are answered in serverRequests.ts; its view of the workspace is serverDocuments.ts.
+// (serverHandshake.ts), sends requests with timeouts and cancellation (requestChannel.ts), notices
+// its server failing (exit, protocol, no answer) and reports it once (sessionHealth.ts; replacing
+// it: pool/sessionSlot.ts). Server requests: serverRequests.ts; its view of files: serverDocuments.ts.
 
 import {
   DocumentDiagnosticRequest,
@@ -182,6 +181,7 @@ export class LanguageSession {
       indexing: this.progress.busy,
       answered: this.health.answered,
       suspect: this.health.suspect,
+      reportsFailure: this.progress.failure !== "",
     });
   }
 

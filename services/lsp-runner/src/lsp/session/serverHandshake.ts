@@ -147,6 +147,9 @@ export class ServerLoading {
 
   /** Why every answer may be incomplete while this server runs (no project database, an index that never started), or undefined. */
   get incompleteNote(): string | undefined {
+    const failure = this.host.progress.failure;
+    // The server could not load the workspace (or part of it): what it answers covers the rest.
+    if (failure) return `the ${this.host.options.language.id} server reports "${failure}": answers may be incomplete`;
     const index = this.host.options.language.indexProgress;
     if (!index) return undefined;
     if (this.missingNote) return this.missingNote;

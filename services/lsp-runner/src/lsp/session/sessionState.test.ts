@@ -65,4 +65,28 @@ describe("ProgressTracker", () => {
     expect(progress.hasBegun("indexing")).toBe(true);
     expect(progress.busy).toBe(true);
   });
+
+  test("progress reporting an error (gopls's 'Error loading workspace') is a failure shown, not work under way", async () => {
+    const progress = new ProgressTracker();
+    progress.create("critical");
+    const idle = progress.waitIdle(10_000);
+    progress.update("critical", {
+      kind: "begin",
+      title: "Error loading workspace",
+      message: "gopls was not able to find modules in your workspace",
+    });
+    expect(await idle).toBe(true);
+    expect(progress.busy).toBe(false);
+    expect(progress.failure).toBe("Error loading workspace: gopls was not able to find modules in your workspace");
+    progress.update("critical", { kind: "report", message: "still no go.work" });
+    expect(progress.failure).toBe("Error loading workspace: still no go.work");
+    progress.update("critical", { kind: "end" });
+    expect(progress.failure).toBe("");
+    expect(progress.busy).toBe(false);
+  });
+});
+
+test("a server showing a failure of its own is degraded, not ready", () => {
+  expect(sessionState({ ...healthy, reportsFailure: true })).toBe("degraded");
+  expect(sessionState({ ...healthy, reportsFailure: true, failed: true })).toBe("failed");
 });

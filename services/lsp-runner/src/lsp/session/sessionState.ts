@@ -14,27 +14,38 @@ export interface SessionFacts {
   answered: boolean;
   /** A request timed out and the server has not answered one since (alive, but not keeping up). */
   suspect: boolean;
+  /** The server shows a failure it keeps open as progress (gopls: "Error loading workspace"). */
+  reportsFailure?: boolean;
 }
 
 /**
  * starting → indexing → ready, from the handshake, `$/progress` and the server's first answers: a
  * server that has not answered anything yet may still be loading its project, even without progress.
- * `degraded` once it lets requests time out; `failed` wins over everything.
+ * `degraded` once it lets requests time out or shows a failure of its own; `failed` wins over everything.
  */
 export function sessionState(facts: SessionFacts): ServerStateName {
   if (facts.failed) return "failed";
   if (!facts.initialized) return "starting";
   if (facts.indexing || !facts.answered) return "indexing";
-  if (facts.suspect) return "degraded";
+  if (facts.suspect || facts.reportsFailure) return "degraded";
   return "ready";
 }
 
 /** Key prefix of expected progress (tokens from servers are numbers or their own strings). */
 const EXPECTED = "lspmesh/expected:";
 
+/**
+ * A work-done progress title that reports a failure, not work: gopls keeps "Error loading workspace"
+ * open as progress until the cause is fixed (a workspace of several modules without a go.work),
+ * which would otherwise count as indexing for ever.
+ */
+const FAILURE_TITLE = /^error\b/i;
+
 /** Tracks `$/progress` work-done tokens: a server with open progress is still indexing. */
 export class ProgressTracker {
   private readonly active = new Map<string, string>();
+  /** Open progress reporting a failure (FAILURE_TITLE), by token: not work under way. */
+  private readonly failures = new Map<string, string>();
   /** Titles of progress expected to begin (expect()). */
   private readonly expected = new Set<string>();
   /** Titles of progress that began at least once. */
@@ -69,6 +80,10 @@ export class ProgressTracker {
 
   update(token: string | number, value: { kind?: string; title?: string; message?: string; percentage?: number }) {
     const key = String(token);
+    if ((value.kind === "begin" && FAILURE_TITLE.test(value.title ?? "")) || this.failures.has(key)) {
+      this.recordFailure(key, value);
+      return;
+    }
     if (value.kind === "begin" && value.title !== undefined) {
       this.begun.add(value.title);
       if (this.expected.delete(value.title)) this.active.delete(`${EXPECTED}${value.title}`);
@@ -88,6 +103,23 @@ export class ProgressTracker {
 
   get busy(): boolean {
     return this.active.size > 0;
+  }
+
+  /** The failures the server shows as open progress, or "" (see FAILURE_TITLE). */
+  get failure(): string {
+    return [...this.failures.values()].join("; ");
+  }
+
+  private recordFailure(key: string, value: { kind?: string; title?: string; message?: string }): void {
+    // Created tokens count as work until their begin: this one is not.
+    const wasBusy = this.busy;
+    this.active.delete(key);
+    if (value.kind === "end") this.failures.delete(key);
+    else {
+      const title = value.title ?? this.failures.get(key)?.split(":")[0] ?? "";
+      this.failures.set(key, value.message ? `${title}: ${value.message}` : title);
+    }
+    if (wasBusy && !this.busy) for (const wake of this.idleWaiters) wake();
   }
 
   waitIdle(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
