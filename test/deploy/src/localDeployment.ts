@@ -23,8 +23,8 @@ import {
   renderLocal,
   runnerCredentials,
 } from "./localInstall.js";
-import { lastLines, withoutRepeats } from "./logTail.js";
-import { podman, podmanLogs, podmanNames, run } from "./podman.js";
+import { containerLogTail } from "./logTail.js";
+import { podman, podmanNames, run } from "./podman.js";
 import { podmanPodOf } from "./podmanKube.js";
 import { repoPath } from "./repo.js";
 
@@ -131,10 +131,7 @@ class Made {
     const parts = await Promise.all(
       names
         .filter((name) => !name.endsWith("-infra"))
-        .map(
-          async (name) =>
-            `--- ${name}\n${lastLines(withoutRepeats(await podmanLogs(name).catch(String)), lines).slice(-4000)}`,
-        ),
+        .map(async (name) => `--- ${name}\n${(await containerLogTail(name, lines)).slice(-4000)}`),
     );
     return parts.join("\n");
   }
@@ -207,17 +204,18 @@ async function startNats(made: Made, objects: KubeObject[], adminCreds: string):
  */
 async function startedAsTheKubeletWould(server: NatsPod): Promise<void> {
   const monitor = new URL("/healthz", server.url.replace("nats://", "http://").replace(":4222", ":8222"));
+  const container = `${server.pod}-nats`;
   const healthy = (timeoutMs: number) =>
     waitFor(`NATS ${server.name} healthy`, async () => (await fetch(monitor)).ok, { timeoutMs, intervalMs: 500 });
   try {
     await healthy(60_000);
   } catch (error) {
-    const log = lastLines(withoutRepeats(await podmanLogs(`${server.pod}-nats`).catch(String)), 40);
+    const log = await containerLogTail(container, 40);
     console.log(
       `${(error as Error).message}: its container is restarted, as its startup probe would. Its log:\n${log}`,
     );
-    await podman("stop", `${server.pod}-nats`);
-    await podman("start", `${server.pod}-nats`);
+    await podman("stop", container);
+    await podman("start", container);
     await healthy(90_000);
   }
 }

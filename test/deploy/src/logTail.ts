@@ -1,5 +1,7 @@
 // What a failed deployment test prints of each container's log.
 
+import { podmanLogs } from "./podman.js";
+
 /**
  * A log without the runs of one repeated warning (a NATS server logs "Healthcheck failed" for every
  * probe while it is not current: 4 a second under startNats), kept as the first and a count, so a
@@ -32,4 +34,9 @@ export function lastLines(text: string, count: number): string {
   const ending = text.endsWith("\n") ? "\n" : "";
   const lines = (ending ? text.slice(0, -1) : text).split("\n");
   return lines.slice(-count).join("\n") + ending;
+}
+
+/** The last `lines` lines of a container's log, runs of one message collapsed; the error's text if it has none. */
+export async function containerLogTail(container: string, lines: number): Promise<string> {
+  return lastLines(withoutRepeats(await podmanLogs(container).catch(String)), lines);
 }

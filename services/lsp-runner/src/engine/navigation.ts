@@ -307,7 +307,7 @@ export class NavigationQueries {
     projects: ProjectLoad,
     query: string,
     signal?: AbortSignal,
-  ): Promise<{ symbols: Array<SymbolInformation | LspWorkspaceSymbol>; capped: boolean }> {
+  ): Promise<{ symbols: Array<SymbolInformation | LspWorkspaceSymbol>; cappedNote?: string }> {
     const { session } = context;
     const uris = [context.document.uri, ...(projects.anchorUris ?? [])];
     const cap = session.language.workspaceSymbolLimit;
@@ -343,7 +343,9 @@ export class NavigationQueries {
         merged.push(symbol);
       }
     }
-    return { symbols: merged, capped };
+    if (!cap || !capped) return { symbols: merged };
+    const cappedNote = `the ${session.language.id} server answers at most ${cap.most} matches and gave that many: others may be missing; search with a longer query`;
+    return { symbols: merged, cappedNote };
   }
 
   /** Every match of one language's server, from every project, not yet converted. */
@@ -357,12 +359,7 @@ export class NavigationQueries {
     const context = await this.engine.openDocument(ref, anchor, paths);
     requireCapability(context.session, "workspaceSymbolProvider", WorkspaceSymbolRequest.method);
     const projects = await this.engine.loadProjects(context);
-    const { symbols: matches, capped } = await this.symbolsOfEveryProject(context, projects, query, signal);
-    const limit = context.session.language.workspaceSymbolLimit;
-    const cappedNote =
-      capped && limit
-        ? `the ${context.session.language.id} server answers at most ${limit.most} matches and gave that many: others may be missing; search with a longer query`
-        : undefined;
+    const { symbols: matches, cappedNote } = await this.symbolsOfEveryProject(context, projects, query, signal);
     return { session: context.session, matches, projects, cappedNote };
   }
 }

@@ -69,7 +69,7 @@ export class ProgressTracker {
   cancelExpectation(title: string): boolean {
     if (!this.expected.delete(title)) return false;
     this.active.delete(`${EXPECTED}${title}`);
-    if (!this.busy) for (const wake of this.idleWaiters) wake();
+    this.wakeIfIdle();
     return true;
   }
 
@@ -90,7 +90,7 @@ export class ProgressTracker {
     }
     if (value.kind === "end") {
       this.active.delete(key);
-      if (!this.busy) for (const wake of this.idleWaiters) wake();
+      this.wakeIfIdle();
       return;
     }
     const previous = this.active.get(key) ?? "";
@@ -112,14 +112,18 @@ export class ProgressTracker {
 
   private recordFailure(key: string, value: { kind?: string; title?: string; message?: string }): void {
     // Created tokens count as work until their begin: this one is not.
-    const wasBusy = this.busy;
     this.active.delete(key);
     if (value.kind === "end") this.failures.delete(key);
     else {
       const title = value.title ?? this.failures.get(key)?.split(":")[0] ?? "";
       this.failures.set(key, value.message ? `${title}: ${value.message}` : title);
     }
-    if (wasBusy && !this.busy) for (const wake of this.idleWaiters) wake();
+    this.wakeIfIdle();
+  }
+
+  /** Wakes waitIdle's callers once no work is open (there are none unless it was open when they called). */
+  private wakeIfIdle(): void {
+    if (!this.busy) for (const wake of this.idleWaiters) wake();
   }
 
   waitIdle(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
