@@ -129,6 +129,11 @@ export interface RunnerRegistryEntry {
   id: string;
   /** host:port of the runner's gRPC server, reachable from gateways. */
   address: string;
+  /**
+   * host:port taking direct worker connections (HTTP CONNECT to `<tenant>.tenants.lspmesh`, then
+   * gRPC straight to that tenant's worker); absent when the runner relays every call.
+   */
+  workerAddress?: string;
   /** Ids of the languages served (enabled and installed), or ["*"] for any. */
   languages: string[];
   /**

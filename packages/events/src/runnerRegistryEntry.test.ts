@@ -36,6 +36,17 @@ describe("registry entries", () => {
     expect(registryEntryFrom("r1", entry()).entry).not.toHaveProperty("warm");
   });
 
+  test("a worker address is kept when it is host:port, dropped otherwise, the entry still routed", () => {
+    expect(registryEntryFrom("r1", entry({ workerAddress: "runner-0.runners:7422" })).entry?.workerAddress).toBe(
+      "runner-0.runners:7422",
+    );
+    for (const bad of ["runner-0", "http://x:1", 7422, "a b:1"]) {
+      const routed = registryEntryFrom("r1", entry({ workerAddress: bad })).entry;
+      expect(routed, String(bad)).toBeDefined();
+      expect(routed).not.toHaveProperty("workerAddress");
+    }
+  });
+
   test("an entry naming another runner than its key is refused", () => {
     expect(registryEntryFrom("r2", entry()).problem).toBe("id is not its key");
   });

@@ -35,8 +35,7 @@ export function registryEntryFrom(key: string, value: unknown): { entry?: Runner
   const entry = value as Partial<RunnerRegistryEntry> | null;
   if (!entry || typeof entry !== "object") return { problem: "not a JSON object" };
   if (entry.v !== 1) return { problem: `unsupported version ${String(entry.v)}` };
-  if (typeof entry.address !== "string" || !/^[^\s:]+:\d{1,5}$|^\[[0-9a-f:.]+\]:\d{1,5}$/i.test(entry.address))
-    return { problem: "address is not host:port" };
+  if (!isHostPort(entry.address)) return { problem: "address is not host:port" };
   if (!Array.isArray(entry.languages) || !entry.languages.every((l) => typeof l === "string"))
     return { problem: "languages is not a list of strings" };
   if (typeof entry.updatedAt !== "number" || typeof entry.heartbeatMs !== "number" || entry.heartbeatMs <= 0)
@@ -53,16 +52,22 @@ export function registryEntryFrom(key: string, value: unknown): { entry?: Runner
   // The key is what NATS let the writer's identity write (its runner id): an entry naming another
   // runner would borrow that runner's claims.
   if (entry.id !== undefined && entry.id !== "" && entry.id !== key) return { problem: "id is not its key" };
-  const { draining, warm, ...rest } = entry as RunnerRegistryEntry;
-  // Handoff fields only steer warm-ups: malformed ones are dropped, the entry is still routed.
+  const { draining, warm, workerAddress, ...rest } = entry as RunnerRegistryEntry;
+  // Handoff fields only steer warm-ups, and the worker address only saves a hop: malformed ones
+  // are dropped, the entry is still routed.
   return {
     entry: {
       ...rest,
       id: key,
       ...(draining === true ? { draining: true } : {}),
       ...(Array.isArray(warm) ? { warm: warmList(warm) } : {}),
+      ...(isHostPort(workerAddress) ? { workerAddress } : {}),
     },
   };
+}
+
+function isHostPort(value: unknown): value is string {
+  return typeof value === "string" && /^[^\s:]+:\d{1,5}$|^\[[0-9a-f:.]+\]:\d{1,5}$/i.test(value);
 }
 
 /** Valid session ids of a `warm` list, the first MAX_WARM_SESSIONS. */

@@ -73,6 +73,21 @@ describe("runnerConfig", () => {
     });
   });
 
+  test("LSPMESH_WORKER_LISTEN: with a secret on any address, on loopback without; never with mTLS", () => {
+    const secret = { LSPMESH_GRPC_SECRET_FILE: "/run/secrets/grpc" };
+    expect(runnerConfig([], { ...secret, LSPMESH_WORKER_LISTEN: "0.0.0.0:7422" }).workerListen).toBe("0.0.0.0:7422");
+    expect(runnerConfig([], { LSPMESH_WORKER_LISTEN: "127.0.0.1:0" }).workerListen).toBe("127.0.0.1:0");
+    expect(runnerConfig([], secret).workerListen).toBeUndefined();
+    expect(() => runnerConfig([], { LSPMESH_WORKER_LISTEN: "0.0.0.0:7422" })).toThrow(
+      /refusing to take worker connections on 0.0.0.0:7422 without credentials/,
+    );
+    const tls = { LSPMESH_GRPC_TLS_CERT: "/t/c", LSPMESH_GRPC_TLS_KEY: "/t/k", LSPMESH_GRPC_TLS_CA: "/t/a", ...secret };
+    expect(() => runnerConfig([], { ...tls, LSPMESH_WORKER_LISTEN: "0.0.0.0:7422" })).toThrow(
+      /LSPMESH_WORKER_LISTEN cannot be used with mTLS/,
+    );
+    expect(() => runnerConfig([], { LSPMESH_WORKER_LISTEN: "nowhere" })).toThrow(/use host:port/);
+  });
+
   test.each([
     [
       ["--listen", "0.0.0.0:7421"],

@@ -42,6 +42,11 @@ export interface RunnerConfig {
   listen: string;
   /** How gateways authenticate (shared secret file, mTLS files); unset = loopback only. */
   grpcAuth?: GrpcAuthSettings;
+  /**
+   * host:port where gateways connect straight to a tenant's worker (LSPMESH_WORKER_LISTEN; tenant
+   * workers only, not with mTLS); unset = every call relayed by the runner.
+   */
+  workerListen?: string;
   workspaces: WorkspacesSetting;
   /** JSON file overriding or adding language servers (docs/languages.md); unset = built-ins only. */
   languagesFile?: string;
@@ -147,6 +152,7 @@ Environment only:
   LSPMESH_WORKERS (auto: one Landlock-confined worker process per tenant; off: tenants in LSPMESH_TENANTS share the runner)
   LSPMESH_STATE_DIR (a fresh <tmpdir>/lspmesh-workers-<pid>-* per runner, removed at exit: the workers' homes and temporary folders)
   LSPMESH_WORKER_USER (uid:gid workers run as when the runner runs as root; unset: the runner's own)
+  LSPMESH_WORKER_LISTEN (host:port: gateways connect straight to each tenant's worker; not with mTLS; unset: calls relayed)
   LSPMESH_TENANT_MAX_SESSIONS (12)  LSPMESH_TENANT_MAX_PROCESSES (96)  LSPMESH_TENANT_MEMORY_MB (none)
   LSPMESH_TENANT_MAX_WATCHES (an eighth of fs.inotify.max_user_watches, 1024–20000; past it folders are polled); 0 = no limit
   LSPMESH_IDLE_TIMEOUT_S (1800; 0 = never)  LSPMESH_WARMUP (tenant/workspace/language,…)  LSPMESH_LOG_LEVEL (info)
@@ -177,7 +183,7 @@ type RunnerFlags = { readonly [name in keyof typeof RUNNER_FLAGS]?: string | und
 export function runnerConfig(argv: readonly string[], env: Environment): RunnerConfig {
   const { values: flags, positionals } = parseFlags({ args: [...argv], options: RUNNER_FLAGS, allowPositionals: true });
   if (positionals.length > 0) throw new SettingsError(`unexpected argument '${positionals[0]}'`);
-  const { listen, grpcAuth, natsAuth } = listenSettings(flags, env);
+  const { listen, grpcAuth, natsAuth, workerListen } = listenSettings(flags, env);
   const metricsListen = metricsListenSetting(flags["metrics-listen"], env);
   const tenants = tenantsSetting(env);
   const warmUp = warmUpSetting(env);
@@ -192,6 +198,7 @@ export function runnerConfig(argv: readonly string[], env: Environment): RunnerC
   return {
     listen,
     ...(grpcAuth ? { grpcAuth } : {}),
+    ...(workerListen ? { workerListen } : {}),
     workspaces: { root: setting(flags["workspaces-root"], env, "LSPMESH_WORKSPACES_ROOT") ?? "/workspaces" },
     languagesFile: setting(flags.languages, env, "LSPMESH_LANGUAGES_FILE"),
     maxFileBytes: integerSetting(env.LSPMESH_MAX_FILE_BYTES, "LSPMESH_MAX_FILE_BYTES", undefined, 0, 2 ** 40),
@@ -257,7 +264,27 @@ function listenSettings(flags: RunnerFlags, env: Environment) {
     throw new SettingsError(
       `refusing to listen on ${listen} without credentials: set LSPMESH_GRPC_SECRET_FILE (a shared secret the gateways also read) or LSPMESH_GRPC_TLS_CERT, LSPMESH_GRPC_TLS_KEY and LSPMESH_GRPC_TLS_CA (mTLS), or listen on 127.0.0.1`,
     );
-  return { listen, grpcAuth, natsAuth };
+  const workerListen = workerListenSetting(env, grpcAuth);
+  return { listen, grpcAuth, natsAuth, ...(workerListen ? { workerListen } : {}) };
+}
+
+/**
+ * LSPMESH_WORKER_LISTEN: the tunnel a gateway opens to a tenant's worker carries plain gRPC that
+ * the worker (which holds no key) serves, so it cannot be TLS; off the loopback it needs the secret.
+ */
+function workerListenSetting(env: Environment, grpcAuth: GrpcAuthSettings | undefined): string | undefined {
+  const given = setting(undefined, env, "LSPMESH_WORKER_LISTEN");
+  if (given === undefined) return undefined;
+  const workerListen = hostPortSetting(given, "LSPMESH_WORKER_LISTEN");
+  if (grpcAuth?.tls)
+    throw new SettingsError(
+      "LSPMESH_WORKER_LISTEN cannot be used with mTLS (LSPMESH_GRPC_TLS_*): a tenant worker holds no key to end TLS with; unset it (calls are then relayed) or authenticate with LSPMESH_GRPC_SECRET_FILE alone",
+    );
+  if (!grpcAuth && !isLoopbackHost(workerListen.slice(0, workerListen.lastIndexOf(":"))))
+    throw new SettingsError(
+      `refusing to take worker connections on ${workerListen} without credentials: set LSPMESH_GRPC_SECRET_FILE, or listen on 127.0.0.1`,
+    );
+  return workerListen;
 }
 
 /**

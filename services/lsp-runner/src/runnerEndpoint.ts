@@ -47,6 +47,8 @@ export interface RunnerEndpointOptions {
   warmSessions?: () => string[];
   /** Longest handoff wait, ms (config.ts handoffMs); 0 or absent = no handoff. */
   handoffMs?: number;
+  /** The port taking direct worker connections: advertised on the advertised address's host. */
+  workerPort?: number;
   log: (entry: Record<string, unknown>) => void;
 }
 
@@ -99,6 +101,7 @@ export async function startRunnerEndpoint(options: RunnerEndpointOptions): Promi
       pool: options.pool ?? "default",
       ...(options.tenants ? { tenants: [...options.tenants] } : {}),
       load: options.load(),
+      ...(options.workerPort ? { workerAddress: withPort(advertised, options.workerPort) } : {}),
       ...handoffFields(handoff),
     }),
     options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
@@ -158,6 +161,11 @@ function shutDown(server: grpc.Server, graceMs: number): Promise<void> {
       resolve();
     });
   });
+}
+
+/** host:port with another port. */
+function withPort(address: string, port: number): string {
+  return `${address.slice(0, address.lastIndexOf(":"))}:${port}`;
 }
 
 /** `<hostname>-<pid>`, reduced to the characters a registry key allows. */

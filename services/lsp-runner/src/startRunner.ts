@@ -39,7 +39,10 @@ export type RunnerSettings = Partial<Omit<RunnerConfig, "listen" | "workspaces">
 export type RunningRunner = Pick<
   RunnerServer,
   "address" | "id" | "metricsAddress" | "warmedUp" | "close" | "symbolIndex" | "inProcessClient"
->;
+> & {
+  /** host:port taking direct worker connections (LSPMESH_WORKER_LISTEN with tenant workers). */
+  readonly workerAddress?: string | undefined;
+};
 
 /**
  * Throws LanguageConfigError for a bad languages file (callers report it as a usage error), and
@@ -67,6 +70,8 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
       landlock: landlock.reason,
     });
   }
+  if (settings.workerListen)
+    hooks.log?.({ level: "warn", msg: "LSPMESH_WORKER_LISTEN ignored: this runner has no tenant workers" });
   const tenantsTrustEachOther = (settings.tenants?.length ?? 0) > 0;
   hooks.log?.({
     level: sandbox.sandbox || tenantsTrustEachOther ? "info" : "warn",
@@ -153,6 +158,7 @@ async function startWorkerSupervisor(
     languagesFile: settings.languagesFile,
     bwrap,
     ...(settings.workerUser && process.getuid?.() === 0 ? { user: settings.workerUser } : {}),
+    connections: settings.workerListen !== undefined,
   });
   refuseReadableSecrets(settings, launcher.readablePaths);
   const rootWithoutNamespaces = process.getuid?.() === 0 && !bwrap && !settings.workerUser;
@@ -169,6 +175,7 @@ async function startWorkerSupervisor(
     root,
     languages,
     launcher,
+    ...(settings.workerListen ? { workerListen: settings.workerListen } : {}),
     worker: {
       languagesFile: settings.languagesFile,
       maxFileBytes: settings.maxFileBytes,

@@ -3,9 +3,9 @@
 // tenant's files are touched only by that tenant's worker process (workers/), confined before it
 // runs anything of the tenant's; a stall or a crash in one worker never reaches another tenant.
 import type { SymbolIndexStore } from "@lspmesh/events";
-import type { ServiceClient } from "@lspmesh/grpc";
+import { GrpcAuth, type ServiceClient } from "@lspmesh/grpc";
 import type { Runner } from "@lspmesh/proto";
-import { Gauge } from "prom-client";
+import { Counter, Gauge } from "prom-client";
 import type { RunnerEventBus } from "./events/eventBus.js";
 import { InProcessEventBus } from "./events/inProcessEventBus.js";
 import type { LanguageRegistry } from "./lsp/languages/languageRegistry.js";
@@ -14,6 +14,7 @@ import { servedLanguages } from "./runnerCore.js";
 import { defaultRunnerId, startRunnerEndpoint } from "./runnerEndpoint.js";
 import type { RunnerServerOptions } from "./runnerServer.js";
 import { TenantWorkers } from "./workers/tenantWorkers.js";
+import { WorkerConnections } from "./workers/workerConnections.js";
 import type { WorkerLauncher } from "./workers/workerLauncher.js";
 import type { WorkerInit } from "./workers/workerProtocol.js";
 import { WorkspaceFolders } from "./workspace/workspaceFolders.js";
@@ -41,14 +42,21 @@ export interface SupervisorOptions
   languages: LanguageRegistry;
   /** What each worker is told, but its tenant and the runner id. */
   worker: Omit<WorkerInit, "tenant" | "runnerId" | "root">;
-  /** Starts confined worker processes. */
+  /** Starts confined worker processes (with an IPC channel when `workerListen` is set). */
   launcher: WorkerLauncher;
+  /**
+   * host:port where gateways open connections straight to a tenant's worker (HTTP CONNECT,
+   * workerConnections.ts); unset: every call is relayed over the worker's pipe.
+   */
+  workerListen?: string;
 }
 
 export interface Supervisor {
   readonly address: string;
   readonly id: string;
   readonly metricsAddress: string | undefined;
+  /** host:port taking direct worker connections (workerListen), when on. */
+  readonly workerAddress: string | undefined;
   readonly warmedUp: Promise<void>;
   readonly symbolIndex: SymbolIndexStore;
   readonly inProcessClient: ServiceClient<typeof Runner.method>;
@@ -82,7 +90,16 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     log,
     description: { runnerId: id, languages: served },
     isDeleted,
+    deletedWorkspaces: (tenant) => deletions?.deletedOf(tenant) ?? [],
   });
+  const connections = options.workerListen
+    ? await WorkerConnections.listen({
+        listen: options.workerListen,
+        grpcAuth: options.grpcAuth ?? GrpcAuth.none(),
+        workers,
+        log,
+      })
+    : undefined;
   const reconnect = bus.onReconnect(() => workers.reconnected());
   const endpoint = await startRunnerEndpoint({
     id,
@@ -98,7 +115,11 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     advertiseAddress: options.advertiseAddress,
     warmSessions: () => workers.warmSessions(),
     handoffMs: options.handoffMs,
+    ...(connections ? { workerPort: portOf(connections.address) } : {}),
     log,
+  }).catch(async (error: unknown) => {
+    await connections?.close();
+    throw error;
   });
   deletions = WorkspaceDeletions.follow({
     bus,
@@ -106,6 +127,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     release: (ref) => workers.releaseWorkspace(ref),
     log,
     folders: new WorkspaceFolders(options.root),
+    onRecord: (tenant, workspace, deleted) => workers.deletion(tenant, workspace, deleted),
   });
   // A restarted runner takes up the symbol indexes it kept (their metas name it): the workers of
   // those tenants start now, and each catches its workspaces up with the files changed meanwhile.
@@ -118,7 +140,10 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
   const metrics = options.metricsListen
     ? await serveRunnerMetrics(
         options.metricsListen,
-        supervisorMetrics(bus, workers, options.launcher, new Set(served.map((language) => language.id))),
+        supervisorMetrics(
+          { bus, workers, launcher: options.launcher, connections },
+          new Set(served.map((language) => language.id)),
+        ),
       )
     : undefined;
   let closing: Promise<void> | undefined;
@@ -126,6 +151,7 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     address: endpoint.address,
     id,
     metricsAddress: metrics?.address,
+    workerAddress: connections?.address,
     warmedUp,
     symbolIndex: bus.symbolIndex,
     inProcessClient: endpoint.inProcessClient,
@@ -133,6 +159,8 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
     close(graceMs = DEFAULT_GRACE_MS) {
       closing ??= (async () => {
         await endpoint.close(graceMs);
+        // No new connections; those handed over end with their workers (below).
+        await connections?.close();
         reconnect.close();
         await deletions?.close();
         await workers.close(graceMs);
@@ -145,11 +173,10 @@ export async function startSupervisor(options: SupervisorOptions): Promise<Super
 }
 
 function supervisorMetrics(
-  bus: RunnerEventBus,
-  workers: TenantWorkers,
-  launcher: WorkerLauncher,
+  parts: { bus: RunnerEventBus; workers: TenantWorkers; launcher: WorkerLauncher; connections?: WorkerConnections },
   languages: ReadonlySet<string>,
 ) {
+  const { bus, workers, launcher, connections } = parts;
   // The workers' language servers as they report them; only configured languages become labels
   // (a worker's report is not trusted to keep the label set bounded).
   const servers = { statuses: () => workers.serverCounts().filter((server) => languages.has(server.language)) };
@@ -184,5 +211,19 @@ function supervisorMetrics(
       this.set(workers.sessionCount);
     },
   });
+  new Counter({
+    name: "lspmesh_runner_worker_connections_total",
+    help: "Connections handed to tenant workers (direct worker connections, LSPMESH_WORKER_LISTEN).",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(connections?.handedOverCount ?? 0);
+    },
+  });
   return registry;
+}
+
+/** The port of a bound host:port. */
+function portOf(address: string): number {
+  return Number(address.slice(address.lastIndexOf(":") + 1));
 }

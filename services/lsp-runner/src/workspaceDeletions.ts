@@ -22,6 +22,8 @@ export interface WorkspaceDeletionsOptions {
   log: (entry: Record<string, unknown>) => void;
   /** Makes and removes workspace folders when a record asks (`--create`, `--remove-folder`); absent: never. */
   folders?: WorkspaceFolders;
+  /** Told of every record as it is seen, before anything is released (tenant workers keep their own list). */
+  onRecord?: (tenant: string, workspace: string, deleted: boolean) => void;
 }
 
 export class WorkspaceDeletions {
@@ -50,6 +52,12 @@ export class WorkspaceDeletions {
     return this.deleted.has(`${tenant}/${workspace}`);
   }
 
+  /** The tenant's workspaces deleted now. */
+  deletedOf(tenant: string): string[] {
+    const prefix = `${tenant}/`;
+    return [...this.deleted].filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
+  }
+
   /** Resolves once every clean-up started so far is done (tests). */
   async settled(): Promise<void> {
     while (this.cleaning.size > 0) await Promise.all(this.cleaning.values());
@@ -66,6 +74,7 @@ export class WorkspaceDeletions {
 
   private apply({ tenant, workspace, deleted, createFolder, removeFolder }: WorkspaceRecord): void {
     const id = `${tenant}/${workspace}`;
+    this.options.onRecord?.(tenant, workspace, deleted);
     if (!deleted) {
       this.deleted.delete(id);
       if (createFolder && this.options.folders && !this.closing)

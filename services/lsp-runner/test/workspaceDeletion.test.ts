@@ -7,6 +7,7 @@
 import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
 import {
   CONTROL_BUCKET,
   controlKeys,
@@ -19,8 +20,8 @@ import {
   symbolIndexStream,
   symbolIndexWorkspaceFilter,
 } from "@lspmesh/events";
-import { createClient } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
+import { createClient, createMultiplexedClient } from "@lspmesh/grpc";
+import { Runner, RunnerCalls } from "@lspmesh/proto";
 import {
   chownTree,
   fixturePath,
@@ -278,11 +279,20 @@ test.skipIf(landlockAbi() === 0)(
         runnerId: RUNNER_ID,
         tenants: [TENANT],
         stateDir: join(root, ".state"),
+        workerListen: "127.0.0.1:0",
         ...(workerUser ? { workerUser } : {}),
       },
       { events: await connectBus(), log: (entry) => logs.push(entry) },
     );
     const client = createClient(Runner, supervisor.address);
+    // The same tenant's calls on a connection its worker serves itself (direct worker connections).
+    const direct = createMultiplexedClient(
+      Runner,
+      supervisor.workerAddress ?? "",
+      grpc.credentials.createInsecure(),
+      { "grpc.http_connect_target": `dns:///${TENANT}.tenants.lspmesh:1`, "grpc.enable_http_proxy": 0 },
+      { calls: RunnerCalls },
+    );
     try {
       for (const ref of [web, api]) {
         const answer = await client.diagnostics({ workspace: ref, files: ["src/broken.ts"], waitMs: 15_000 });
@@ -309,11 +319,19 @@ test.skipIf(landlockAbi() === 0)(
       console.log(`workspace deletion (tenant worker): web gone after ${cleanedMs} ms`);
       expect(cleanedMs).toBeLessThan(CLEAN_WITHIN_MS);
       await expect(client.diagnostics({ workspace: web, files: ["src/broken.ts"] })).rejects.toThrow(/was deleted/);
+      await expect(direct.diagnostics({ workspace: web, files: ["src/broken.ts"] })).rejects.toThrow(/was deleted/);
       expect(await processesWorkingIn(join(root, TENANT, "api"))).not.toEqual([]);
       expect(await indexKeys(api)).toContain("api.meta");
       expect((await latestDiagnostics(api)).some((message) => message.deleted)).toBe(false);
+      // Added again: served again on the worker's own connection too.
+      await control.put(controlKeys.workspace(web.tenant, web.workspace), encodeJson({ v: 1 }));
+      const again = await waitFor("web served again on the direct connection", () =>
+        direct.diagnostics({ workspace: web, files: ["src/broken.ts"], waitMs: 15_000 }).catch(() => undefined),
+      );
+      expect(again.files[0]?.diagnostics.length).toBeGreaterThan(0);
     } finally {
       client.close();
+      direct.close();
     }
   },
   60_000,

@@ -79,10 +79,13 @@ export class SupervisorBus implements RunnerEventBus {
   }
 
   /**
-   * Nothing to wait for here: the pipe keeps order, so the supervisor publishes an announcement
-   * before it reads the answer sent after it, and flushes NATS before it replies.
+   * The pipe keeps order: the supervisor publishes the announcements sent before this request,
+   * then answers it once NATS has them. (A relayed call needs none of this: the supervisor
+   * flushes before it relays the answer.)
    */
-  async flushPublished(): Promise<void> {}
+  async flushPublished(): Promise<void> {
+    await this.connection.sendRequest(TO_SUPERVISOR.flushPublished, {});
+  }
 
   subscribeFileEvents(tenant: string, workspace: string, handler: FileEventsHandler): Closeable {
     return this.subscribe({ answer: true, handler }, tenant, workspace);

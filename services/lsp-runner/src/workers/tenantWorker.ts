@@ -3,6 +3,7 @@
 // it names the worker's own tenant. A worker that dies fails its calls under way (UNAVAILABLE) and
 // is replaced on the next call; it never takes another tenant's calls with it.
 import type { ChildProcess } from "node:child_process";
+import type { Socket } from "node:net";
 import { GrpcStatusError } from "@lspmesh/grpc";
 import {
   CancellationTokenSource,
@@ -13,6 +14,7 @@ import {
 import { RunnerError } from "../errors.js";
 import type { Closeable, RunnerEventBus } from "../events/eventBus.js";
 import { PipeMessageWriter } from "../lsp/process/pipeMessageWriter.js";
+import { CONNECTION_MESSAGE, type ConnectionMessage } from "./directCalls.js";
 import { parseWarmReport, type WarmSession } from "./warmReport.js";
 import { NO_LOAD, parseWorkerLoad, type WorkerLoad } from "./workerLoad.js";
 import {
@@ -210,6 +212,33 @@ export class TenantWorker {
     ]);
   }
 
+  /**
+   * Hands an authorized connection to the worker, which serves the tenant's calls on it itself
+   * (direct worker connections); `head` is what was read past the CONNECT request. False (and the
+   * socket destroyed) when the worker cannot take it: stopped, or started without an IPC channel.
+   */
+  adopt(socket: Socket, head: Buffer): boolean {
+    if (this.exitedFlag || this.closing || !this.child.connected) {
+      socket.destroy();
+      return false;
+    }
+    const message: ConnectionMessage = {
+      kind: CONNECTION_MESSAGE,
+      ...(head.length > 0 ? { head: head.toString("base64") } : {}),
+    };
+    // The runner's copy of the socket is closed once it is sent (keepOpen false).
+    this.child.send(message, socket, { keepOpen: false }, (error) => {
+      if (error) socket.destroy();
+    });
+    return true;
+  }
+
+  /** A workspace of the tenant was deleted (or added again) in the control plane. */
+  deletion(workspace: string, deleted: boolean): void {
+    if (!this.exitedFlag)
+      void this.connection.sendNotification(TO_WORKER.deletion, { workspace, deleted }).catch(() => {});
+  }
+
   /** The backbone reconnected: the worker resyncs its open documents. */
   reconnected(): void {
     if (!this.exitedFlag) void this.connection.sendNotification(TO_WORKER.reconnected).catch(() => {});
@@ -248,6 +277,11 @@ export class TenantWorker {
     });
     c.onNotification(TO_SUPERVISOR.publishEpoch, (message: EpochMessage) => {
       if (own(message?.tenant, "epoch")) bus.publishEpoch(message);
+    });
+    // What the worker sent before this request is published by now (the pipe keeps order).
+    c.onRequest(TO_SUPERVISOR.flushPublished, async () => {
+      await bus.flushPublished();
+      return {};
     });
     c.onRequest(TO_SUPERVISOR.subscribe, (p: SubscribeParams) => {
       if (!own(p?.tenant, "file events")) throw new Error("refused");

@@ -38,6 +38,8 @@ export interface TenantWorkersOptions {
   description: RunnerDescriptionFields;
   /** A workspace deleted in the control plane (NOT_FOUND here, its stored index not taken up). */
   isDeleted?: (tenant: string, workspace: string) => boolean;
+  /** The tenant's deleted workspaces now (a starting worker is told; deletion() tells it the changes). */
+  deletedWorkspaces?: (tenant: string) => string[];
 }
 
 export class TenantWorkers {
@@ -84,26 +86,37 @@ export class TenantWorkers {
     return this.running.size;
   }
 
-  /** The worker of `tenant`, started if needed (a dead one is replaced). Throws NOT_FOUND for tenants not here. */
+  /** The worker of `tenant` for a call on `workspace`. Throws NOT_FOUND for tenants and workspaces not here. */
   async forTenant(tenant: string, workspace: string): Promise<TenantWorker> {
-    assertWorkspaceId("tenant", tenant);
     assertWorkspaceId("workspace", workspace);
-    if (this.closed) throw unknownWorkspace(workspace);
-    if (this.admitted && !this.admitted.has(tenant)) throw unknownWorkspace(workspace);
-    if (!isRealDirectory(join(this.options.root, tenant))) throw unknownWorkspace(workspace);
-    if (this.options.isDeleted?.(tenant, workspace)) throw deletedWorkspace(tenant, workspace);
+    return this.workerOf(tenant, workspace);
+  }
+
+  /**
+   * The worker of `tenant`, started if needed (a dead one is replaced); without a workspace, for a
+   * connection of its own (direct worker connections). NOT_FOUND for a tenant not served here.
+   */
+  async workerOf(tenant: string, workspace?: string): Promise<TenantWorker> {
+    assertWorkspaceId("tenant", tenant);
+    const named = workspace ?? tenant;
+    if (this.closed) throw unknownWorkspace(named);
+    if (this.admitted && !this.admitted.has(tenant)) throw unknownWorkspace(named);
+    if (!isRealDirectory(join(this.options.root, tenant))) throw unknownWorkspace(named);
+    if (workspace !== undefined && this.options.isDeleted?.(tenant, workspace))
+      throw deletedWorkspace(tenant, workspace);
     const existing = this.workers.get(tenant);
     if (existing) {
       const worker = await existing.catch(() => undefined);
       if (worker && !worker.exitedAlready) return worker;
       if (this.workers.get(tenant) === existing) this.workers.delete(tenant);
-      return this.forTenant(tenant, workspace);
+      return this.workerOf(tenant, workspace);
     }
     const starting = TenantWorker.start({
       init: {
         ...this.options.init,
         tenant,
         warmUp: this.options.init.warmUp?.filter((entry) => entry.tenant === tenant),
+        deleted: this.options.deletedWorkspaces?.(tenant) ?? [],
       },
       spawn: () => this.options.spawn(tenant),
       bus: this.options.bus,
@@ -179,6 +192,14 @@ export class TenantWorkers {
     const worker = await this.workers.get(ref.tenant)?.catch(() => undefined);
     if (!worker) return { servers: 0, indexed: false };
     return worker.releaseWorkspace(ref.workspace);
+  }
+
+  /** A workspace was deleted (or added again): its tenant's worker, running or starting, is told. */
+  deletion(tenant: string, workspace: string, deleted: boolean): void {
+    void this.workers
+      .get(tenant)
+      ?.then((worker) => worker.deletion(workspace, deleted))
+      .catch(() => {});
   }
 
   /** The backbone came back: every worker resyncs. */

@@ -19,7 +19,10 @@ export type Confinement = "landlock" | "landlock+bwrap";
 export interface WorkerLauncher {
   /** What confines the workers, as the runner reports it (log, /readyz detail, metrics). */
   readonly confinement: Confinement;
-  /** Starts `tenant`'s worker with stdin/stdout (the private pipe) and stderr piped. */
+  /**
+   * Starts `tenant`'s worker with stdin/stdout (the private pipe) and stderr piped, and an IPC
+   * channel when connections are handed to workers (`connections`).
+   */
   spawn(tenant: string): ChildProcess;
   /** Every path a worker may read (secrets must be outside all of them). */
   readonly readablePaths: readonly string[];
@@ -40,6 +43,11 @@ export interface WorkerLauncherOptions {
    * pid namespace of bubblewrap, does. The tenant folders must be writable for this user.
    */
   user?: { uid: number; gid: number };
+  /**
+   * Workers get an IPC channel (fd 3), over which the supervisor hands them the connections it
+   * authorized (direct worker connections, workerConnections.ts). Nothing else is sent on it.
+   */
+  connections?: boolean;
 }
 
 // Processes always run the built files (also when tests run this module from src/); the worker
@@ -107,7 +115,7 @@ export function createWorkerLauncher(options: WorkerLauncherOptions): WorkerLaun
       return spawn(command, args, {
         cwd: tenantDir,
         env,
-        stdio: ["pipe", "pipe", "pipe"],
+        stdio: options.connections ? ["pipe", "pipe", "pipe", "ipc"] : ["pipe", "pipe", "pipe"],
         detached: true,
         ...(options.user ? { uid: options.user.uid, gid: options.user.gid } : {}),
       });

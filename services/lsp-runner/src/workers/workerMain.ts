@@ -3,18 +3,22 @@
 // confined (the launcher applied Landlock and exec'd this file, see confinement/), with a clean
 // environment and no secret. It talks only to its supervisor, over stdin/stdout (JSON-RPC); its
 // stderr is free-form diagnostics the supervisor logs. It exits when the supervisor goes away.
+// Started with an IPC channel, it also serves the connections its supervisor hands it (directCalls.ts).
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Metadata } from "@grpc/grpc-js";
 import { GrpcStatusError } from "@lspmesh/grpc";
 import { REQUEST_ID_METADATA, Runner } from "@lspmesh/proto";
 import { type Tracing, withTraceParent } from "@lspmesh/service-kit";
 import { createMessageConnection, type MessageConnection, StreamMessageReader } from "vscode-jsonrpc/node.js";
+import { publishedBeforeReplyInterceptor } from "../grpc/publishedBeforeReply.js";
 import { loadLanguageRegistry } from "../lsp/languages/languageConfig.js";
 import { PipeMessageWriter } from "../lsp/process/pipeMessageWriter.js";
 import { type RunnerCore, startRunnerCore } from "../runnerCore.js";
 import { warmUpSessions } from "../sessionWarmUp.js";
 import { TenantAllowlistLocator } from "../workspace/tenantAllowlist.js";
 import { VolumeWorkspaceLocator } from "../workspace/workspaceLocator.js";
+import { DeletedWorkspaceLocator } from "../workspaceDeletions.js";
+import { type DirectCalls, serveDirectCalls } from "./directCalls.js";
 import { SupervisorBus } from "./supervisorBus.js";
 import { reportWarmSessions } from "./warmReport.js";
 import { workerLoadOf } from "./workerLoad.js";
@@ -52,6 +56,9 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
   let bus: SupervisorBus | undefined;
   let loadTimer: NodeJS.Timeout | undefined;
   let tracing: Tracing | undefined;
+  let direct: DirectCalls | undefined;
+  /** The tenant's workspaces deleted in the control plane, as the supervisor tells (NOT_FOUND here too). */
+  const deleted = new Set<string>();
   const log = (entry: Record<string, unknown>) =>
     void connection.sendNotification(TO_SUPERVISOR.log, { entry }).catch(() => {});
   reportWarmSessions(connection, () => core?.sessions);
@@ -62,8 +69,12 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
     tenant = init.tenant;
     if (init.tracing) tracing = await startWorkerTracing(connection);
     bus = new SupervisorBus(connection);
-    // Only this tenant's workspaces, whatever a request names.
-    const locator = new TenantAllowlistLocator(new VolumeWorkspaceLocator(init.root), [init.tenant]);
+    for (const workspace of init.deleted ?? []) deleted.add(workspace);
+    // Only this tenant's workspaces, whatever a request names, and none of those deleted.
+    const locator = new DeletedWorkspaceLocator(
+      new TenantAllowlistLocator(new VolumeWorkspaceLocator(init.root), [init.tenant]),
+      (_tenant, workspace) => deleted.has(workspace),
+    );
     core = startRunnerCore({
       runnerId: init.runnerId,
       bus,
@@ -90,10 +101,45 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
     });
     void warmUpSessions(init.warmUp ?? [], { locator, languages, sessions: core.sessions, log });
     loadTimer = reportLoad(connection, () => core);
+    if (process.channel) direct = serveConnections(core, bus, log);
     return { served: core.served, pid: process.pid };
   });
 
+  answerCalls(connection, () => core, log);
+  connection.onNotification(TO_WORKER.deletion, (params: { workspace?: unknown; deleted?: unknown }) => {
+    if (typeof params?.workspace !== "string") return;
+    if (params.deleted === true) deleted.add(params.workspace);
+    else deleted.delete(params.workspace);
+  });
+  answerReleases(connection, () => (core && tenant ? { core, tenant } : undefined));
+  const stop = async (graceMs: number) => {
+    clearInterval(loadTimer);
+    const timer = setTimeout(() => exit(1), graceMs + 5_000);
+    timer.unref();
+    await direct?.close(graceMs);
+    await core?.close();
+    await bus?.close();
+    await tracing?.close();
+  };
+  connection.onRequest(TO_WORKER.shutdown, async ({ graceMs }: { graceMs: number }) => {
+    await stop(graceMs);
+    // Exits when the supervisor closes the pipe (onClose below), once it has read this answer and
+    // everything written before it: exiting here could drop messages still being written.
+    return {};
+  });
+  // The supervisor went away (or closed the pipe): no language server may outlive it.
+  connection.onClose(() => void stop(0).finally(() => exit(0)));
+  connection.listen();
+}
+
+/** worker/call: one Runner call relayed by the supervisor, answered with the protobuf bytes. */
+function answerCalls(
+  connection: MessageConnection,
+  runningCore: () => RunnerCore | undefined,
+  log: (entry: Record<string, unknown>) => void,
+): void {
   connection.onRequest(TO_WORKER.call, async (params: CallParams, token): Promise<CallResult> => {
+    const core = runningCore();
     if (!core) return { failure: "the worker was not initialised" };
     const method = Runner.method[params.method as keyof typeof Runner.method];
     const handle = (core.implementation as unknown as Record<string, Handler>)[params.method];
@@ -124,25 +170,22 @@ export function serveWorker(connection: MessageConnection, exit: (code: number) 
       return { failure: "the worker failed to answer" };
     }
   });
+}
 
-  answerReleases(connection, () => (core && tenant ? { core, tenant } : undefined));
-  const stop = async (graceMs: number) => {
-    clearInterval(loadTimer);
-    const timer = setTimeout(() => exit(1), graceMs + 5_000);
-    timer.unref();
-    await core?.close();
-    await bus?.close();
-    await tracing?.close();
-  };
-  connection.onRequest(TO_WORKER.shutdown, async ({ graceMs }: { graceMs: number }) => {
-    await stop(graceMs);
-    // Exits when the supervisor closes the pipe (onClose below), once it has read this answer and
-    // everything written before it: exiting here could drop messages still being written.
-    return {};
+/**
+ * The connections the supervisor hands over (direct worker connections): calls that change files
+ * or servers answer once their epoch announcements reached NATS, as relayed calls do.
+ */
+function serveConnections(core: RunnerCore, bus: SupervisorBus, log: (entry: Record<string, unknown>) => void) {
+  // The IPC channel alone must not keep the worker alive: it exits when its pipe closes.
+  process.channel?.unref();
+  return serveDirectCalls({
+    implementation: core.implementation,
+    interceptors: [publishedBeforeReplyInterceptor(bus)],
+    onUnexpectedError: (method, error) =>
+      log({ level: "error", msg: "unexpected error", method, error: String((error as Error)?.stack ?? error) }),
+    channel: process,
   });
-  // The supervisor went away (or closed the pipe): no language server may outlive it.
-  connection.onClose(() => void stop(0).finally(() => exit(0)));
-  connection.listen();
 }
 
 /** worker/releaseWorkspace: the core lets go of a deleted workspace of the worker's tenant. */

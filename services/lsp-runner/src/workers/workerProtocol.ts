@@ -2,7 +2,8 @@
 // (vscode-jsonrpc framing) over the worker's stdin/stdout. The supervisor sends Runner calls (the
 // protobuf request as base64, answered the same way) and what the event backbone delivers; the
 // worker sends what its sessions publish, which the supervisor checks belongs to the worker's
-// tenant before it reaches NATS. Nothing here carries a credential.
+// tenant before it reaches NATS. Nothing here carries a credential. A worker started with an IPC
+// channel is also handed connections on it (directCalls.ts).
 import type {
   DiagnosticsMessage,
   EpochMessage,
@@ -31,6 +32,8 @@ export const TO_WORKER = {
    * watches stop (answered once they did; the supervisor deletes its stored index after).
    */
   releaseWorkspace: "worker/releaseWorkspace",
+  /** { workspace, deleted }: a workspace of the tenant deleted, or added again, in the control plane (notification). */
+  deletion: "worker/deletion",
   /** The backbone came back after a loss (notification). */
   reconnected: "worker/reconnected",
   /** { graceMs } → {}: stop every language server; the worker exits after answering. */
@@ -44,6 +47,11 @@ export const TO_SUPERVISOR = {
   publishStatus: "bus/publishStatus",
   /** EpochMessage (notification): sent before the answer of the call that moved the epoch. */
   publishEpoch: "bus/publishEpoch",
+  /**
+   * {} → {}: answered once every announcement sent before it reached NATS (a call the worker
+   * answers itself, on a direct connection, replies after it).
+   */
+  flushPublished: "bus/flushPublished",
   /** SubscribeParams → {}: deliver a workspace's announcements (answered, or only observed). */
   subscribe: "bus/subscribe",
   /** { subscription } (notification). */
@@ -83,6 +91,8 @@ export interface WorkerInit {
   symbolIndex?: { enabled?: boolean; maxFiles?: number; maxSymbolsPerFile?: number; maxFileBytes?: number };
   /** Sessions of this tenant started at once (LSPMESH_WARMUP entries naming it). */
   warmUp?: WarmUpEntry[];
+  /** The tenant's workspaces deleted in the control plane now (worker/deletion tells the changes). */
+  deleted?: string[];
   /** The supervisor traces: the worker records spans in traced calls and relays them (worker/spans). */
   tracing?: boolean;
 }
