@@ -117,6 +117,11 @@ export class GrpcAuth {
     return Boolean(this.settings.secret || this.settings.secretFile || this.settings.tls);
   }
 
+  /** True with mutual TLS (a connection to a tenant worker, which holds no key, cannot be TLS). */
+  get usesTls(): boolean {
+    return Boolean(this.settings.tls);
+  }
+
   serverCredentials(): grpc.ServerCredentials {
     const tls = this.settings.tls;
     if (!tls) return grpc.ServerCredentials.createInsecure();

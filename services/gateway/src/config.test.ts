@@ -19,6 +19,7 @@ test("defaults are single-machine mode on loopback, without tokens", () => {
     unauthenticatedPerSecond: 10,
     answerCacheEntries: 10_000,
     runnerTransport: "stream",
+    workerConnections: true,
   });
   expect(
     gatewayConfig([], { LSPMESH_RUNNER_ADDRESS: "127.0.0.1:7421", LSPMESH_GATEWAY_ANSWER_CACHE: "0" })
@@ -114,4 +115,9 @@ test("runner calls go on streams unless LSPMESH_RUNNER_TRANSPORT=unary", () => {
   expect(gatewayConfig([], { ...env, LSPMESH_RUNNER_TRANSPORT: "unary" }).runnerTransport).toBe("unary");
   expect(gatewayConfig([], { ...env, LSPMESH_RUNNER_TRANSPORT: "stream" }).runnerTransport).toBe("stream");
   expect(() => gatewayConfig([], { ...env, LSPMESH_RUNNER_TRANSPORT: "grpc" })).toThrow(/LSPMESH_RUNNER_TRANSPORT/);
+  expect(gatewayConfig([], { ...env, LSPMESH_WORKER_CONNECTIONS: "off" }).workerConnections).toBe(false);
+  expect(gatewayConfig([], { ...env, LSPMESH_WORKER_CONNECTIONS: "on" }).workerConnections).toBe(true);
+  expect(() => gatewayConfig([], { ...env, LSPMESH_WORKER_CONNECTIONS: "yes" })).toThrow(
+    /invalid LSPMESH_WORKER_CONNECTIONS 'yes': use on or off/,
+  );
 });

@@ -88,6 +88,8 @@ export interface GatewayConfig {
   answerCacheEntries: number;
   /** Runner calls on one stream per runner, or one gRPC call each (LSPMESH_RUNNER_TRANSPORT). */
   runnerTransport: RunnerTransport;
+  /** Tenants' calls straight to their workers on runners that offer it (LSPMESH_WORKER_CONNECTIONS, default on). */
+  workerConnections: boolean;
 }
 
 /** How runner calls travel: many on one stream per runner (RunnerCalls), or one unary gRPC call each. */
@@ -136,6 +138,8 @@ serving:
                          LSPMESH_GATEWAY_ANSWER_CACHE (${DEFAULT_GATEWAY_ANSWERS}; 0 = off) read answers remembered
                                                     here, dropped on the runners' epochs (NATS runners only)
                          LSPMESH_RUNNER_TRANSPORT (stream = each runner's calls on one stream; unary)
+                         LSPMESH_WORKER_CONNECTIONS (on = straight to each tenant's worker on runners
+                                                    with LSPMESH_WORKER_LISTEN; off = always relayed)
 See docs/gateway.md.`;
 
 /** The gateway's flags; each overrides the LSPMESH_* variable GATEWAY_USAGE names next to it. */
@@ -202,7 +206,14 @@ export function gatewayConfig(argv: readonly string[], env: Environment): Gatewa
       1_000_000,
     ),
     runnerTransport: runnerTransportSetting(env.LSPMESH_RUNNER_TRANSPORT),
+    workerConnections: workerConnectionsSetting(env.LSPMESH_WORKER_CONNECTIONS),
   };
+}
+
+function workerConnectionsSetting(value: string | undefined): boolean {
+  if (value === undefined || value === "" || value === "on") return true;
+  if (value === "off") return false;
+  throw new SettingsError(`invalid LSPMESH_WORKER_CONNECTIONS '${value}': use on or off`);
 }
 
 function runnerTransportSetting(value: string | undefined): RunnerTransport {

@@ -252,6 +252,7 @@ async function runnerRouter(
     return new HrwRunnerRouter(new StaticRunnerDirectory(config.runners.addresses), {
       grpcAuth,
       transport: config.runnerTransport,
+      workerConnections: config.workerConnections,
     });
   const directory = await openNatsRunnerRegistry({
     servers: config.runners.url,
@@ -264,6 +265,7 @@ async function runnerRouter(
   return new HrwRunnerRouter(directory, {
     grpcAuth,
     transport: config.runnerTransport,
+    workerConnections: config.workerConnections,
     ...(answers ? { decorate: (id, client) => cachingRunnerClient(client, id, answers) } : {}),
   });
 }

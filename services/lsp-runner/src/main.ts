@@ -74,6 +74,7 @@ export async function main(argv: readonly string[], env: Environment): Promise<v
       ? [config.grpcAuth.tls && "mtls", config.grpcAuth.secretFile && "secret"].filter(Boolean).join("+")
       : "none (loopback only)",
     ...(runner.metricsAddress ? { metrics: `http://${runner.metricsAddress}/metrics` } : {}),
+    ...(runner.workerAddress ? { workerAddress: runner.workerAddress } : {}),
   });
 
   // SIGTERM: health NOT_SERVING and registry entry removed, in-flight requests finished, language

@@ -255,6 +255,24 @@ test("both gateways route a workspace to the same runner, the HRW first", async 
   expect(await holders("web")).toEqual([hrwOrder("web")[0]]);
 });
 
+test("calls reach the tenant's worker straight: the runner hands a connection per tenant to its worker", async () => {
+  const acme = await client(gateways[0]!, tokens.acme);
+  const owner = runners.get(hrwOrder("web")[0]!)!;
+  expect(owner.workerAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+  const handedOver = async () =>
+    Number(/^lspmesh_runner_worker_connections_total (\d+)$/m.exec(await owner.metrics())?.[1] ?? 0);
+  const args = { workspace: "web", file: "src/main.ts", symbol: "PoliteGreeter", line: 3 };
+  // The first calls may be relayed while the gateway's connection to the worker comes up.
+  await waitFor("a connection handed to acme's worker", async () => {
+    expect(text(await call(acme, "find_definition", args))).toContain("src/greeter.ts:7:14");
+    return (await handedOver()) > 0;
+  });
+  // Once up, the same answers come on it, without a new connection per call.
+  const before = await handedOver();
+  for (let i = 0; i < 5; i++) expect(text(await call(acme, "find_definition", args))).toContain("src/greeter.ts:7:14");
+  expect(await handedOver()).toBe(before);
+});
+
 test("a rate-limited tenant gets RATE_LIMITED while the other is unaffected", async () => {
   const globex = await client(gateways[0]!, tokens.globex);
   const acme = await client(gateways[0]!, tokens.acme);

@@ -117,6 +117,8 @@ async function spawnService(
 
 export interface RunnerProcess extends ServiceProcess {
   readonly address: string;
+  /** Where gateways connect straight to its tenants' workers (LSPMESH_WORKER_LISTEN), when on. */
+  readonly workerAddress: string | undefined;
   /** SIGKILL, then SIGKILL to the language servers it leaves orphaned (they are ours to clean). */
   kill(): Promise<void>;
   /** Language sessions the runner holds for a workspace (asked over gRPC, starts nothing). */
@@ -134,6 +136,11 @@ export interface RunnerProcessOptions {
   tenants?: readonly string[];
   /** More LSPMESH_* settings (e.g. LSPMESH_SANDBOX). */
   env?: Record<string, string>;
+  /**
+   * Direct worker connections (LSPMESH_WORKER_LISTEN on a free loopback port), as deployed;
+   * default true. Gateways then send each tenant's calls straight to its worker.
+   */
+  workerConnections?: boolean;
   /**
    * Registry heartbeat, in ms (default HEARTBEAT_MS): a test waiting for a killed runner to go
    * stale (3 heartbeats) waits less with a shorter one.
@@ -191,6 +198,7 @@ export async function startRunnerProcess(
         // 3 s, not the production 45 s (no handoff then: LSPMESH_HANDOFF_MS defaults to the drain minus
         // the 30 s call deadline; runnerHandoff.test.ts sets both).
         LSPMESH_DRAIN_MS: "3000",
+        ...(options.workerConnections === false ? {} : { LSPMESH_WORKER_LISTEN: "127.0.0.1:0" }),
         ...options.env,
       },
       "runner listening",
@@ -215,6 +223,7 @@ export async function startRunnerProcess(
   return {
     ...service,
     address,
+    workerAddress: typeof line.workerAddress === "string" ? line.workerAddress : undefined,
     async kill() {
       leftovers = descendantPids(service.pid);
       client.close();

@@ -19,6 +19,8 @@ export interface RunnerEntry {
   readonly id: string;
   /** host:port of its gRPC server. */
   readonly address: string;
+  /** host:port where its tenants' workers take connections of their own (direct worker connections). */
+  readonly workerAddress?: string | undefined;
   /** Language ids it serves; ["*"] = any. */
   readonly languages: readonly string[];
   /**
@@ -69,6 +71,7 @@ export function entryFromRegistry(entry: RunnerRegistryEntry): RunnerEntry {
   return {
     id: entry.id,
     address: entry.address,
+    ...(entry.workerAddress ? { workerAddress: entry.workerAddress } : {}),
     languages: entry.languages,
     extensions: entry.extensions,
     tenants: entry.tenants,

@@ -8,6 +8,7 @@ import {
   clientTracingInterceptor,
   createClient,
   createMultiplexedClient,
+  GRPC_AUTHORIZATION_KEY,
   GrpcAuth,
   MAX_GRPC_MESSAGE_BYTES,
   type ServiceClient,
@@ -16,6 +17,7 @@ import { Runner, RunnerCalls } from "@lspmesh/proto";
 import { tracingEnabled } from "@lspmesh/service-kit";
 import { GatewayError } from "../errors.js";
 import { ANY_LANGUAGE, type RunnerDirectory, type RunnerEntry } from "./runnerDirectory.js";
+import { routedByTenant } from "./workerChannels.js";
 
 /** A typed, promise-based client of the lspmesh.v1.Runner service. */
 export type RunnerClient = ServiceClient<typeof Runner.method>;
@@ -66,7 +68,7 @@ const CHANNEL_OPTIONS = {
 export const DEFAULT_SUSPECT_MS = 15_000;
 
 export class HrwRunnerRouter implements RunnerRouter {
-  private readonly channels = new Map<string, { address: string; client: RunnerClient }>();
+  private readonly channels = new Map<string, { address: string; workerAddress?: string; client: RunnerClient }>();
   private readonly suspectUntil = new Map<string, number>();
   private closed = false;
 
@@ -86,6 +88,12 @@ export class HrwRunnerRouter implements RunnerRouter {
        * calls to runners without it; "unary": one gRPC call each (LSPMESH_RUNNER_TRANSPORT).
        */
       transport?: "stream" | "unary";
+      /**
+       * Calls go straight to a tenant's worker on runners that offer it (their entry's
+       * workerAddress; workerChannels.ts), not with mTLS or unary calls; default true
+       * (LSPMESH_WORKER_CONNECTIONS).
+       */
+      workerConnections?: boolean;
     } = {},
   ) {}
 
@@ -199,7 +207,7 @@ export class HrwRunnerRouter implements RunnerRouter {
 
   private handle(entry: RunnerEntry): RunnerHandle {
     let channel = this.channels.get(entry.id);
-    if (channel && channel.address !== entry.address) {
+    if (channel && (channel.address !== entry.address || channel.workerAddress !== entry.workerAddress)) {
       // Same runner id, new address (a restarted pod): the old channel points nowhere, and what
       // the old process did says nothing of the new one.
       channel.client.close();
@@ -207,7 +215,11 @@ export class HrwRunnerRouter implements RunnerRouter {
       this.suspectUntil.delete(entry.id);
     }
     if (!channel) {
-      channel = { address: entry.address, client: this.connect(entry) };
+      channel = {
+        address: entry.address,
+        ...(entry.workerAddress ? { workerAddress: entry.workerAddress } : {}),
+        client: this.connect(entry),
+      };
       this.channels.set(entry.id, channel);
     }
     return { id: entry.id, address: entry.address, client: channel.client };
@@ -220,18 +232,26 @@ export class HrwRunnerRouter implements RunnerRouter {
     const auth = this.options.grpcAuth ?? GrpcAuth.none();
     // Read per call: a rotated secret file applies without new channels (on a stream of calls, a
     // changed secret opens a new stream).
-    const interceptors = [
-      // A span per runner call, its trace context in the metadata (only while tracing is on).
-      ...(tracingEnabled() ? [clientTracingInterceptor({ address: entry.address })] : []),
-      callMetadataInterceptor(() => auth.callMetadata(entry.id)),
-    ];
-    const client =
-      this.options.transport !== "unary"
-        ? createMultiplexedClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, {
-            calls: RunnerCalls,
-            interceptors,
-          })
-        : createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, { interceptors });
+    // A span per runner call, its trace context in the metadata (only while tracing is on).
+    const tracing = tracingEnabled() ? [clientTracingInterceptor({ address: entry.address })] : [];
+    const interceptors = [...tracing, callMetadataInterceptor(() => auth.callMetadata(entry.id))];
+    const streams = this.options.transport !== "unary";
+    const relayed = streams
+      ? createMultiplexedClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, {
+          calls: RunnerCalls,
+          interceptors,
+        })
+      : createClient(Runner, entry.address, auth.channelCredentials(), CHANNEL_OPTIONS, { interceptors });
+    const direct = entry.workerAddress && streams && this.options.workerConnections !== false && !auth.usesTls;
+    const client = direct
+      ? routedByTenant({
+          workerAddress: entry.workerAddress!,
+          relayed,
+          authorization: () => auth.callMetadata(entry.id)?.[GRPC_AUTHORIZATION_KEY],
+          channelOptions: CHANNEL_OPTIONS,
+          interceptors: tracing,
+        })
+      : relayed;
     return this.options.decorate?.(entry.id, client) ?? client;
   }
 
