@@ -150,6 +150,7 @@ async function startWorkerSupervisor(
     if (removed.length > 0) hooks.log?.({ level: "info", msg: "state folders of stopped runners removed", removed });
   }
   const stateDir = settings.stateDir ?? createStateFolder();
+  const workerListen = directConnections(settings, hooks);
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const launcher = createWorkerLauncher({
     root,
@@ -158,7 +159,7 @@ async function startWorkerSupervisor(
     languagesFile: settings.languagesFile,
     bwrap,
     ...(settings.workerUser && process.getuid?.() === 0 ? { user: settings.workerUser } : {}),
-    connections: settings.workerListen !== undefined,
+    connections: workerListen !== undefined,
   });
   refuseReadableSecrets(settings, launcher.readablePaths);
   const rootWithoutNamespaces = process.getuid?.() === 0 && !bwrap && !settings.workerUser;
@@ -175,7 +176,7 @@ async function startWorkerSupervisor(
     root,
     languages,
     launcher,
-    ...(settings.workerListen ? { workerListen: settings.workerListen } : {}),
+    ...(workerListen ? { workerListen } : {}),
     worker: {
       languagesFile: settings.languagesFile,
       maxFileBytes: settings.maxFileBytes,
@@ -202,6 +203,19 @@ async function startWorkerSupervisor(
       if (ownState) rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * LSPMESH_WORKER_LISTEN, unless tracing is on: a call a worker answers on its own connection has
+ * no span of this runner, so while traces are exported every call is relayed (said at start).
+ */
+function directConnections(settings: RunnerSettings, hooks: RunnerHooks): string | undefined {
+  if (!settings.workerListen || !tracingEnabled()) return settings.workerListen;
+  hooks.log?.({
+    level: "info",
+    msg: "LSPMESH_WORKER_LISTEN not used while tracing is on: every call is relayed, so that each trace shows the runner's span",
+  });
+  return undefined;
 }
 
 /** A credential a worker could read would be a credential every tenant could read: refuse to start. */

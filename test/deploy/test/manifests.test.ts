@@ -301,7 +301,7 @@ test("prod: runners reach only NATS, the gateway only runners, NATS and HTTPS; e
   const gatewayPorts = named("lspmesh-gateway").spec.egress.flatMap((rule: Json) =>
     rule.ports.map((p: Json) => p.port),
   );
-  expect(gatewayPorts.sort()).toEqual([4222, 443, 7421]);
+  expect(gatewayPorts.sort()).toEqual([4222, 443, 7421, 7422]);
   // NATS reaches only its peers' route port; only they reach it there.
   const natsPods = { matchLabels: { "app.kubernetes.io/name": "lspmesh", "app.kubernetes.io/component": "nats" } };
   expect(named("lspmesh-nats").spec.egress).toEqual([
