@@ -42,8 +42,20 @@ export interface DirectCalls {
   close(graceMs: number): Promise<void>;
 }
 
+/**
+ * How long a handed-over connection serves, ms (5 min, then 30 s for its calls under way): the
+ * gateway then connects again, and the supervisor checks the credential again, as it does for a
+ * relayed stream of calls at the same age; a rotated secret reaches every connection within it.
+ */
+const MAX_CONNECTION_AGE_MS = 5 * 60_000;
+const MAX_CONNECTION_AGE_GRACE_MS = 30_000;
+
 export function serveDirectCalls(options: DirectCallsOptions): DirectCalls {
-  const server = new grpc.Server({ "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES });
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": MAX_GRPC_MESSAGE_BYTES,
+    "grpc.max_connection_age_ms": MAX_CONNECTION_AGE_MS,
+    "grpc.max_connection_age_grace_ms": MAX_CONNECTION_AGE_GRACE_MS,
+  });
   const inFlight = new InFlightCalls();
   // The supervisor authorized the connection before handing it over; nothing on it is a credential.
   const serviceOptions = {
