@@ -192,5 +192,19 @@ describe.each(MODES.filter((entry) => entry.available && landlock > 0))(
         "export const again = holder;",
       );
     });
+
+    test("the runner stops while a gateway holds connections to its workers: the drain does not wait on them", async () => {
+      const acme = direct("acme");
+      expect((await acme.hover(hoverRequest("acme"), { timeoutMs: 60_000 })).contents).toContain("owner");
+      const started = Date.now();
+      await runner.close(2_000);
+      // The grace (2 s) plus the workers' own stop, not for ever: Node counts a handed-over socket as
+      // the listener's until the worker closes it, which it does only when it stops.
+      expect(Date.now() - started).toBeLessThan(15_000);
+      const after = (await acme
+        .hover(hoverRequest("acme"), { timeoutMs: 5_000 })
+        .catch((error: unknown) => error)) as ServiceError;
+      expect(after.code).toBe(grpc.status.UNAVAILABLE);
+    });
   },
 );

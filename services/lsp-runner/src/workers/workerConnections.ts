@@ -31,7 +31,7 @@ export interface WorkerConnectionsOptions {
 export class WorkerConnections {
   private readonly sockets = new Set<Socket>();
   private handedOver = 0;
-  private closing: Promise<void> | undefined;
+  private closed = false;
 
   private constructor(
     private readonly server: Server,
@@ -61,14 +61,19 @@ export class WorkerConnections {
     return this.handedOver;
   }
 
-  /** Stops taking connections; those handed over are the workers' (they end with them). Idempotent. */
+  /**
+   * Stops taking connections; those handed over are the workers' (they end with them). Does not
+   * wait for the server's "close": Node counts a socket handed to a child as the server's until
+   * that child closes it, so it would wait for the workers, which stop after this. Idempotent.
+   */
   close(): Promise<void> {
-    this.closing ??= new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
+    if (!this.closed) {
+      this.closed = true;
+      this.server.close();
       for (const socket of this.sockets) socket.destroy();
       this.server.closeAllConnections();
-    });
-    return this.closing;
+    }
+    return Promise.resolve();
   }
 
   private serve(options: WorkerConnectionsOptions): void {
@@ -99,7 +104,7 @@ export class WorkerConnections {
     socket: Socket,
     head: Buffer,
   ): Promise<void> {
-    if (this.closing) throw new ConnectRefusal(503, "the runner is shutting down");
+    if (this.closed) throw new ConnectRefusal(503, "the runner is shutting down");
     if (!options.grpcAuth.authorizes({ metadata: bearerOf(request.headers["proxy-authorization"]) }))
       throw new ConnectRefusal(407, "the credential is missing or wrong");
     const tenant = tenantOf(request.url ?? "");
@@ -108,7 +113,7 @@ export class WorkerConnections {
       if (error instanceof RunnerError && error.code === "NOT_FOUND") throw new ConnectRefusal(404, "unknown tenant");
       throw error;
     });
-    if (this.closing || socket.destroyed) throw new ConnectRefusal(503, "the runner is shutting down");
+    if (this.closed || socket.destroyed) throw new ConnectRefusal(503, "the runner is shutting down");
     // The 200 goes out before the handover: from then on only the worker reads and writes the
     // socket. What the client sends after the 200 waits in the kernel for the worker (this side
     // stopped reading), and anything read before is handed over with it.
