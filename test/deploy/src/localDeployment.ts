@@ -182,7 +182,7 @@ async function startNats(made: Made, objects: KubeObject[], adminCreds: string):
       url: `nats://${await podIp(podmanPodOf(name))}:4222`,
     })),
   );
-  for (const server of nats) await startedAsTheKubeletWould(server);
+  for (const [index, server] of nats.entries()) nats[index] = await startedAsTheKubeletWould(server);
   const authenticator = credsAuthenticator(new TextEncoder().encode(readFileSync(adminCreds, "utf8")));
   await waitFor(
     "NATS to let the admin in",
@@ -202,13 +202,15 @@ async function startNats(made: Made, objects: KubeObject[], adminCreds: string):
  * image runs the machine's nats-server, 2.9.10 on Debian 12) never heard of the meta leader the other
  * two had elected.
  */
-async function startedAsTheKubeletWould(server: NatsPod): Promise<void> {
-  const monitor = new URL("/healthz", server.url.replace("nats://", "http://").replace(":4222", ":8222"));
+async function startedAsTheKubeletWould(server: NatsPod): Promise<NatsPod> {
   const container = `${server.pod}-nats`;
-  const healthy = (timeoutMs: number) =>
-    waitFor(`NATS ${server.name} healthy`, async () => (await fetch(monitor)).ok, { timeoutMs, intervalMs: 500 });
+  const healthy = (pod: NatsPod, timeoutMs: number) => {
+    const monitor = new URL("/healthz", pod.url.replace("nats://", "http://").replace(":4222", ":8222"));
+    return waitFor(`NATS ${pod.name} healthy`, async () => (await fetch(monitor)).ok, { timeoutMs, intervalMs: 500 });
+  };
   try {
-    await healthy(60_000);
+    await healthy(server, 60_000);
+    return server;
   } catch (error) {
     const log = await containerLogTail(container, 40);
     console.log(
@@ -216,7 +218,10 @@ async function startedAsTheKubeletWould(server: NatsPod): Promise<void> {
     );
     await podman("stop", container);
     await podman("start", container);
-    await healthy(90_000);
+    // The pod may come back on another address (seen: podman re-made its network namespace).
+    const restarted = { ...server, url: `nats://${await podIp(server.pod)}:4222` };
+    await healthy(restarted, 90_000);
+    return restarted;
   }
 }
 
