@@ -12,11 +12,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
 import { Runner } from "@lspmesh/proto";
-import { chownTree, needs, UNPRIVILEGED_USER, waitFor } from "@lspmesh/test-kit";
+import { chownTree, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { landlockAbi } from "../src/confinement/landlock.js";
 import { type RunningRunner, startRunner } from "../src/startRunner.js";
-import { processesWorkingIn } from "./support/processes.js";
+import { workerConfinements, workerProcessIn } from "./support/workerModes.js";
 
 const CANARY = "GLOBEX-WORKER-CANARY-91c2";
 const ENV_CANARY = "RUNNER-ENV-CANARY-5d0e";
@@ -31,27 +30,7 @@ let client: ServiceClient<typeof Runner.method>;
 let listener: Server | undefined;
 let holder: ChildProcess | undefined;
 
-const landlock = landlockAbi();
-if (landlock === 0) {
-  process.stderr.write("skipped: tenantWorkers needs Landlock (Linux ≥ 5.13 with landlock in lsm=)\n");
-}
-
-/**
- * Both layers where bubblewrap works (its pid namespace hides every other process), and Landlock
- * alone. As root, Landlock alone does not scope /proc/<pid>/environ: the workers then run as an
- * unprivileged user (LSPMESH_WORKER_USER), as they do in a Pod Security "restricted" pod.
- */
-const MODES = [
-  { mode: "landlock", sandbox: "none" as const, available: true },
-  {
-    mode: "landlock+bwrap",
-    sandbox: "bwrap" as const,
-    available: landlock > 0 && needs("bubblewrap", "tenantWorkers"),
-  },
-];
-const asRoot = process.getuid?.() === 0;
-
-describe.each(MODES.filter((entry) => entry.available && landlock > 0))("tenant workers ($mode)", ({ sandbox }) => {
+describe.each(workerConfinements("tenantWorkers"))("tenant workers ($mode)", ({ sandbox, workerUser }) => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "lspmesh-workers-"));
     chmodSync(root, 0o755);
@@ -92,7 +71,6 @@ describe.each(MODES.filter((entry) => entry.available && landlock > 0))("tenant 
       env: { ...process.env, LSPMESH_TEST_ENV_CANARY: ENV_CANARY },
       stdio: "ignore",
     });
-    const workerUser = asRoot && sandbox === "none" ? UNPRIVILEGED_USER : undefined;
     if (workerUser) for (const tenant of ["acme", "globex"]) chownTree(join(volume, tenant), workerUser);
     runner = await startRunner({
       listen: "127.0.0.1:0",
@@ -181,10 +159,7 @@ describe.each(MODES.filter((entry) => entry.available && landlock > 0))("tenant 
 
   test("a killed worker takes only its own tenant's calls with it, and is replaced on the next call", async () => {
     const volume = join(root, "volume");
-    const workerOf = async (tenant: string) =>
-      (await processesWorkingIn(join(volume, tenant))).find((pid) =>
-        readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerMain"),
-      );
+    const workerOf = (tenant: string) => workerProcessIn(join(volume, tenant));
     const acmeWorker = await waitFor("acme's worker", () => workerOf("acme"));
     const globexWorker = await waitFor("globex's worker", () => workerOf("globex"));
     expect(acmeWorker).not.toBe(globexWorker);

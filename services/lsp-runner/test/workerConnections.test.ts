@@ -11,32 +11,18 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { createClient, createMultiplexedClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
 import { Runner, RunnerCalls } from "@lspmesh/proto";
-import { chownTree, needs, UNPRIVILEGED_USER, waitFor } from "@lspmesh/test-kit";
+import { chownTree, waitFor } from "@lspmesh/test-kit";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { landlockAbi } from "../src/confinement/landlock.js";
 import { type RunningRunner, startRunner } from "../src/startRunner.js";
-import { processesWorkingIn } from "./support/processes.js";
+import { workerConfinements, workerProcessIn } from "./support/workerModes.js";
 
 const SECRET = "worker-connections-secret-0123456789";
 
-const landlock = landlockAbi();
-if (landlock === 0) process.stderr.write("skipped: workerConnections needs Landlock\n");
-
-const MODES = [
-  { mode: "landlock", sandbox: "none" as const, available: true },
-  {
-    mode: "landlock+bwrap",
-    sandbox: "bwrap" as const,
-    available: landlock > 0 && needs("bubblewrap", "workerConnections"),
-  },
-];
-const asRoot = process.getuid?.() === 0;
-
 type RunnerClient = ServiceClient<typeof Runner.method>;
 
-describe.each(MODES.filter((entry) => entry.available && landlock > 0))(
+describe.each(workerConfinements("workerConnections"))(
   "direct worker connections ($mode)",
-  ({ sandbox }) => {
+  ({ sandbox, workerUser }) => {
     let root: string;
     let volume: string;
     let runner: RunningRunner;
@@ -79,7 +65,6 @@ describe.each(MODES.filter((entry) => entry.available && landlock > 0))(
       }
       const secretFile = join(root, "grpc-secret");
       writeFileSync(secretFile, SECRET, { mode: 0o600 });
-      const workerUser = asRoot && sandbox === "none" ? UNPRIVILEGED_USER : undefined;
       if (workerUser) for (const tenant of ["acme", "globex"]) chownTree(join(volume, tenant), workerUser);
       runner = await startRunner({
         listen: "127.0.0.1:0",
@@ -167,10 +152,7 @@ describe.each(MODES.filter((entry) => entry.available && landlock > 0))(
     test("a killed worker's connection fails; the next connection is served by its replacement", async () => {
       const acme = direct("acme");
       expect((await acme.hover(hoverRequest("acme"), { timeoutMs: 60_000 })).contents).toContain("owner");
-      const workerOf = async () =>
-        (await processesWorkingIn(join(volume, "acme"))).find((pid) =>
-          readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerMain"),
-        );
+      const workerOf = () => workerProcessIn(join(volume, "acme"));
       const worker = await waitFor("acme's worker", workerOf);
       process.kill(worker, "SIGKILL");
       // The channel reconnects: its next CONNECT starts a new worker, which answers.
