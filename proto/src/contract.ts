@@ -93,6 +93,12 @@ export const REQUEST_ID_METADATA = "x-request-id";
 /** Tenant and workspace ids: 1–63 of a-z, 0-9, '_', '-'; safe as a path segment and a NATS token. */
 export const ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
+/**
+ * Direct worker connections: the host an HTTP CONNECT to a runner's worker port names for a
+ * tenant's worker is `<tenant>` + this (any port).
+ */
+export const WORKER_TARGET_SUFFIX = ".tenants.lspmesh";
+
 export function isId(value: string): boolean {
   return ID_PATTERN.test(value);
 }

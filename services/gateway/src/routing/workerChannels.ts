@@ -7,7 +7,7 @@
 // CONNECT (Proxy-Authorization); nothing on the tunnel carries it, so the worker never sees it.
 import * as grpc from "@grpc/grpc-js";
 import { createMultiplexedClient, type Interceptor, type ServiceClient } from "@lspmesh/grpc";
-import { ID_PATTERN, Runner, RunnerCalls } from "@lspmesh/proto";
+import { ID_PATTERN, Runner, RunnerCalls, WORKER_TARGET_SUFFIX } from "@lspmesh/proto";
 
 type RunnerClient = ServiceClient<typeof Runner.method>;
 
@@ -25,8 +25,6 @@ export interface WorkerChannelsOptions {
   maxTenants?: number;
 }
 
-/** The host a CONNECT names for a tenant's worker (the runner's workerConnections.ts reads it). */
-const WORKER_TARGET_SUFFIX = ".tenants.lspmesh";
 const DEFAULT_MAX_TENANTS = 64;
 
 /** A RunnerClient sending each tenant's calls through that tenant's tunnel when it is up. */

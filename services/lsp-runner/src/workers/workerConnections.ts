@@ -9,13 +9,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { GRPC_AUTHORIZATION_KEY, type GrpcAuth, Metadata } from "@lspmesh/grpc";
-import { ID_PATTERN } from "@lspmesh/proto";
+import { ID_PATTERN, WORKER_TARGET_SUFFIX } from "@lspmesh/proto";
 import { splitHostPort } from "@lspmesh/service-kit";
 import { RunnerError } from "../errors.js";
 import type { TenantWorkers } from "./tenantWorkers.js";
-
-/** The host a CONNECT names for a tenant's worker: `<tenant>` + this, any port. */
-export const WORKER_TARGET_SUFFIX = ".tenants.lspmesh";
 
 /** How long a client may take to send its CONNECT request, ms. */
 const REQUEST_TIMEOUT_MS = 10_000;
