@@ -20,7 +20,7 @@ const SECRET = "worker-connections-secret-0123456789";
 
 type RunnerClient = ServiceClient<typeof Runner.method>;
 
-describe.each(workerConfinements("workerConnections"))(
+describe.each(workerConfinements("workerConnections", "landlock"))(
   "direct worker connections ($mode)",
   ({ sandbox, workerUser }) => {
     let root: string;

@@ -1,28 +1,33 @@
 // The confinements a tenant-worker test runs under, and how it finds a tenant's worker process.
 import { readFileSync } from "node:fs";
-import { needs, UNPRIVILEGED_USER } from "@lspmesh/test-kit";
+import { isFaultsTier, needs, UNPRIVILEGED_USER } from "@lspmesh/test-kit";
 import { landlockAbi } from "../../src/confinement/landlock.js";
 import { processesWorkingIn } from "./processes.js";
+
+type Confinement = "landlock" | "landlock+bwrap";
 
 /**
  * Both layers where bubblewrap works (its pid namespace hides every other process), and Landlock
  * alone; none without Landlock (said on stderr, naming `test`). As root, Landlock alone does not
  * scope /proc/<pid>/environ: the workers then run as an unprivileged user (`workerUser`), as they
- * do in a Pod Security "restricted" pod.
+ * do in a Pod Security "restricted" pod. The quick tier runs `quick` only (or the other where it
+ * cannot run): the files share the two modes between them and `npm run test:faults` runs both.
  */
-export function workerConfinements(test: string) {
+export function workerConfinements(test: string, quick: Confinement) {
   const landlock = landlockAbi();
   if (landlock === 0) {
     process.stderr.write(`skipped: ${test} needs Landlock (Linux ≥ 5.13 with landlock in lsm=)\n`);
     return [];
   }
   const asRoot = process.getuid?.() === 0;
-  return [
-    { mode: "landlock", sandbox: "none" as const, workerUser: asRoot ? UNPRIVILEGED_USER : undefined },
+  const modes = [
+    { mode: "landlock" as Confinement, sandbox: "none" as const, workerUser: asRoot ? UNPRIVILEGED_USER : undefined },
     ...(needs("bubblewrap", test)
-      ? [{ mode: "landlock+bwrap", sandbox: "bwrap" as const, workerUser: undefined }]
+      ? [{ mode: "landlock+bwrap" as Confinement, sandbox: "bwrap" as const, workerUser: undefined }]
       : []),
   ];
+  if (isFaultsTier()) return modes;
+  return [modes.find((confinement) => confinement.mode === quick) ?? modes[0]!];
 }
 
 /** The pid of the worker process working in `tenantFolder`, or undefined. */
