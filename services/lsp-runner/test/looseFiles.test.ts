@@ -3,6 +3,7 @@
 // knows a file under no project only once it is opened or imported, so a reference question asked
 // in lib/ would miss every use in the tests and say nothing; the runner gives such files to
 // tsserver as one project first. From a cold start: every use, complete.
+import { isFaultsTier } from "@lspmesh/test-kit";
 import { afterEach, beforeEach, expect, test } from "vitest";
 import { LanguageRegistry, typescriptLanguage } from "./runnerInternals.js";
 import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
@@ -53,7 +54,8 @@ test("cold: the first find_references in lib/ finds the uses in tests that lib/ 
   expect(places(methods.locations)).toEqual(["test/app.js:1:39"]);
 });
 
-test("cold: the first rename in lib/, applied, changes the uses in tests too", async () => {
+// The same cold load as the references above, through rename: in `npm run test:faults`.
+test.runIf(isFaultsTier())("cold: the first rename in lib/, applied, changes the uses in tests too", async () => {
   const answer = await env.client.renameSymbol({ workspace: ws, at: etagAt, newName: "entityTag", apply: true });
   expect(answer.applied).toBe(true);
   expect(env.read("test/utils.js")).toContain("utils.entityTag('x')");

@@ -2,6 +2,7 @@
 // outside it (the first file by name), tests in their own project, and a benchmarks project. From
 // a cold start the first workspace-wide answers cover every project: tsserver only knows the
 // projects of open files, so the runner opens one file per project first.
+import { isFaultsTier } from "@lspmesh/test-kit";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { LanguageRegistry, typescriptLanguage } from "./runnerInternals.js";
 import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
@@ -107,7 +108,8 @@ describe("a runner each", () => {
     expect(paged).toEqual(answer.locations.map((location) => `${location.file}:${location.range?.start?.line}`));
   });
 
-  test("cold: the first rename, applied, changes every use in every project", async () => {
+  // The same cold load as the references above, through rename: in `npm run test:faults`.
+  test.runIf(isFaultsTier())("cold: the first rename, applied, changes every use in every project", async () => {
     const answer = await client.renameSymbol({ workspace: ws, at: composeAt, newName: "combine", apply: true });
     expect(answer.applied).toBe(true);
     for (const file of ["src/compose.ts", "src/index.ts", "test/compose.spec.ts", "benchmarks/bench/run.ts"]) {

@@ -11,8 +11,8 @@ import { type LifecycleEvent, VolumeWorkspaceLocator } from "./runnerInternals.j
 import { type FixtureRunner, startFixtureRunner } from "./support/fixtureRunner.js";
 import { groupsGone, processesInTheseGroups, processesWorkingIn } from "./support/processes.js";
 
-/** 8 in `npm test` (eviction already holds well past the ~2-session budget), 50 in test:faults. */
-const WORKSPACES = isFaultsTier() ? 50 : 8;
+/** 6 in `npm test` (eviction already holds well past the ~2-session budget), 50 in test:faults. */
+const WORKSPACES = isFaultsTier() ? 50 : 6;
 /**
  * About two sessions: each is ~140 MiB resident (typescript-language-server and tsserver) on these
  * workspaces, which skip the standard library (noLib) so that the cold starts stay quick.

@@ -25,6 +25,7 @@ import { Runner, RunnerCalls } from "@lspmesh/proto";
 import {
   chownTree,
   fixturePath,
+  isFaultsTier,
   type NatsServer,
   startNatsServer,
   UNPRIVILEGED_USER,
@@ -264,7 +265,8 @@ test("a tombstone written while the runner was down deletes the index it stored,
   await waitFor("web served again", () => !runner.deletions!.isDeleted(web.tenant, web.workspace));
 }, 30_000);
 
-test.skipIf(landlockAbi() === 0)(
+// Long (a confined worker per tenant started): in `npm run test:faults`.
+test.runIf(landlockAbi() > 0 && isFaultsTier())(
   "with a confined worker per tenant, the tenant's worker lets go of a workspace whose record is deleted within 2 s",
   async () => {
     // As root, workers run as an unprivileged user (Landlock alone does not hide /proc/<pid>/environ).
