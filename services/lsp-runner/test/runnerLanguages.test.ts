@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GrpcStatus } from "@lspmesh/grpc";
 import { ServerState } from "@lspmesh/proto";
+import { isFaultsTier } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { LanguageConfigError, loadLanguageRegistry } from "./runnerInternals.js";
 import { at, failure, places, symbol } from "./support/calls.js";
@@ -47,7 +48,9 @@ describe("the languages file", () => {
   });
 });
 
-describe("native TypeScript 7 (tsc --lsp --stdio), opted into by the languages file", () => {
+// In `npm run test:faults`; `npm test` asks the native server through serve and a cluster (e2e
+// serveLanguages, clusterLanguages).
+describe.runIf(isFaultsTier())("native TypeScript 7 (tsc --lsp --stdio), opted into by the languages file", () => {
   let env: FixtureRunner;
 
   beforeAll(async () => {
