@@ -5,7 +5,7 @@
 // runner's TCP ports; killing one tenant's worker does not disturb the other tenant's calls.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +15,7 @@ import { Runner } from "@lspmesh/proto";
 import { chownTree, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type RunningRunner, startRunner } from "../src/startRunner.js";
-import { workerConfinements, workerProcessIn } from "./support/workerModes.js";
+import { WORKER_TENANTS, workerConfinements, workerProcessIn, writeTenantWorkspaces } from "./support/workerModes.js";
 
 const CANARY = "GLOBEX-WORKER-CANARY-91c2";
 const ENV_CANARY = "RUNNER-ENV-CANARY-5d0e";
@@ -37,16 +37,10 @@ describe.each(workerConfinements("tenantWorkers", "landlock+bwrap"))(
       root = mkdtempSync(join(tmpdir(), "lspmesh-workers-"));
       chmodSync(root, 0o755);
       const volume = join(root, "volume");
-      for (const tenant of ["acme", "globex"]) {
-        const src = join(volume, tenant, "web", "src");
-        mkdirSync(src, { recursive: true });
-        writeFileSync(
-          join(volume, tenant, "web", "tsconfig.json"),
-          JSON.stringify({ compilerOptions: { strict: true, lib: ["ES2022"], types: [] } }),
-        );
-        writeFileSync(join(src, "main.ts"), `export const owner = "${tenant}";\n`);
-        writeFileSync(join(src, "probe.evil"), "hover here\n");
-      }
+      writeTenantWorkspaces(volume, (tenant) => ({
+        "main.ts": `export const owner = "${tenant}";\n`,
+        "probe.evil": "hover here\n",
+      }));
       writeFileSync(join(volume, "globex", "web", "src", "secret.ts"), `export const secret = "${CANARY}";\n`);
       // acme imports globex's file by absolute path: a worker confined to acme cannot read it.
       writeFileSync(
@@ -73,7 +67,7 @@ describe.each(workerConfinements("tenantWorkers", "landlock+bwrap"))(
         env: { ...process.env, LSPMESH_TEST_ENV_CANARY: ENV_CANARY },
         stdio: "ignore",
       });
-      if (workerUser) for (const tenant of ["acme", "globex"]) chownTree(join(volume, tenant), workerUser);
+      if (workerUser) for (const tenant of WORKER_TENANTS) chownTree(join(volume, tenant), workerUser);
       runner = await startRunner({
         listen: "127.0.0.1:0",
         workspaces: { root: volume },

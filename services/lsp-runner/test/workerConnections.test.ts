@@ -4,7 +4,7 @@
 // and typescript-language-server: the answers equal the relayed ones; the connection serves its
 // own tenant only and carries no credential; refusals are HTTP statuses; a killed worker's
 // connection fails and the next one is served by its replacement; edits answer once announced.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +14,7 @@ import { Runner, RunnerCalls } from "@lspmesh/proto";
 import { chownTree, waitFor } from "@lspmesh/test-kit";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { type RunningRunner, startRunner } from "../src/startRunner.js";
-import { workerConfinements, workerProcessIn } from "./support/workerModes.js";
+import { WORKER_TENANTS, workerConfinements, workerProcessIn, writeTenantWorkspaces } from "./support/workerModes.js";
 
 const SECRET = "worker-connections-secret-0123456789";
 
@@ -54,18 +54,12 @@ describe.each(workerConfinements("workerConnections", "landlock"))(
       root = mkdtempSync(join(tmpdir(), "lspmesh-worker-connections-"));
       chmodSync(root, 0o755);
       volume = join(root, "volume");
-      for (const tenant of ["acme", "globex"]) {
-        const src = join(volume, tenant, "web", "src");
-        mkdirSync(src, { recursive: true });
-        writeFileSync(
-          join(volume, tenant, "web", "tsconfig.json"),
-          JSON.stringify({ compilerOptions: { strict: true, lib: ["ES2022"], types: [] } }),
-        );
-        writeFileSync(join(src, "main.ts"), `export const owner = "${tenant}";\nexport const again = owner;\n`);
-      }
+      writeTenantWorkspaces(volume, (tenant) => ({
+        "main.ts": `export const owner = "${tenant}";\nexport const again = owner;\n`,
+      }));
       const secretFile = join(root, "grpc-secret");
       writeFileSync(secretFile, SECRET, { mode: 0o600 });
-      if (workerUser) for (const tenant of ["acme", "globex"]) chownTree(join(volume, tenant), workerUser);
+      if (workerUser) for (const tenant of WORKER_TENANTS) chownTree(join(volume, tenant), workerUser);
       runner = await startRunner({
         listen: "127.0.0.1:0",
         workerListen: "127.0.0.1:0",

@@ -1,5 +1,7 @@
-// The confinements a tenant-worker test runs under, and how it finds a tenant's worker process.
-import { readFileSync } from "node:fs";
+// The confinements a tenant-worker test runs under, its two tenants' workspaces, and how it finds a
+// tenant's worker process.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { isFaultsTier, needs, UNPRIVILEGED_USER } from "@lspmesh/test-kit";
 import { landlockAbi } from "../../src/confinement/landlock.js";
 import { processesWorkingIn } from "./processes.js";
@@ -28,6 +30,25 @@ export function workerConfinements(test: string, quick: Confinement) {
   ];
   if (isFaultsTier()) return modes;
   return [modes.find((confinement) => confinement.mode === quick) ?? modes[0]!];
+}
+
+/** The tenants of a tenant-worker test, each with one workspace, "web". */
+export const WORKER_TENANTS = ["acme", "globex"] as const;
+
+/**
+ * Each tenant's workspace on `volume` (<volume>/<tenant>/web): a strict ES2022 tsconfig and the
+ * files `sources` gives for that tenant, under src/.
+ */
+export function writeTenantWorkspaces(volume: string, sources: (tenant: string) => Record<string, string>): void {
+  for (const tenant of WORKER_TENANTS) {
+    const src = join(volume, tenant, "web", "src");
+    mkdirSync(src, { recursive: true });
+    writeFileSync(
+      join(volume, tenant, "web", "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { strict: true, lib: ["ES2022"], types: [] } }),
+    );
+    for (const [name, text] of Object.entries(sources(tenant))) writeFileSync(join(src, name), text);
+  }
 }
 
 /** The pid of the worker process working in `tenantFolder`, or undefined. */
