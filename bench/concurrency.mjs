@@ -26,7 +26,7 @@
 // slow stretch of the shared machine weighs on all targets alike); each row pools its rounds.
 //   without DIR: the small fixture test/kit/fixtures/typescript-hono-shape
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { descendantPids, startServe } from "@lspmesh/test-kit";
 import { startDirectServer } from "./lib/directServer.mjs";
@@ -111,6 +111,26 @@ function treeCpuMs(pid) {
   return times;
 }
 
+/**
+ * Time (ms) each process in the tree under `pid` spent runnable but waiting for a core, all its
+ * threads together, by pid (/proc/<pid>/task/<tid>/schedstat, the second field, ns; needs a kernel
+ * with schedstats, which every current one has).
+ */
+function treeRunDelayMs(pid) {
+  const delays = new Map();
+  for (const each of [pid, ...descendantPids(pid)]) {
+    try {
+      let ns = 0;
+      for (const task of readdirSync(`/proc/${each}/task`))
+        ns += Number(readFileSync(`/proc/${each}/task/${task}/schedstat`, "utf8").split(" ")[1]);
+      delays.set(each, ns / 1e6);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return delays;
+}
+
 /** Below this CPU use (ms per second, all trees together) the servers count as idle. */
 const IDLE_CPU_MS_PER_S = 100;
 /** Longest wait for the servers to go idle after the warm-up, ms. */
@@ -152,6 +172,7 @@ function isTenantWorker(pid) {
  */
 function cpuMeter(trees) {
   const before = Object.fromEntries(Object.entries(trees).map(([name, pid]) => [name, treeCpuMs(pid)]));
+  const delaysBefore = Object.fromEntries(Object.entries(trees).map(([name, pid]) => [name, treeRunDelayMs(pid)]));
   const self = process.cpuUsage();
   return () => {
     const used = {};
@@ -162,6 +183,12 @@ function cpuMeter(trees) {
         const delta = ms - (before[name].get(each) ?? 0);
         used[each === pid ? name : `${name} children`] += delta;
         if (each !== pid && isTenantWorker(each)) used.workers = (used.workers ?? 0) + delta;
+      }
+      // The language servers' wait for a core: under the direct tree every process is one.
+      for (const [each, ms] of treeRunDelayMs(pid)) {
+        const server = name === "direct" || (each !== pid && !isTenantWorker(each));
+        if (server && (name === "direct" || name === "serve" || name === "runner"))
+          used.serversWait = (used.serversWait ?? 0) + ms - (delaysBefore[name].get(each) ?? 0);
       }
     }
     const own = process.cpuUsage(self);
@@ -271,8 +298,10 @@ function cpuPerCall(used, calls) {
     "nats cpu/call": per(used.nats),
     "workers cpu/call": per(used.workers),
     "servers cpu/call": per(
-      (used["runner children"] ?? used["serve children"] ?? used.direct + used["direct children"]) - (used.workers ?? 0),
+      (used["runner children"] ?? used["serve children"] ?? used.direct + used["direct children"]) -
+        (used.workers ?? 0),
     ),
+    "servers wait/call": per(used.serversWait),
   };
 }
 
@@ -443,7 +472,7 @@ try {
     rows,
   );
   printTable(
-    `CPU time per answered call, ms, on this machine's ${machine().cores} cores (clients: this process; runner: the runner, the whole serve process, or the replay server; workers: the runner's tenant workers; servers: typescript-language-server and tsserver)`,
+    `CPU time per answered call, ms, on this machine's ${machine().cores} cores (clients: this process; runner: the runner, the whole serve process, or the replay server; workers: the runner's tenant workers; servers: typescript-language-server and tsserver; servers wait: the time their threads were runnable but waiting for a core)`,
     [
       "target",
       "clients",
@@ -454,6 +483,7 @@ try {
       "nats cpu/call",
       "workers cpu/call",
       "servers cpu/call",
+      "servers wait/call",
     ],
     rows,
   );

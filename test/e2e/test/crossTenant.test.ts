@@ -219,7 +219,8 @@ const caller =
   async (name, args) =>
     (await client.callTool({ name, arguments: args }, { timeout: 60_000 })) as ToolResult;
 
-describe("control: one unsandboxed runner holding both tenants", () => {
+// The control costs a deployment of its own: in the faults tier (npm run test:faults) only.
+describe.runIf(isFaultsTier())("control: one unsandboxed runner holding both tenants", () => {
   test("the same calls do show the other tenant's canary (the suite can fail)", async () => {
     const deployment = await deploy("control-unsandboxed-shared");
     let client: Client | undefined;
@@ -245,7 +246,7 @@ describe("control: one unsandboxed runner holding both tenants", () => {
 // Landlock-confined tenant workers alone (what a "restricted" pod runs), where the kernel has
 // Landlock; and, where bubblewrap works, workers inside bubblewrap (the default there) and pinned
 // runners (bubblewrap hides the other tenant's volume, as its own pod would). The control above
-// runs without either. npm test runs the first (workers inside bubblewrap where the kernel has no
+// runs without either (faults tier). npm test runs the first (workers inside bubblewrap where the kernel has no
 // Landlock); the faults tier runs every mode.
 const LANDLOCK = landlockAbi() > 0;
 const MODES = [
