@@ -1,5 +1,6 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { parseProcStat, SharedProcessTable } from "./processGroups.js";
+import { parseProcStat, readProcesses, SharedProcessTable } from "./processGroups.js";
 
 describe("parseProcStat", () => {
   test("reads pid, process group and resident pages", () => {
@@ -67,5 +68,16 @@ describe("SharedProcessTable", () => {
     fail = false;
     clock = 1_001;
     expect((await table.processes(1_000)).map((p) => p.pid)).toEqual([9]);
+  });
+});
+
+describe("readProcesses", () => {
+  test("the table holds every process /proc lists, this one with its own process group, read over several turns", async () => {
+    const listed = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).length;
+    const table = await readProcesses(0);
+    const self = table.find((each) => each.pid === process.pid);
+    expect(self?.pgid).toBe(Number(readFileSync("/proc/self/stat", "utf8").split(") ")[1]?.split(" ")[2]));
+    // A few may exit or start between the two listings; none is dropped between turns.
+    expect(Math.abs(table.length - listed)).toBeLessThanOrEqual(5);
   });
 });

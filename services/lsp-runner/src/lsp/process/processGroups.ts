@@ -1,6 +1,7 @@
 // Processes by process group, read from /proc (Linux): what a language server and everything it
 // spawned use together, and whether any of them is still alive.
-import { readdir, readFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 
 export interface ProcStat {
   pid: number;
@@ -43,27 +44,46 @@ function pageSize(): Promise<number> {
   return pageBytes;
 }
 
+/**
+ * Processes whose /proc/<pid>/stat is read per turn of the event loop. Read synchronously (procfs
+ * answers from memory, never blocks): ~20 µs of CPU each, against ~150 µs through fs/promises (four
+ * thread-pool round trips per file; 13 ms against 1.9 ms for a table of 86 processes); 64 keep a
+ * turn under about 1.5 ms however many processes the machine runs.
+ */
+const PROCESSES_PER_TURN = 64;
+
 /** Every process on the machine, from /proc; empty when /proc is not available. */
 async function readProcessTable(): Promise<ProcStat[]> {
-  const entries = await readdir("/proc").catch(() => [] as string[]);
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
   const found: ProcStat[] = [];
-  await Promise.all(
-    entries
-      .filter((name) => /^\d+$/.test(name))
-      .map(async (name) => {
-        // A process may exit between readdir and readFile.
-        const text = await readFile(`/proc/${name}/stat`, "utf8").catch(() => undefined);
-        const stat = text === undefined ? undefined : parseProcStat(text);
-        if (stat) found.push(stat);
-      }),
-  );
+  let readInTurn = 0;
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    if (readInTurn++ === PROCESSES_PER_TURN) {
+      readInTurn = 1;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // exited between readdir and the read
+    }
+    const stat = parseProcStat(text);
+    if (stat) found.push(stat);
+  }
   return found;
 }
 
 /**
- * One read of /proc shared by callers that accept a recent one. A read costs ~10–30 ms of CPU with
- * a few hundred processes on the machine, and every language server's tree is checked every 2 s:
- * read per server, 50 servers on a runner cost a third of a core; shared, one read a second at most.
+ * One read of /proc shared by callers that accept a recent one. A read costs ~2 ms of CPU per 100
+ * processes on the machine (it was ~15 through fs/promises), and every language server's tree is
+ * checked every 2 s: shared, one read a second at most per process, however many servers it holds.
  */
 export class SharedProcessTable {
   private last: { startedAt: number; processes: Promise<ProcStat[]> } | undefined;
