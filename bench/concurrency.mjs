@@ -96,39 +96,27 @@ if (queries.length === 0) throw new Error(`no golden queries in ${folder} (no Ty
 /** Clock ticks per second of /proc/<pid>/stat times. */
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
-/** CPU time (user + system, ms) of each process in the tree under `pid`, by pid. */
-function treeCpuMs(pid) {
+/**
+ * Times (ms) of each process in the tree under `pid`, by pid: `cpuMs`, its CPU (user + system, from
+ * /proc/<pid>/stat), and `waitMs`, how long its threads were runnable but waiting for a core
+ * (/proc/<pid>/task/<tid>/schedstat, the second field, ns; every current kernel keeps schedstats).
+ */
+function treeTimes(pid) {
   const times = new Map();
   for (const each of [pid, ...descendantPids(pid)]) {
     try {
       const stat = readFileSync(`/proc/${each}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      times.set(each, ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1000); // utime + stime
+      let waitNs = 0;
+      for (const task of readdirSync(`/proc/${each}/task`))
+        waitNs += Number(readFileSync(`/proc/${each}/task/${task}/schedstat`, "utf8").split(" ")[1]);
+      const cpuMs = ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1000; // utime + stime
+      times.set(each, { cpuMs, waitMs: waitNs / 1e6 });
     } catch {
       // exited meanwhile
     }
   }
   return times;
-}
-
-/**
- * Time (ms) each process in the tree under `pid` spent runnable but waiting for a core, all its
- * threads together, by pid (/proc/<pid>/task/<tid>/schedstat, the second field, ns; needs a kernel
- * with schedstats, which every current one has).
- */
-function treeRunDelayMs(pid) {
-  const delays = new Map();
-  for (const each of [pid, ...descendantPids(pid)]) {
-    try {
-      let ns = 0;
-      for (const task of readdirSync(`/proc/${each}/task`))
-        ns += Number(readFileSync(`/proc/${each}/task/${task}/schedstat`, "utf8").split(" ")[1]);
-      delays.set(each, ns / 1e6);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return delays;
 }
 
 /** Below this CPU use (ms per second, all trees together) the servers count as idle. */
@@ -142,7 +130,8 @@ const IDLE_WAIT_MS = 120_000;
  * seconds on a large corpus, which would otherwise weigh on whichever level runs first.
  */
 async function waitUntilIdle(pids) {
-  const total = () => pids.reduce((sum, pid) => sum + [...treeCpuMs(pid).values()].reduce((a, b) => a + b, 0), 0);
+  const total = () =>
+    pids.reduce((sum, pid) => sum + [...treeTimes(pid).values()].reduce((a, { cpuMs }) => a + cpuMs, 0), 0);
   const deadline = Date.now() + IDLE_WAIT_MS;
   let previous = total();
   let quietSeconds = 0;
@@ -171,24 +160,23 @@ function isTenantWorker(pid) {
  * name (the process itself) and per "<name> children" (the language servers under it).
  */
 function cpuMeter(trees) {
-  const before = Object.fromEntries(Object.entries(trees).map(([name, pid]) => [name, treeCpuMs(pid)]));
-  const delaysBefore = Object.fromEntries(Object.entries(trees).map(([name, pid]) => [name, treeRunDelayMs(pid)]));
+  const before = Object.fromEntries(Object.entries(trees).map(([name, pid]) => [name, treeTimes(pid)]));
   const self = process.cpuUsage();
   return () => {
     const used = {};
     for (const [name, pid] of Object.entries(trees)) {
       used[name] = 0;
       used[`${name} children`] = 0;
-      for (const [each, ms] of treeCpuMs(pid)) {
-        const delta = ms - (before[name].get(each) ?? 0);
+      for (const [each, { cpuMs, waitMs }] of treeTimes(pid)) {
+        const earlier = before[name].get(each);
+        const delta = cpuMs - (earlier?.cpuMs ?? 0);
         used[each === pid ? name : `${name} children`] += delta;
-        if (each !== pid && isTenantWorker(each)) used.workers = (used.workers ?? 0) + delta;
-      }
-      // The language servers' wait for a core: under the direct tree every process is one.
-      for (const [each, ms] of treeRunDelayMs(pid)) {
-        const server = name === "direct" || (each !== pid && !isTenantWorker(each));
-        if (server && (name === "direct" || name === "serve" || name === "runner"))
-          used.serversWait = (used.serversWait ?? 0) + ms - (delaysBefore[name].get(each) ?? 0);
+        const worker = each !== pid && isTenantWorker(each);
+        if (worker) used.workers = (used.workers ?? 0) + delta;
+        // The language servers, as "servers cpu/call" counts them: every process of the direct
+        // tree; under serve and the runner, the processes below them that are not tenant workers.
+        const server = name === "direct" || ((name === "serve" || name === "runner") && each !== pid && !worker);
+        if (server) used.serversWait = (used.serversWait ?? 0) + waitMs - (earlier?.waitMs ?? 0);
       }
     }
     const own = process.cpuUsage(self);

@@ -246,8 +246,8 @@ describe.runIf(isFaultsTier())("control: one unsandboxed runner holding both ten
 // Landlock-confined tenant workers alone (what a "restricted" pod runs), where the kernel has
 // Landlock; and, where bubblewrap works, workers inside bubblewrap (the default there) and pinned
 // runners (bubblewrap hides the other tenant's volume, as its own pod would). The control above
-// runs without either (faults tier). npm test runs the first (workers inside bubblewrap where the kernel has no
-// Landlock); the faults tier runs every mode.
+// runs without either (faults tier). npm test runs the first (workers inside bubblewrap where the
+// kernel has no Landlock); the faults tier runs every mode.
 const LANDLOCK = landlockAbi() > 0;
 const MODES = [
   ...(LANDLOCK ? (["workers-landlock"] as const) : []),

@@ -76,7 +76,7 @@ describe("readProcesses", () => {
     const listed = readdirSync("/proc").filter((name) => /^\d+$/.test(name)).length;
     const table = await readProcesses(0);
     const self = table.find((each) => each.pid === process.pid);
-    expect(self?.pgid).toBe(Number(readFileSync("/proc/self/stat", "utf8").split(") ")[1]?.split(" ")[2]));
+    expect(self?.pgid).toBe(parseProcStat(readFileSync("/proc/self/stat", "utf8"))?.pgid);
     // A few may exit or start between the two listings; none is dropped between turns.
     expect(Math.abs(table.length - listed)).toBeLessThanOrEqual(5);
   });

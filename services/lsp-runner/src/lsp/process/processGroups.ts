@@ -2,6 +2,7 @@
 // spawned use together, and whether any of them is still alive.
 import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 
 export interface ProcStat {
   pid: number;
@@ -61,13 +62,11 @@ async function readProcessTable(): Promise<ProcStat[]> {
     return [];
   }
   const found: ProcStat[] = [];
-  let readInTurn = 0;
+  let read = 0;
   for (const name of entries) {
     if (!/^\d+$/.test(name)) continue;
-    if (readInTurn++ === PROCESSES_PER_TURN) {
-      readInTurn = 1;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    if (read > 0 && read % PROCESSES_PER_TURN === 0) await yieldToEventLoop();
+    read++;
     let text: string;
     try {
       text = readFileSync(`/proc/${name}/stat`, "utf8");
