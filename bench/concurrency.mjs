@@ -23,14 +23,15 @@
 // Usage: node bench/concurrency.mjs [DIR] [--duration-s 10] [--levels 1,8,64,256] [--queries 40] [--seed 1]
 //          [--operations find_definition,hover] [--answer-cache on|off] [--rounds 3] [--sandbox bwrap|auto|none]
 // Every level is measured for every target in --rounds rounds, interleaved in rotating order (a
-// slow stretch of the shared machine weighs on all targets alike); each row pools its rounds.
+// slow stretch of the shared machine weighs on all targets alike); each row pools its rounds. In
+// a round the callers answer whole cycles of one shuffled order of the (query, operation) pairs.
 //   without DIR: the small fixture test/kit/fixtures/typescript-hono-shape
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { descendantPids, startServe } from "@lspmesh/test-kit";
 import { startDirectServer } from "./lib/directServer.mjs";
-import { goldenQueries, OPERATIONS as KNOWN_OPERATIONS } from "./lib/queries.mjs";
+import { goldenQueries, OPERATIONS as KNOWN_OPERATIONS, seededRandom } from "./lib/queries.mjs";
 import { recordingFetch, startReplayServer } from "./lib/replayMcpServer.mjs";
 import { elapsedMs, machine, percentiles, printTable, writeResult } from "./lib/stats.mjs";
 import {
@@ -186,19 +187,41 @@ function cpuMeter(trees) {
 }
 
 /**
- * One loop per element of `paths` (a caller), each asking over every (query, operation) pair in
- * turn until the duration is over (calls in flight then finish and count). Caller i starts at
- * its own pair.
+ * The order the callers take (query, operation) pairs in: every pair once per cycle, shuffled (by
+ * --seed) so that the calls in flight at any moment mix the operations.
+ */
+const CALL_ORDER = (() => {
+  const random = seededRandom(Number(values.seed));
+  const order = Array.from({ length: queries.length * OPERATIONS.length }, (_, pair) => pair);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+})();
+
+/**
+ * One loop per element of `paths` (a caller), all taking the next pair of CALL_ORDER until the
+ * duration is over and then until the cycle in progress is complete, so every target answers
+ * whole cycles of the same calls. (Each caller walking the pairs from its own start until a
+ * deadline made the mix depend on speed: a target that got further answered a different share of
+ * references, which cost the server several times a definition — up to 9 % more server work per
+ * call for the slower target of a 10 s round.)
  */
 async function load(paths, durationMs) {
   const samples = [];
   const errors = { count: 0, messages: new Map() };
   const deadline = Date.now() + durationMs;
   const start = process.hrtime.bigint();
+  const cycle = CALL_ORDER.length;
+  let next = 0;
+  let end = Number.POSITIVE_INFINITY; // set at the deadline: the end of the cycle in progress
   await Promise.all(
-    paths.map(async (path, caller) => {
-      for (let n = 0; Date.now() < deadline; n++) {
-        const pair = (caller * 7 + n) % (queries.length * OPERATIONS.length);
+    paths.map(async (path) => {
+      for (;;) {
+        if (end === Number.POSITIVE_INFINITY && Date.now() >= deadline) end = Math.ceil(next / cycle) * cycle;
+        if (next >= end) break;
+        const pair = CALL_ORDER[next++ % cycle];
         const query = queries[pair % queries.length];
         const operation = OPERATIONS[Math.floor(pair / queries.length)];
         const callStart = process.hrtime.bigint();
