@@ -463,12 +463,20 @@ try {
 
   // Every level: each target in ROUNDS rounds, interleaved in rotating order, so that a slow stretch
   // of the machine (or of tsserver) weighs on all of them alike; each row pools its rounds.
+  /** Calls per second of every round, as measured (the rows pool them). */
+  const roundRates = [];
   for (const level of LEVELS) {
     const parts = new Map(TARGETS.map((target) => [target, []]));
     for (let round = 0; round < ROUNDS; round++)
       for (let i = 0; i < TARGETS.length; i++) {
         const target = TARGETS[(round + i) % TARGETS.length];
-        parts.get(target).push(await measure(target, level, DURATION_MS / ROUNDS));
+        const measured = await measure(target, level, DURATION_MS / ROUNDS);
+        parts.get(target).push(measured);
+        roundRates.push({ level, round: round + 1, target, callsPerSecond: measured.result.callsPerSecond });
+        // Each round apart too: how far two rounds of the same target differ says how noisy the host is.
+        console.log(
+          `round ${round + 1}/${ROUNDS}, ${level} callers, ${target}: ${measured.result.callsPerSecond.toFixed(1)} calls/s`,
+        );
       }
     for (const target of TARGETS) {
       const { result, used, cache } = mergeMeasures(parts.get(target));
@@ -527,6 +535,7 @@ try {
     tenantLimits: UNTHROTTLED,
     queries,
     results: rows,
+    rounds: roundRates,
     throughputRatiosAt8: ratios,
     throughputRatiosPerLevel: perLevel,
     sandbox: values.sandbox,
