@@ -31,7 +31,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { descendantPids, startServe } from "@lspmesh/test-kit";
 import { startDirectServer } from "./lib/directServer.mjs";
-import { goldenQueries, OPERATIONS as KNOWN_OPERATIONS, seededRandom } from "./lib/queries.mjs";
+import { callOrder, goldenQueries, OPERATIONS as KNOWN_OPERATIONS, wholeCycles } from "./lib/queries.mjs";
 import { recordingFetch, startReplayServer } from "./lib/replayMcpServer.mjs";
 import { elapsedMs, machine, percentiles, printTable, writeResult } from "./lib/stats.mjs";
 import {
@@ -186,42 +186,21 @@ function cpuMeter(trees) {
   };
 }
 
-/**
- * The order the callers take (query, operation) pairs in: every pair once per cycle, shuffled (by
- * --seed) so that the calls in flight at any moment mix the operations.
- */
-const CALL_ORDER = (() => {
-  const random = seededRandom(Number(values.seed));
-  const order = Array.from({ length: queries.length * OPERATIONS.length }, (_, pair) => pair);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  return order;
-})();
+/** The order the callers take (query, operation) pairs in (lib/queries.mjs callOrder). */
+const CALL_ORDER = callOrder(queries.length * OPERATIONS.length, Number(values.seed));
 
 /**
- * One loop per element of `paths` (a caller), all taking the next pair of CALL_ORDER until the
- * duration is over and then until the cycle in progress is complete, so every target answers
- * whole cycles of the same calls. (Each caller walking the pairs from its own start until a
- * deadline made the mix depend on speed: a target that got further answered a different share of
- * references, which cost the server several times a definition — up to 9 % more server work per
- * call for the slower target of a 10 s round.)
+ * One loop per element of `paths` (a caller), all taking the next pair of CALL_ORDER in whole
+ * cycles (lib/queries.mjs wholeCycles) until the duration is over.
  */
 async function load(paths, durationMs) {
   const samples = [];
   const errors = { count: 0, messages: new Map() };
-  const deadline = Date.now() + durationMs;
+  const pairs = wholeCycles(CALL_ORDER, durationMs);
   const start = process.hrtime.bigint();
-  const cycle = CALL_ORDER.length;
-  let next = 0;
-  let end = Number.POSITIVE_INFINITY; // set at the deadline: the end of the cycle in progress
   await Promise.all(
     paths.map(async (path) => {
-      for (;;) {
-        if (end === Number.POSITIVE_INFINITY && Date.now() >= deadline) end = Math.ceil(next / cycle) * cycle;
-        if (next >= end) break;
-        const pair = CALL_ORDER[next++ % cycle];
+      for (let pair = pairs.next(); pair !== undefined; pair = pairs.next()) {
         const query = queries[pair % queries.length];
         const operation = OPERATIONS[Math.floor(pair / queries.length)];
         const callStart = process.hrtime.bigint();

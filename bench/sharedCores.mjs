@@ -12,10 +12,10 @@
 //          [--rounds 3] [--operations find_definition,find_references,hover] [--callers 8]
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startDirectServer } from "./lib/directServer.mjs";
-import { goldenQueries, seededRandom } from "./lib/queries.mjs";
+import { processSnapshot } from "./lib/processCpu.mjs";
+import { callOrder, goldenQueries, wholeCycles } from "./lib/queries.mjs";
 import { elapsedMs, printTable, writeResult } from "./lib/stats.mjs";
 import { corpusFolder, directPath } from "./overhead.mjs";
 
@@ -41,29 +41,15 @@ const folder = corpusFolder(positionals[0]);
 const queries = goldenQueries(folder, { count: 40 });
 
 /** Every (query, operation) pair once per cycle, shuffled; callers take whole cycles (as concurrency.mjs). */
-const ORDER = (() => {
-  const random = seededRandom(1);
-  const order = Array.from({ length: queries.length * OPERATIONS.length }, (_, pair) => pair);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  return order;
-})();
+const ORDER = callOrder(queries.length * OPERATIONS.length, 1);
 
 async function load(path, durationMs) {
-  const deadline = Date.now() + durationMs;
+  const pairs = wholeCycles(ORDER, durationMs);
   const start = process.hrtime.bigint();
-  let next = 0;
-  let end = Number.POSITIVE_INFINITY;
   let calls = 0;
   await Promise.all(
     Array.from({ length: CALLERS }, async () => {
-      for (;;) {
-        if (end === Number.POSITIVE_INFINITY && Date.now() >= deadline)
-          end = Math.ceil(next / ORDER.length) * ORDER.length;
-        if (next >= end) break;
-        const pair = ORDER[next++ % ORDER.length];
+      for (let pair = pairs.next(); pair !== undefined; pair = pairs.next()) {
         await path.call(OPERATIONS[Math.floor(pair / queries.length)], queries[pair % queries.length]);
         calls++;
       }
@@ -72,11 +58,8 @@ async function load(path, durationMs) {
   return calls / (elapsedMs(start) / 1000);
 }
 
-/** CPU ms a process has used (/proc/<pid>/stat utime + stime, clock ticks of 10 ms). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+/** CPU ms a process has used so far (lib/processCpu.mjs). */
+const cpuMs = (pid) => processSnapshot().get(pid)?.ms ?? 0;
 
 /** A process keeping `share` of one core busy until killed. */
 function startNeighbour(share) {

@@ -57,6 +57,38 @@ function shuffle(list, random) {
   return list;
 }
 
+/**
+ * The order callers ask `pairs` (query, operation) pairs in, as indexes 0 … pairs-1: every pair
+ * once per cycle, shuffled by `seed` so that the calls in flight at any moment mix the operations.
+ */
+export function callOrder(pairs, seed) {
+  return shuffle(
+    Array.from({ length: pairs }, (_, pair) => pair),
+    seededRandom(seed),
+  );
+}
+
+/**
+ * Hands out the pairs of `order` to concurrent callers, cycle after cycle, until `durationMs` is
+ * over and then until the cycle in progress is complete, so that every target measured with it
+ * answers whole cycles of the same calls. (Each caller walking the pairs from its own start until
+ * a deadline made the mix depend on speed: a target that got further answered a different share of
+ * references, which cost the server several times a definition — up to 9 % more server work per
+ * call for the slower target of a 10 s round.) next() is the next pair, or undefined when done.
+ */
+export function wholeCycles(order, durationMs) {
+  const deadline = Date.now() + durationMs;
+  let taken = 0;
+  let end = Number.POSITIVE_INFINITY; // set at the deadline: the end of the cycle in progress
+  return {
+    next() {
+      if (end === Number.POSITIVE_INFINITY && Date.now() >= deadline)
+        end = Math.ceil(taken / order.length) * order.length;
+      return taken < end ? order[taken++ % order.length] : undefined;
+    },
+  };
+}
+
 /** Names a file declares at its top level or imports from a relative module ("./x", "../y"). */
 function definedNames(sourceFile) {
   const names = new Set();
