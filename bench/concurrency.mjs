@@ -26,11 +26,11 @@
 // slow stretch of the shared machine weighs on all targets alike); each row pools its rounds. In
 // a round the callers answer whole cycles of one shuffled order of the (query, operation) pairs.
 //   without DIR: the small fixture test/kit/fixtures/typescript-hono-shape
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { descendantPids, startServe } from "@lspmesh/test-kit";
 import { startDirectServer } from "./lib/directServer.mjs";
+import { processCpuMs } from "./lib/processCpu.mjs";
 import { callOrder, goldenQueries, OPERATIONS as KNOWN_OPERATIONS, wholeCycles } from "./lib/queries.mjs";
 import { recordingFetch, startReplayServer } from "./lib/replayMcpServer.mjs";
 import { elapsedMs, machine, percentiles, printTable, writeResult } from "./lib/stats.mjs";
@@ -94,9 +94,6 @@ const folder = corpusFolder(positionals[0]);
 const queries = goldenQueries(folder, { count: Number(values.queries), seed: Number(values.seed) });
 if (queries.length === 0) throw new Error(`no golden queries in ${folder} (no TypeScript usages found)`);
 
-/** Clock ticks per second of /proc/<pid>/stat times. */
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-
 /**
  * Times (ms) of each process in the tree under `pid`, by pid: `cpuMs`, its CPU (user + system, from
  * /proc/<pid>/stat), and `waitMs`, how long its threads were runnable but waiting for a core
@@ -106,12 +103,10 @@ function treeTimes(pid) {
   const times = new Map();
   for (const each of [pid, ...descendantPids(pid)]) {
     try {
-      const stat = readFileSync(`/proc/${each}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const cpuMs = processCpuMs(each);
       let waitNs = 0;
       for (const task of readdirSync(`/proc/${each}/task`))
         waitNs += Number(readFileSync(`/proc/${each}/task/${task}/schedstat`, "utf8").split(" ")[1]);
-      const cpuMs = ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1000; // utime + stime
       times.set(each, { cpuMs, waitMs: waitNs / 1e6 });
     } catch {
       // exited meanwhile

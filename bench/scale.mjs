@@ -39,6 +39,7 @@ import {
   TENANT,
   TOKEN,
 } from "./lib/cluster.mjs";
+import { processCpuMs as cpuMs } from "./lib/processCpu.mjs";
 import { elapsedMs, percentiles, printTable, writeResult } from "./lib/stats.mjs";
 
 const { values } = parseArgs({
@@ -94,13 +95,6 @@ function establishedTo(port) {
     }
   }
   return count;
-}
-
-/** CPU time (user + system) of a process so far, ms, from /proc/PID/stat (clock ticks of 10 ms). */
-function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /**

@@ -14,7 +14,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { parseArgs } from "node:util";
 import { startDirectServer } from "./lib/directServer.mjs";
-import { processSnapshot } from "./lib/processCpu.mjs";
+import { processCpuMs as cpuMs } from "./lib/processCpu.mjs";
 import { callOrder, goldenQueries, wholeCycles } from "./lib/queries.mjs";
 import { elapsedMs, printTable, writeResult } from "./lib/stats.mjs";
 import { corpusFolder, directPath } from "./overhead.mjs";
@@ -57,9 +57,6 @@ async function load(path, durationMs) {
   );
   return calls / (elapsedMs(start) / 1000);
 }
-
-/** CPU ms a process has used so far (lib/processCpu.mjs). */
-const cpuMs = (pid) => processSnapshot().get(pid)?.ms ?? 0;
 
 /** A process keeping `share` of one core busy until killed. */
 function startNeighbour(share) {

@@ -6,7 +6,18 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
 /** Clock ticks per second of /proc/<pid>/stat times. */
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+export const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/** User + system CPU ms of a /proc/<pid>/stat line's process since it started. */
+export function statCpuMs(stat) {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1000;
+}
+
+/** User + system CPU ms of one process since it started (throws when it is gone). */
+export function processCpuMs(pid) {
+  return statCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
+}
 
 /** { pid: { ms, ppid, comm, cmdline } } for every process now (user + system CPU ms since it started). */
 export function processSnapshot() {
@@ -19,7 +30,7 @@ export function processSnapshot() {
       const fields = stat.slice(close + 2).split(" ");
       const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ").trim();
       processes.set(Number(name), {
-        ms: ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1000,
+        ms: statCpuMs(stat),
         ppid: Number(fields[1]),
         comm: stat.slice(stat.indexOf("(") + 1, close),
         cmdline,
