@@ -1,5 +1,6 @@
 import { expect, test } from "vitest";
 import {
+  memberOfQualifiedName,
   parseSymbolIndexKey,
   symbolIndexBucket,
   symbolIndexFileKey,
@@ -21,4 +22,19 @@ test("one bucket per tenant, and only symbol index buckets name a tenant", () =>
   expect(symbolIndexBucket("acme")).toBe("lspmesh-symbols-acme");
   expect(tenantOfSymbolIndexBucket("lspmesh-symbols-acme")).toBe("acme");
   expect(tenantOfSymbolIndexBucket("lspmesh-runners")).toBeUndefined();
+});
+
+test("members named with their type (gopls) split into the member's name and the type", () => {
+  expect(memberOfQualifiedName("go", "(*Command).Execute", "method")).toEqual({
+    name: "Execute",
+    container: "Command",
+  });
+  expect(memberOfQualifiedName("go", "(List[T]).Push", "method")).toEqual({ name: "Push", container: "List" });
+  expect(memberOfQualifiedName("go", "Command.Execute", "method")).toEqual({ name: "Execute", container: "Command" });
+  expect(memberOfQualifiedName("go", "cobra.Command.Use", "field")).toEqual({ name: "Use", container: "Command" });
+  expect(memberOfQualifiedName("go", "Größe.Wert", "field")).toEqual({ name: "Wert", container: "Größe" });
+  // Functions keep their (package-qualified) names; other languages keep dotted names as they are.
+  expect(memberOfQualifiedName("go", "cobra.Execute", "function")).toBeUndefined();
+  expect(memberOfQualifiedName("python", "Command.Execute", "method")).toBeUndefined();
+  expect(memberOfQualifiedName("go", "Execute", "method")).toBeUndefined();
 });

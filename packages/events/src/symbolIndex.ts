@@ -77,6 +77,30 @@ export interface IndexedSymbol {
   snippet: string;
 }
 
+/** An identifier: a letter or `_`, then letters, digits and `_`. */
+const IDENTIFIER = String.raw`[\p{L}_][\p{L}\p{N}_]*`;
+/** `(*Command).Execute`, `(List[T]).Push`: a method with its receiver, as gopls's documentSymbol names it. */
+const RECEIVER_METHOD = new RegExp(String.raw`^\(\*?(${IDENTIFIER})(?:\[[^\]]*\])?\)\.(${IDENTIFIER})$`, "u");
+/** `Command.Execute`, `cobra.Command.Use`: a member qualified by its type (and package), as gopls's workspace/symbol names it. */
+const QUALIFIED_MEMBER = new RegExp(String.raw`^(?:${IDENTIFIER}\.)*(${IDENTIFIER})\.(${IDENTIFIER})$`, "u");
+
+/**
+ * A member that a server names together with its type — gopls: `(*Command).Execute` (document
+ * symbols), `Command.Execute` (workspace symbols, methods and fields) — as its own name and that
+ * type as its container, so that a search by the member's name finds it. Undefined for other names.
+ */
+export function memberOfQualifiedName(
+  language: string,
+  name: string,
+  kind: string,
+): { name: string; container: string } | undefined {
+  const receiver = RECEIVER_METHOD.exec(name);
+  if (receiver) return { name: receiver[2]!, container: receiver[1]! };
+  if (language !== "go" || (kind !== "method" && kind !== "field")) return undefined;
+  const qualified = QUALIFIED_MEMBER.exec(name);
+  return qualified ? { name: qualified[2]!, container: qualified[1]! } : undefined;
+}
+
 /** The value of `<workspace>.f.<fileKey>`: the declarations of one file. */
 export interface SymbolIndexFileEntry {
   v: 1;

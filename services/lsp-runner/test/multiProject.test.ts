@@ -2,6 +2,7 @@
 // outside it (the first file by name), tests in their own project, and a benchmarks project. From
 // a cold start the first workspace-wide answers cover every project: tsserver only knows the
 // projects of open files, so the runner opens one file per project first.
+import { HierarchyRequest_Direction } from "@lspmesh/proto";
 import { isFaultsTier } from "@lspmesh/test-kit";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { LanguageRegistry, typescriptLanguage } from "./runnerInternals.js";
@@ -15,9 +16,13 @@ const FILES: Record<string, string> = {
   "src/compose.ts": "export function compose(a: number, b: number): number {\n  return a + b;\n}\n",
   "src/index.ts": 'import { compose } from "./compose";\n\nexport const total = compose(1, 2);\n',
   "src/variants.ts": "export const composeA = 1;\nexport const composeB = 2;\nexport class Composer {}\n",
+  "src/shape.ts":
+    "export interface Shape {\n  area(): number;\n}\nexport class Square implements Shape {\n  area() {\n    return 4;\n  }\n}\n",
   "test/tsconfig.json":
     '{ "compilerOptions": { "strict": true, "module": "ESNext", "moduleResolution": "Bundler", "noEmit": true }, "include": ["."] }\n',
   "test/compose.spec.ts": 'import { compose } from "../src/compose";\n\nexport const checked = compose(2, 3) === 5;\n',
+  "test/circle.ts":
+    'import type { Shape } from "../src/shape";\n\nexport class Circle implements Shape {\n  area() {\n    return 3;\n  }\n}\n',
   "benchmarks/bench/tsconfig.json":
     '{ "compilerOptions": { "strict": true, "module": "ESNext", "moduleResolution": "Bundler", "noEmit": true }, "include": ["*.ts"] }\n',
   "benchmarks/bench/run.ts":
@@ -72,6 +77,34 @@ describe("one runner", () => {
     expect(all.total).toBe(all.symbols.length);
     // Ranked: exact, then case-sensitive prefixes, then case-insensitive ones.
     expect(all.symbols.map((symbol) => symbol.name)).toEqual(["compose", "composeA", "composeB", "Composer"]);
+  });
+
+  // tsserver answers implementations and incoming calls from the asked file's own project only
+  // (unlike references): the answer says which projects it did not search.
+  test("implementations and incoming calls from one project are partial and say the others were not searched", async () => {
+    const implementations = await client.findImplementations({
+      workspace: ws,
+      at: { file: "src/shape.ts", target: { case: "symbol", value: { name: "Shape", lineHint: 1, occurrence: 0 } } },
+    });
+    expect(implementations.locations.map((location) => location.file)).toContain("src/shape.ts");
+    expect(implementations.status?.partial).toBe(true);
+    expect(implementations.status?.note).toMatch(
+      /implementations from the project of src\/shape\.ts only; \d+ other project\(s\).*find_references/,
+    );
+    // Asked from the tests project, the same interface's implementations there are found.
+    const fromTests = await client.findImplementations({
+      workspace: ws,
+      at: { file: "test/circle.ts", target: { case: "symbol", value: { name: "Shape", lineHint: 1, occurrence: 0 } } },
+    });
+    expect(fromTests.locations.map((location) => location.file)).toContain("test/circle.ts");
+    const incoming = await client.callHierarchy({
+      workspace: ws,
+      at: composeAt,
+      direction: HierarchyRequest_Direction.INCOMING,
+      depth: 1,
+    });
+    expect(incoming.status?.partial).toBe(true);
+    expect(incoming.status?.note).toContain("incoming calls from the project of src/compose.ts only");
   });
 });
 

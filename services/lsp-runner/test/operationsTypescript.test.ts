@@ -118,6 +118,8 @@ describe("hierarchies", () => {
       ["main.ts", "src/main.ts", "src/main.ts", ["5:32-5:41"]],
     ]);
     expect(caller.children[0]?.children).toEqual([]);
+    // One project (tsconfig.json includes every file): nothing was left unsearched.
+    expect(answer.status?.partial).toBe(false);
   });
 
   test("outgoing calls leave out callees outside the workspace and say so", async () => {

@@ -7,6 +7,7 @@ import {
   findIndexedDeclarations,
   parseNameQuery,
   resolveName,
+  undecidedTextLanguages,
 } from "./declarationLookup.js";
 import { MATCH } from "./symbolMatch.js";
 
@@ -137,5 +138,25 @@ describe("resolving a name to one declaration", () => {
     if (none.outcome === "none") expect(none.similar.map(({ symbol }) => symbol.name)).toEqual(["greeting"]);
     expect(find("greeti").total).toBe(1);
     expect(find("greeti").of(MATCH.exact)).toEqual([]);
+  });
+});
+
+describe("names in files indexed only as text (their server was not running)", () => {
+  const lua = [{ workspace: "default", language: "lua" }];
+
+  test("a language is undecided when one of its text files holds the word, ignoring case", () => {
+    expect(undecidedTextLanguages(views, "greet")).toEqual(lua);
+    expect(undecidedTextLanguages(views, "GREET")).toEqual(lua);
+    expect(undecidedTextLanguages(views, "render")).toEqual([]);
+  });
+
+  test("and for a word text indexing does not record (short, not ASCII), or when a file left words out", () => {
+    expect(undecidedTextLanguages(views, "id")).toEqual(lua);
+    expect(undecidedTextLanguages(views, "größe")).toEqual(lua);
+    const capped = tenantIndex({ default: { "scripts/big.lua": [indexed("other", "text", 1)] } });
+    const entry = capped.workspaces.get("default")!.files.get("scripts/big.lua")!.entry;
+    capped.apply({ type: "file", workspace: "default", entry: { ...entry, omitted: 4 } });
+    const cappedViews = [...capped.workspaces].map(([workspace, view]) => ({ workspace, view }));
+    expect(undecidedTextLanguages(cappedViews, "render")).toEqual(lua);
   });
 });

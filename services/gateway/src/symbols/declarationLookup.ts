@@ -123,6 +123,34 @@ export function findIndexedDeclarations(
   return into;
 }
 
+/** What text indexing records: ASCII identifiers of at least 3 characters (the runner's textSymbols). */
+const TEXT_WORD = /^[A-Za-z_][A-Za-z0-9_]{2,}$/;
+
+/**
+ * The languages of each workspace whose files the index holds only as text matches (their server
+ * was not running when they were indexed) and that may declare `name`: a text file of that language
+ * has the word (ignoring case), left words out over its cap, or the word is not one text indexing
+ * records. Their declarations are unknown to the index, so a miss there is no answer.
+ */
+export function undecidedTextLanguages(
+  views: ReadonlyArray<{ workspace: string; view: WorkspaceIndexView }>,
+  name: string,
+): Array<{ workspace: string; language: string }> {
+  const lowerName = name.toLowerCase();
+  const recordable = TEXT_WORD.test(name);
+  const out: Array<{ workspace: string; language: string }> = [];
+  for (const { workspace, view } of views) {
+    const undecided = new Set<string>();
+    for (const file of view.files.values()) {
+      const { entry } = file;
+      if (entry.source !== "text" || undecided.has(entry.language)) continue;
+      if (!recordable || (entry.omitted ?? 0) > 0 || file.lower.includes(lowerName)) undecided.add(entry.language);
+    }
+    for (const language of undecided) out.push({ workspace, language });
+  }
+  return out;
+}
+
 /** A declaration a language server answered live, added when it matches (its container is the only one known). */
 export function addLiveDeclaration(
   into: DeclarationMatches,

@@ -15,7 +15,7 @@ import {
 import { invalidArgument } from "../errors.js";
 import { fromLspRange } from "../lsp/session/positionEncoding.js";
 import type { HierarchyAnswer, HierarchyNode, PositionTarget, Range } from "./answers.js";
-import { type DocumentContext, type EngineContext, requireCapability } from "./engineContext.js";
+import { type DocumentContext, type EngineContext, type ProjectLoad, requireCapability } from "./engineContext.js";
 import { FileLines } from "./fileLines.js";
 import type { CallHierarchyQuery, TypeHierarchyQuery } from "./queries.js";
 
@@ -132,7 +132,8 @@ export class HierarchyQueries {
       // Outgoing call sites lie in the item that makes the calls.
       return (calls ?? []).map((call) => ({ item: call.to, callSites: { ranges: call.fromRanges, in: item } }));
     };
-    return this.walk(context, at, CallHierarchyPrepareRequest.type, children, levels, signal);
+    const projects = direction === "incoming" ? await this.engine.ownProjectOnly(context, "incoming calls") : undefined;
+    return this.walk(context, at, CallHierarchyPrepareRequest.type, children, levels, signal, projects);
   }
 
   async typeHierarchy({ ref, at, direction, depth, signal }: TypeHierarchyQuery): Promise<HierarchyAnswer> {
@@ -152,7 +153,8 @@ export class HierarchyQueries {
       );
       return (items ?? []).map((child) => ({ item: child }));
     };
-    return this.walk(context, at, TypeHierarchyPrepareRequest.type, children, levels, signal);
+    const projects = direction === "subtypes" ? await this.engine.ownProjectOnly(context, "subtypes") : undefined;
+    return this.walk(context, at, TypeHierarchyPrepareRequest.type, children, levels, signal, projects);
   }
 
   private async walk(
@@ -162,6 +164,7 @@ export class HierarchyQueries {
     children: (item: Item) => Promise<Child[]>,
     depth: number,
     signal?: AbortSignal,
+    projects?: ProjectLoad,
   ): Promise<HierarchyAnswer> {
     const resolved = this.engine.resolvePosition(context, at);
     const prepared: Item[] | null = await this.engine.query<TextDocumentPositionParams, Item[] | null>(
@@ -177,7 +180,7 @@ export class HierarchyQueries {
     const answer = this.engine.withStatus<HierarchyAnswer>(
       context.session,
       { root },
-      { empty: !root, resolved: at.symbol ? resolved : undefined, omitted: walk.omitted },
+      { empty: !root, resolved: at.symbol ? resolved : undefined, omitted: walk.omitted, projects },
     );
     if (walk.truncated) {
       answer.status.partial = true;

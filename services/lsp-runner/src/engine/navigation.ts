@@ -76,12 +76,15 @@ export class NavigationQueries {
       signal,
     );
     const converted = await this.engine.convertLocations(context, normaliseLocations(result));
+    const projects =
+      kind === "implementation" ? await this.engine.ownProjectOnly(context, "implementations") : undefined;
     return this.engine.withStatus<LocationsAnswer>(
       context.session,
       { locations: converted.locations },
       {
         empty: converted.locations.length === 0,
         resolved: at.symbol ? resolved : undefined,
+        projects,
         omitted: converted.omitted,
       },
     );

@@ -20,6 +20,11 @@ const PROJECT_FILES: Readonly<Record<string, readonly string[]>> = {
   "typescript-native": ["tsconfig.json", "jsconfig.json"],
 };
 
+/** Whether a language's server works by projects (tsserver): it knows only the projects of open files. */
+export function isProjectBased(languageId: string): boolean {
+  return (PROJECT_FILES[languageId] ?? []).length > 0;
+}
+
 /** Projects loaded for one workspace-wide question at most (each costs the server memory). */
 export const MAX_PROJECTS = 24;
 /** Files outside every project given to a project-based server as one project, at most (default 2 000). */

@@ -1,7 +1,9 @@
 // Declarations from a language server's textDocument/documentSymbol (as the engine converted them
 // to lspmesh positions), flattened with their containers. Whether a top-level declaration is
-// exported follows each language's convention, since documentSymbol does not say.
-import type { IndexedSymbol } from "@lspmesh/events";
+// exported follows each language's convention, since documentSymbol does not say. A method that
+// the server names with its receiver (gopls: `(*Command).Execute`) is kept under its own name with
+// the type as its container, as search by name expects.
+import { type IndexedSymbol, memberOfQualifiedName } from "@lspmesh/events";
 import { type SymbolKind, symbolKindName } from "@lspmesh/proto";
 import type { DocumentSymbol } from "../engine/answers.js";
 import { snippetLine } from "./snippets.js";
@@ -14,18 +16,25 @@ export function serverSymbols(
   const out: IndexedSymbol[] = [];
   const visit = (symbol: DocumentSymbol, container: string | undefined) => {
     const at = symbol.selectionRange;
+    const kind = symbolKindName(symbol.kind as SymbolKind);
+    const member = container === undefined ? memberOfQualifiedName(language, symbol.name, kind) : undefined;
+    const name = member?.name ?? symbol.name;
+    const inside = member?.container ?? container;
     out.push({
-      name: symbol.name,
-      kind: symbolKindName(symbol.kind as SymbolKind),
-      ...(container ? { container } : {}),
+      name,
+      kind,
+      ...(inside ? { container: inside } : {}),
       line: at.start.line,
       column: at.start.column,
       endLine: at.end.line,
       endColumn: at.end.column,
-      exported: container === undefined && exportedByConvention(language, symbol.name, lines[at.start.line - 1] ?? ""),
+      // A receiver's method counts as top level: Go exports it by its own name.
+      exported:
+        (container === undefined || member !== undefined) &&
+        exportedByConvention(language, name, lines[at.start.line - 1] ?? ""),
       snippet: snippetLine(lines, at.start.line),
     });
-    for (const child of symbol.children) visit(child, symbol.name);
+    for (const child of symbol.children) visit(child, name);
   };
   for (const symbol of symbols) visit(symbol, undefined);
   return out;

@@ -61,8 +61,9 @@ export function fakeToolCall(options: FakeCallOptions = {}): FakeToolCall {
     async sendForFiles(_target, files, call) {
       return [{ languages: ["typescript"], answer: await call(runner, {}, [...files]) }];
     },
-    async sendToWorkspace(_target, call) {
-      return [{ languages: ["typescript"], answer: await call(runner, {}, ["typescript"]) }];
+    async sendToWorkspace(_target, call, options) {
+      const languages = [...(options?.languages ?? ["typescript"])];
+      return [{ languages, answer: await call(runner, {}, languages) }];
     },
     send: (_target, _language, call) => rpc(call),
     async sendEach(_target, languages, call) {
@@ -115,14 +116,15 @@ export function tenantIndex(
       },
     });
     for (const [file, symbols] of Object.entries(files)) {
-      const text = file.endsWith(".lua");
+      // Lua and Go files stand for files indexed as text (no symbol source, or their server not running).
+      const text = /\.(lua|go)$/.exec(file)?.[1];
       index.apply({
         type: "file",
         workspace,
         entry: {
           v: 1,
           file,
-          language: text ? "lua" : "typescript",
+          language: text ?? "typescript",
           source: text ? "text" : "typescript-syntax",
           epoch: 1,
           mtimeMs: 1,

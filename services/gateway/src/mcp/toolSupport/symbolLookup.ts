@@ -1,12 +1,16 @@
 // Declarations by name across workspaces (find_symbol, positions given by symbol without a file):
 // from the symbol index where a workspace has one (as search_symbols reads it), else from its
-// language servers asked live (workspace_symbols), labelled partial and saying so.
+// language servers asked live (workspace_symbols), labelled partial and saying so. A language whose
+// files the index holds only as text (its server was not running) is asked live too when those
+// files may declare the name: the index cannot tell, and a miss there is no answer.
+import { memberOfQualifiedName } from "@lspmesh/events";
 import {
   addLiveDeclaration,
   type DeclarationFilters,
   type DeclarationMatches,
   findIndexedDeclarations,
   type NameQuery,
+  undecidedTextLanguages,
 } from "../../symbols/declarationLookup.js";
 import type { WorkspaceIndexView } from "../../symbols/tenantIndex.js";
 import type { WorkspaceTarget } from "../../workspaces.js";
@@ -47,10 +51,23 @@ export async function lookupDeclarations(
     );
   }
   const deadline = Math.min(SEARCH_DEADLINE_MS, call.callTimeoutMs);
-  const results = await Promise.all(
-    askLive.map((target) => searchLive(call, target, { query: query.name, limit: LIVE_LIMIT }, deadline)),
+  const textOnly = undecidedTextLanguages(indexed, query.name).flatMap(({ workspace, language }) => {
+    const target = targets.find((each) => each.workspace === workspace);
+    return target ? [{ target, language }] : [];
+  });
+  const results = await Promise.all([
+    ...askLive.map(async (target) => ({
+      result: await searchLive(call, target, { query: query.name, limit: LIVE_LIMIT }, deadline),
+      asked: "no symbol index yet (it is being built): asked its language servers live",
+    })),
+    ...textOnly.map(async ({ target, language }) => ({
+      result: await searchLive(call, target, { query: query.name, limit: LIVE_LIMIT, language }, deadline),
+      asked: `its ${language} files are indexed as text until the ${language} server runs: asked that server live`,
+    })),
+  ]);
+  const liveStatuses = results.flatMap(({ result, asked }) =>
+    addLiveResult(matches, query, filters, result, asked, gaps),
   );
-  const liveStatuses = results.flatMap((result) => addLiveResult(matches, query, filters, result, gaps));
   const statuses = [...indexStatus(indexed), ...liveStatuses];
   const status = mergeStatuses(statuses, gaps);
   if (statuses.length === 0 && gaps.length === 0) {
@@ -65,34 +82,41 @@ function indexingGap(workspace: string, view: WorkspaceIndexView): string[] {
   return [`${workspace}: its symbol index is being built (${meta.done} of ${meta.total} files)`];
 }
 
-/** Adds a live answer's matching declarations; returns its servers' statuses and notes its gaps. */
+/**
+ * Adds a live answer's matching declarations; returns its servers' statuses and notes its gaps
+ * (`asked`: why the workspace was asked live).
+ */
 function addLiveResult(
   matches: DeclarationMatches,
   query: NameQuery,
   filters: DeclarationFilters,
   result: WorkspaceResult,
+  asked: string,
   gaps: string[],
 ): AnswerStatusOutput[] {
   const { workspace } = result;
   if (result.error) {
-    gaps.push(
-      `${workspace}: no symbol index yet, and asking it live failed (${result.error.code}: ${result.error.message})`,
-    );
+    gaps.push(`${workspace}: ${asked}, and that failed (${result.error.code}: ${result.error.message})`);
     return [];
   }
-  gaps.push(`${workspace}: no symbol index yet (it is being built): asked its language servers live`);
+  gaps.push(`${workspace}: ${asked}`);
   for (const missing of result.missing ?? []) gaps.push(`${workspace}: ${missing} not answered`);
   for (const answer of result.answers) {
+    const language = answer.status?.language || undefined;
     for (const symbol of answer.symbols) {
-      const { name, kind, location } = declaredSymbolFrom(symbol);
+      const { name: named, kind, location } = declaredSymbolFrom(symbol);
+      // gopls names members with their type (Command.Execute): searched by the member's own name.
+      const member = memberOfQualifiedName(language ?? "", named, kind);
+      const name = member?.name ?? named;
+      const container = member?.container ?? symbol.containerName;
       addLiveDeclaration(matches, query, filters, {
         workspace,
         file: location.file,
-        language: answer.status?.language || undefined,
+        language,
         symbol: {
           name,
           kind,
-          ...(symbol.containerName ? { container: symbol.containerName } : {}),
+          ...(container ? { container } : {}),
           line: location.line,
           column: location.column,
           endLine: location.end_line,

@@ -146,6 +146,47 @@ test("a workspace without an index is asked live, and the answer says so (partia
   expect(text.split("\n")[0]).toMatch(/^Partial answer, results may be incomplete: default: no symbol index yet/);
 });
 
+test("a name in files indexed only as text (their server not running) is asked of that server live, members by their own name", async () => {
+  const asked: string[][] = [];
+  const call = fakeToolCall({
+    index: tenantIndex({
+      default: {
+        "src/greeter.ts": [indexed("Greeter", "class", 1, { exported: true })],
+        "command.go": [indexed("Command", "text", 3), indexed("Execute", "text", 9)],
+      },
+    }),
+    runner: {
+      workspaceSymbols: (request: { languages: string[] }) => {
+        asked.push(request.languages);
+        return create(WorkspaceSymbolsAnswerSchema, {
+          status: { state: ServerState.READY, language: "go", server: "gopls" },
+          symbols: [
+            {
+              name: "Command.Execute",
+              kind: SymbolKind.METHOD,
+              containerName: "github.com/spf13/cobra",
+              location: { file: "command.go", range: { start: { line: 9, column: 19 } } },
+            },
+          ],
+        });
+      },
+    },
+  });
+  const found = await findSymbolTool.invoke({ name: "Execute" }, call);
+  expect(asked).toEqual([["go"]]);
+  expect((found.structured as Found).symbols.map(({ name, kind, source }) => `${name} ${kind} ${source}`)).toEqual([
+    "Execute method live",
+  ]);
+  expect(found.structured).toMatchObject({
+    partial: true,
+    note: "default: its go files are indexed as text until the go server runs: asked that server live",
+  });
+  // A name no text file holds is answered from the index alone.
+  const greeter = await findSymbolTool.invoke({ name: "Greeter" }, call);
+  expect(asked).toHaveLength(1);
+  expect(greeter.structured).toMatchObject({ partial: false });
+});
+
 test("kinds are the answers' names; files are a file, a folder or a glob", () => {
   expect(kindsOf(["Enum Member", "class"])).toEqual(new Set(["enum_member", "class"]));
   expect(() => kindsOf("widget")).toThrow(/unknown kind 'widget'; kinds: file, module, namespace/);
