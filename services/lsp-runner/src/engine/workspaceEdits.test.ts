@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -93,4 +93,17 @@ test("an edit of a file that cannot be read is refused rather than converted aga
     code: "INVALID_ARGUMENT",
     message: expect.stringMatching(/src\/missing.ts, which cannot be read/),
   });
+});
+
+test("an edit of a link to a file outside the workspace is refused as outside, naming the link, not its target", async () => {
+  writeFileSync(join(base, "secret.ts"), "export const secret = 1;\n");
+  symlinkSync(join(base, "secret.ts"), join(base, "ws/src/outlink.ts"));
+  const refused = fromLspWorkspaceEdit(paths, session, {
+    changes: { [uri("src/outlink.ts")]: [{ range: range(0, 13, 19), newText: "renamed" }] },
+  });
+  await expect(refused).rejects.toMatchObject({
+    code: "OUTSIDE_WORKSPACE",
+    message: expect.stringMatching(/changes src\/outlink\.ts, which links to a file outside the workspace/),
+  });
+  await expect(refused).rejects.toMatchObject({ message: expect.not.stringContaining(base) });
 });

@@ -62,6 +62,7 @@ export async function fromLspWorkspaceEdit(
     const file = renamedFrom.get(named) ?? named;
     const absolute = file === named ? fileURLToPath(change.textDocument.uri) : join(paths.root, file);
     const earlier = pending.get(file);
+    if (earlier === undefined) await refuseLinkOut(paths, file);
     const snapshot = earlier === undefined ? await snapshots.snapshot(absolute) : undefined;
     if (snapshot?.sha256 === "") {
       throw new RunnerError(
@@ -83,6 +84,23 @@ export async function fromLspWorkspaceEdit(
     pending.set(file, applyTextEdits(earlier ?? lines.join("\n"), fileEdit.edits, file));
   }
   return result;
+}
+
+/**
+ * Refuses an edit of a path inside the workspace that leads out of it (a symlink, or a folder on
+ * the way that is one): its target is neither read for the preview nor written. Other problems
+ * (missing, not a regular file) are left to the read that follows.
+ */
+async function refuseLinkOut(paths: WorkspacePaths, file: string): Promise<void> {
+  try {
+    await paths.resolveFile(file);
+  } catch (error) {
+    if (error instanceof RunnerError && error.code === "OUTSIDE_WORKSPACE")
+      throw new RunnerError(
+        "OUTSIDE_WORKSPACE",
+        `the language server's edit changes ${file}, which links to a file outside the workspace; it was neither shown nor applied: leave that file out (rename it by hand), or replace the link by the file`,
+      );
+  }
 }
 
 function convertOperation(paths: WorkspacePaths, change: CreateFile | RenameFile | DeleteFile): FileOperation {
