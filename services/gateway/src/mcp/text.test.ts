@@ -12,6 +12,16 @@ test("results withheld because they lie outside the caller's workspaces are said
   );
 });
 
+test("withheld results beside other gaps: each said once, in its own sentence", () => {
+  const note = "1 result outside your workspaces withheld; 5 more project(s) not loaded (the limit is 24)";
+  expect(emptyAnswerText({ ...ready, partial: true, note }, "none")).toBe(
+    "Nothing to show: 1 result outside your workspaces withheld (outside the workspaces this caller may see). Other results may be missing: 5 more project(s) not loaded (the limit is 24).",
+  );
+  expect(emptyAnswerText({ ...indexing, note: "2 results outside your workspaces withheld" }, "none")).toBe(
+    "Nothing to show: 2 results outside your workspaces withheld (outside the workspaces this caller may see). Other results may be missing: the typescript server is indexing.",
+  );
+});
+
 describe("answers from a server that is not ready", () => {
   test("an empty answer says the server is not ready, never plainly 'no results'", () => {
     const text = emptyAnswerText(indexing, "No definition found.");
@@ -27,7 +37,7 @@ describe("answers from a server that is not ready", () => {
 
   test.each([
     ["starting", "is starting; try again shortly"],
-    ["degraded", "is degraded; try again shortly"],
+    ["degraded", "is degraded; fix what its note names, or try again shortly if it names nothing"],
     ["failed", "has failed; try again later"],
   ] as const)("state %s without the partial flag is still not claimed empty", (state, phrase) => {
     expect(emptyAnswerText({ ...ready, state }, "none")).toBe(`No results yet: the typescript server ${phrase}.`);

@@ -15,9 +15,13 @@ const RETRY_ADVICE: Record<ServerStateName, string> = {
   starting: "try again shortly",
   indexing: "try again shortly",
   ready: "try again shortly",
-  degraded: "try again shortly",
+  // A degraded server's note names what is wrong (gopls: the workspace it could not load); waiting may not help.
+  degraded: "fix what its note names, or try again shortly if it names nothing",
   failed: "try again later",
 };
+
+/** The note of results a server found outside the caller's workspaces (runner: "N results outside your workspaces withheld"). */
+const WITHHELD = /withheld/;
 
 function serverName(status: AnswerStatusOutput): string {
   return status.language ? `the ${status.language} server` : "the language server";
@@ -43,8 +47,18 @@ export function statusHeader(status: AnswerStatusOutput): string | undefined {
 /** The text of an answer without results: `noResults` only when the server is ready and complete. */
 export function emptyAnswerText(status: AnswerStatusOutput, noResults: string): string {
   // Results the server found lie outside the caller's workspaces: say so, never "none found".
-  if (status.note && /withheld/.test(status.note))
-    return `Nothing to show: ${status.note} (outside the workspaces this caller may see).`;
+  const notes = status.note ? status.note.split("; ") : [];
+  const withheld = notes.filter((note) => WITHHELD.test(note));
+  if (withheld.length > 0) {
+    const head = `Nothing to show: ${withheld.join("; ")} (outside the workspaces this caller may see).`;
+    if (!isNotReady(status)) return head;
+    const rest = notes.filter((note) => !WITHHELD.test(note)).join("; ");
+    const why =
+      status.state === "ready"
+        ? rest
+        : `${serverName(status)} ${STATE_PHRASES[status.state]}${rest ? ` (${rest})` : ""}`;
+    return `${head} Other results may be missing: ${why || `${serverName(status)} ${STATE_PHRASES[status.state]}`}.`;
+  }
   if (!isNotReady(status)) return noResults;
   if (status.state === "ready" && status.note) return `No results, but the answer may be incomplete: ${status.note}.`;
   return `No results yet: ${serverName(status)} ${STATE_PHRASES[status.state]}; ${RETRY_ADVICE[status.state]}.${noteSuffix(status)}`;

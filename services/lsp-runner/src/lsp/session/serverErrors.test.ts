@@ -34,6 +34,13 @@ describe("server messages keep no host paths", () => {
     expect(sanitizeServerMessage(message, ROOT)).toBe("Could not read src/a.ts or lib/b.ts via …/types.d.ts");
   });
 
+  test("network addresses (the runner's resolver, a proxy) are replaced", () => {
+    const message = "dial tcp: lookup proxy.golang.org on 10.255.255.53:53: no such host; [fd00::1]:3128 refused";
+    expect(sanitizeServerMessage(message, ROOT)).toBe(
+      "dial tcp: lookup proxy.golang.org on <address>: no such host; <address> refused",
+    );
+  });
+
   test("long messages are cut and blank ones named", () => {
     expect(sanitizeServerMessage("x".repeat(1000), ROOT)).toHaveLength(301);
     expect(sanitizeServerMessage("  ", ROOT)).toBe("no details given");

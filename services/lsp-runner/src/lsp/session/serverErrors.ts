@@ -63,7 +63,11 @@ export function serverAnswerError(
   }
 }
 
-/** Workspace paths relative, other absolute paths reduced to their last segment, length capped. */
+/**
+ * Workspace paths relative, other absolute paths reduced to their last segment, network addresses
+ * (the runner's resolver or proxy in a failed download, say: the operator's, not the tenant's)
+ * replaced, length capped.
+ */
 export function sanitizeServerMessage(message: string, root: string): string {
   const rootPath = root.replace(/\/+$/, "");
   const rootUri = `file://${encodeURI(rootPath)}`;
@@ -76,6 +80,9 @@ export function sanitizeServerMessage(message: string, root: string): string {
     /(?:file:\/\/)?(?:\/[^\s/'"`:()[\]]+){2,}/g,
     (path) => `…/${path.slice(path.lastIndexOf("/") + 1)}`,
   );
+  text = text
+    .replace(/\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\](?::\d+)?/g, "<address>")
+    .replace(/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b/g, "<address>");
   text = text.replace(/\s+/g, " ").trim();
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text || "no details given";
 }

@@ -21,6 +21,7 @@ import { SESSION_CLIENT_CAPABILITIES } from "./clientCapabilities.js";
 import type { PositionEncoding } from "./positionEncoding.js";
 import { DEFAULT_READINESS_TIMEOUT_MS, declaredName, probeUntilFound } from "./readinessProbe.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type RequestChannel } from "./requestChannel.js";
+import { sanitizeServerMessage } from "./serverErrors.js";
 import type { SessionSettings } from "./sessionOptions.js";
 import type { ProgressTracker } from "./sessionState.js";
 
@@ -149,7 +150,10 @@ export class ServerLoading {
   get incompleteNote(): string | undefined {
     const failure = this.host.progress.failure;
     // The server could not load the workspace (or part of it): what it answers covers the rest.
-    if (failure) return `the ${this.host.options.language.id} server reports "${failure}": answers may be incomplete`;
+    if (failure) {
+      const said = sanitizeServerMessage(failure, this.host.options.root);
+      return `the ${this.host.options.language.id} server reports "${said}": answers may be incomplete`;
+    }
     const index = this.host.options.language.indexProgress;
     if (!index) return undefined;
     if (this.missingNote) return this.missingNote;

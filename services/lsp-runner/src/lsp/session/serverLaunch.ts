@@ -1,6 +1,7 @@
-// Starts a session's server process: what it writes to stderr is kept for failures (and logged),
-// a framing problem fails the session.
+// Starts a session's server process: what it writes to stderr is kept for failures (sanitized: it
+// reaches the tenant) and logged as written, a framing problem fails the session.
 import { LanguageServerProcess } from "../process/languageServerProcess.js";
+import { sanitizeServerMessage } from "./serverErrors.js";
 import { framingFailure } from "./sessionFailure.js";
 import type { SessionHealth } from "./sessionHealth.js";
 import { type SessionSettings, serverProcessOptions } from "./sessionOptions.js";
@@ -12,7 +13,7 @@ export function launchServer(
   return new LanguageServerProcess(
     serverProcessOptions(options, {
       onStderr: (line) => {
-        health.failures.noteStderr(line);
+        health.failures.noteStderr(sanitizeServerMessage(line, options.root));
         options.onLog?.(line);
       },
       onFramingProblem: (problem) => health.fail(framingFailure(problem), { stop: true }),
