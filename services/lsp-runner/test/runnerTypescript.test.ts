@@ -224,6 +224,10 @@ describe("bad input gets a clear error and a stable code", () => {
       .catch((e) => e)) as ServiceError;
     expect(column.code).toBe(GrpcStatus.INVALID_ARGUMENT);
     expect(column.details).toMatch(/column 500 is outside line 1/);
+    // Lines counted as read_file counts them: a final newline starts no line.
+    const lines = env.read("src/main.ts").replace(/\n$/, "").split("\n").length;
+    const line = (await client.hover({ workspace: ws, at: at("src/main.ts", 999, 1) }).catch((e) => e)) as ServiceError;
+    expect(line.details).toContain(`line 999 is outside src/main.ts, which has ${lines} lines`);
   });
 
   test("another workspace is NOT_FOUND and the runner keeps serving", async () => {

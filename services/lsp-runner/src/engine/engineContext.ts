@@ -214,9 +214,11 @@ export class EngineContext {
   private checkPosition(context: DocumentContext, position: Position): Position {
     const lines = context.document.lines;
     if (position.line < 1 || position.line > lines.length) {
+      // Counted as editors and read_file count them: the empty line after a final newline is no line.
+      const shown = lines.length > 1 && lines[lines.length - 1] === "" ? lines.length - 1 : lines.length;
       throw new RunnerError(
         "INVALID_ARGUMENT",
-        `line ${position.line} is outside ${context.file.path}, which has ${lines.length} lines (lines are 1-based)`,
+        `line ${position.line} is outside ${context.file.path}, which has ${shown} lines (lines are 1-based)`,
       );
     }
     const length = codePointLength(lines[position.line - 1] ?? "");
