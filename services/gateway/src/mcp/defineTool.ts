@@ -179,6 +179,9 @@ export function parseArguments<Input extends z.ZodObject>(schema: Input, rawArgs
   const issues = parsed.success ? [] : parsed.error.issues;
   const problems = issues.map((issue) => {
     const field = issue.path.map(String).join(".");
+    // zod words a missing argument as a type error ("expected string, received undefined").
+    if (field !== "" && issue.code === "invalid_type" && /received undefined$/.test(issue.message))
+      return `${field} is required (${issue.expected})`;
     return field === "" || issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
   });
   if (unknown.length > 0) problems.unshift(describeUnknown(unknown));

@@ -80,11 +80,13 @@ async function answerQuery(
   call: ToolCall,
 ): Promise<QueryResult> {
   try {
+    if (query.tool === "batch")
+      throw new GatewayError("INVALID_ARGUMENT", "'batch' cannot be batched; put its queries in this batch instead");
     const tool = byName.get(query.tool);
-    if (!tool || query.tool === "batch")
+    if (!tool)
       throw new GatewayError(
         "INVALID_ARGUMENT",
-        `'${query.tool}' cannot be batched; use a read tool such as hover or find_references`,
+        `unknown tool '${query.tool}'; batch takes read tools such as hover or find_references (tools/list names them all)`,
       );
     if (tool.writes(query.arguments))
       throw new GatewayError(
