@@ -73,3 +73,20 @@ test("path categories and declaration heuristics", () => {
   expect(declaresAt("foo(bar)", 5)).toBe(false);
   expect(matchesOfLine('{"type":"begin","data":{}}')).toEqual([]);
 });
+
+test("files over the size cap are not searched, and the answer says so (partial, naming them)", async () => {
+  const sized = mkdtempSync(join(tmpdir(), "lspmesh-search-sized-"));
+  try {
+    writeFileSync(join(sized, "small.py"), "MARKER = 1\n");
+    writeFileSync(join(sized, "huge.py"), `${"x = 1\n".repeat(800_000)}MARKER = 2\n`); // 4.6 MiB
+    const answer = await searchText({ ...base, root: sized, query: "MARKER" });
+    expect(answer.matches.map((match) => match.file)).toEqual(["small.py"]);
+    expect(answer.partial).toBe(true);
+    expect(answer.note).toBe("1 file(s) over 4 MiB were not searched: huge.py");
+    // Outside the globs asked for, a large file is no gap.
+    const narrowed = await searchText({ ...base, root: sized, query: "MARKER", globs: ["small.py"] });
+    expect(narrowed).toMatchObject({ partial: false, note: "" });
+  } finally {
+    rmSync(sized, { recursive: true, force: true });
+  }
+});

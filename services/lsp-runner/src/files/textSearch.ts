@@ -63,24 +63,33 @@ export async function searchText(query: TextSearchQuery): Promise<TextSearchAnsw
     "--regexp",
     query.query,
   ];
-  const outcome = await runRipgrep({
-    cwd: query.root,
-    args,
-    signal: query.signal,
-    onLine: (line) => {
-      for (const match of matchesOfLine(line)) {
-        files.add(match.file);
-        found.push(match);
-      }
-      return found.length < SEARCH_MATCH_CAP;
-    },
-  });
+  const [outcome, oversized] = await Promise.all([
+    runRipgrep({
+      cwd: query.root,
+      args,
+      signal: query.signal,
+      onLine: (line) => {
+        for (const match of matchesOfLine(line)) {
+          files.add(match.file);
+          found.push(match);
+        }
+        return found.length < SEARCH_MATCH_CAP;
+      },
+    }),
+    filesOverSizeCap(query),
+  ]);
   found.sort(byRank);
   const limit = Math.min(query.limit || SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
   const notes: string[] = [];
   if (outcome.stopped) {
     notes.push(
       `the search stopped at ${SEARCH_MATCH_CAP} matches: the total is a lower bound and only those were ranked; narrow it with path globs or a longer query`,
+    );
+  }
+  if (oversized.length > 0) {
+    const listed = oversized.slice(0, 3).join(", ");
+    notes.push(
+      `${oversized.length} file(s) over ${Number(RIPGREP_MAX_FILESIZE) / 2 ** 20} MiB were not searched: ${listed}${oversized.length > 3 ? ", …" : ""}`,
     );
   }
   const unreadable = outcome.stderr.trim();
@@ -94,6 +103,34 @@ export async function searchText(query: TextSearchQuery): Promise<TextSearchAnsw
     partial: notes.length > 0,
     note: notes.join("; "),
   };
+}
+
+/**
+ * The files the search passes over for their size (rg skips them silently): those listed without
+ * the size cap but not with it, under the same ignore rules and globs. Two `rg --files` runs, which
+ * read no contents.
+ */
+async function filesOverSizeCap(query: TextSearchQuery): Promise<string[]> {
+  const list = async (capped: boolean) => {
+    const files = new Set<string>();
+    await runRipgrep({
+      cwd: query.root,
+      args: [
+        "--files",
+        ...commonArguments(query.includeIgnored),
+        ...(capped ? ["--max-filesize", RIPGREP_MAX_FILESIZE] : []),
+        ...globArguments(query.globs),
+      ],
+      signal: query.signal,
+      onLine: (line) => {
+        files.add(line.replace(/^\.\//, ""));
+        return true;
+      },
+    });
+    return files;
+  };
+  const [all, searched] = await Promise.all([list(false), list(true)]);
+  return [...all].filter((file) => !searched.has(file)).sort();
 }
 
 interface RipgrepMatch {
