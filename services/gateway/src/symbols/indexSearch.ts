@@ -38,6 +38,8 @@ export interface IndexSearchResult {
   textTotal: number;
   /** Matches per workspace (declarations and text matches). */
   counts: Map<string, number>;
+  /** Per workspace, the languages with text matches (files indexed as words: declarations there unknown). */
+  textLanguages: Map<string, Set<string>>;
 }
 
 /** Kind ranks used for buckets: 0..KIND_RANKS-1 (kindRank's "unknown" included). */
@@ -117,8 +119,14 @@ export function searchIndexes(
     }
     collect();
   }
+  const textLanguages = new Map<string, Set<string>>();
+  for (const hit of textHits) {
+    const languages = textLanguages.get(hit.workspace) ?? new Set<string>();
+    languages.add(hit.language);
+    textLanguages.set(hit.workspace, languages);
+  }
   const textMatches = textHits.sort((a, b) => a.match - b.match || compareWithinBucket(a, b)).slice(0, limit);
-  return { symbols, total, textMatches, textTotal: textHits.length, counts };
+  return { symbols, total, textMatches, textTotal: textHits.length, counts, textLanguages };
 }
 
 /** A per-file test for the language and path filters (undefined when there are none), each file tested once. */

@@ -76,10 +76,18 @@ export async function lookupDeclarations(
   return { matches, status };
 }
 
+/** What a workspace's index does not know yet: files still to index, files its server failed on. */
 function indexingGap(workspace: string, view: WorkspaceIndexView): string[] {
   const meta = view.meta;
-  if (!meta || meta.state === "ready") return [];
-  return [`${workspace}: its symbol index is being built (${meta.done} of ${meta.total} files)`];
+  if (!meta) return [];
+  const gaps: string[] = [];
+  if (meta.state !== "ready")
+    gaps.push(`${workspace}: its symbol index is being built (${meta.done} of ${meta.total} files)`);
+  if (meta.skipped.failed > 0)
+    gaps.push(
+      `${workspace}: ${meta.skipped.failed} of its files could not be indexed (their language server failed on them)`,
+    );
+  return gaps;
 }
 
 /**

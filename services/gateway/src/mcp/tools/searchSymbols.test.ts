@@ -186,4 +186,24 @@ test("text matches are listed apart, never among the declarations", () => {
   ]);
   expect(structured.text_total).toBe(1);
   expect(text).toContain("Text matches (1; words in files whose language has no symbol source, not declarations):");
+  // Declarations in files indexed as words are unknown: that workspace's part is partial, and says why.
+  expect(structured.workspaces.map(({ workspace, outcome }) => [workspace, outcome])).toEqual([
+    ["web", "ok"],
+    ["scripts", "partial"],
+  ]);
+  expect(structured.workspaces[1]?.message).toMatch(/^its lua files are indexed as words until their server runs/);
+  expect(structured.partial).toBe(true);
+});
+
+test("a workspace whose words do not match is complete, and files a server failed on make it partial", () => {
+  const scripts = { files: { "tools/build.lua": [declared("Other", "text", false)] }, source: "text" as const };
+  const { structured } = searchAnswer(parts({ indexed: indexes({ scripts }) }));
+  expect(structured.workspaces.map(({ outcome }) => outcome)).toEqual(["ok"]);
+  const failed = indexes({ scripts });
+  failed[0]!.view.meta!.skipped.failed = 2;
+  const withFailures = searchAnswer(parts({ indexed: failed })).structured;
+  expect(withFailures.workspaces[0]).toMatchObject({
+    outcome: "partial",
+    message: "2 of its files could not be indexed (their language server failed on them)",
+  });
 });

@@ -112,7 +112,7 @@ const workspaceOutcomeOutput = z.object({
   outcome: z
     .enum(OUTCOMES)
     .describe(
-      "ok (complete index); indexing (its index is being built: progress says how far); partial (no index yet: asked live, or its server was not ready); failed or timeout (no answer: see code); skipped (over the limit).",
+      "ok (complete index); indexing (its index is being built: progress says how far); partial (no index yet: asked live, or its server was not ready; or matches in files indexed only as words, or files its server failed on: see message); failed or timeout (no answer: see code); skipped (over the limit).",
     ),
   source: z.enum(["index", "live", "none"]),
   code: z.string().optional(),
@@ -175,7 +175,9 @@ export function searchAnswer(parts: SearchParts): ToolAnswer<z.output<typeof out
   const found = searchIndexes(parts.indexed, query, filters, limit);
   const live = parts.live.map((result) => liveSearched(result, query, filters, parts.liveCaveat));
   const outcomes = [
-    ...parts.indexed.map(({ workspace, view }) => indexedOutcome(workspace, view, found.counts.get(workspace) ?? 0)),
+    ...parts.indexed.map(({ workspace, view }) =>
+      indexedOutcome(workspace, view, found.counts.get(workspace) ?? 0, found.textLanguages.get(workspace)),
+    ),
     ...live.map((searched) => searched.outcome),
     ...parts.skipped.map(skippedOutcome),
   ];
@@ -224,14 +226,38 @@ interface LiveSearched {
   symbols: Ranked[];
 }
 
-function indexedOutcome(workspace: string, view: WorkspaceIndexView, count: number): WorkspaceOutcome {
+/**
+ * A workspace searched in its index: ok when complete; indexing while built; partial when what
+ * matched includes words of files indexed as text (their server was not running: declarations
+ * there are unknown), or files whose server failed to list their declarations.
+ */
+function indexedOutcome(
+  workspace: string,
+  view: WorkspaceIndexView,
+  count: number,
+  textLanguages: ReadonlySet<string> = new Set(),
+): WorkspaceOutcome {
   const meta = view.meta;
   const complete = meta?.state === "ready";
   const outcome: WorkspaceOutcome = { workspace, outcome: complete ? "ok" : "indexing", source: "index", count };
   if (meta) {
     outcome.index = indexFreshness(meta, complete);
+    const unknown: string[] = [];
+    if (textLanguages.size > 0) {
+      const languages = [...textLanguages].sort().join(", ");
+      unknown.push(
+        `its ${languages} files are indexed as words until their server runs: the text matches there may be declarations (find_symbol asks the server live)`,
+      );
+    }
+    if (meta.skipped.failed > 0)
+      unknown.push(`${meta.skipped.failed} of its files could not be indexed (their language server failed on them)`);
+    if (complete && unknown.length > 0) {
+      outcome.outcome = "partial";
+      outcome.message = unknown.join("; ");
+    }
     if (meta.polled && complete) {
-      outcome.message = `${meta.polled.folders} of its folders are polled every ${Math.round(meta.polled.everyMs / 1000)} s instead of watched (the tenant's file-watch budget is spent): changes there may take that long to be found`;
+      const polled = `${meta.polled.folders} of its folders are polled every ${Math.round(meta.polled.everyMs / 1000)} s instead of watched (the tenant's file-watch budget is spent): changes there may take that long to be found`;
+      outcome.message = outcome.message ? `${outcome.message}; ${polled}` : polled;
     }
   }
   if (!complete) {
