@@ -17,6 +17,7 @@ const SERVICE = `
 import { closeOnSignals } from ${JSON.stringify(SERVICE_KIT)};
 import { appendFileSync } from "node:fs";
 closeOnSignals(async () => appendFileSync(1, "closed\\n"), { log: () => {} });
+appendFileSync(1, "watching\\n");
 setInterval(() => {}, 1000);
 `;
 
@@ -47,10 +48,10 @@ async function orphanedService(
   launcher.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
     output += chunk;
   });
-  while (!/service \d+\n/.test(output)) await once(launcher.stdout!, "data");
+  // Killed only once the service is set up (it noted its parent), however slowly it loads.
+  while (!/service \d+\n/.test(output) || !output.includes("watching\n")) await once(launcher.stdout!, "data");
   const pid = Number(/service (\d+)/.exec(output)![1]);
   started.push(pid);
-  await new Promise((resolve) => setTimeout(resolve, 300)); // the service has set up its watch
   launcher.kill("SIGKILL");
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline && isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -67,7 +68,7 @@ function isAlive(pid: number): boolean {
 }
 
 test("started by npx, a service closes and exits once npm is gone", async () => {
-  const { exited, output } = await orphanedService({ npm_command: "exec" }, 5_000);
+  const { exited, output } = await orphanedService({ npm_command: "exec" }, 10_000);
   expect(exited).toBe(true);
   expect(output).toContain("closed");
 });
