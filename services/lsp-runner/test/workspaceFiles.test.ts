@@ -65,7 +65,14 @@ test("search_text: ranked (declaration, source, test, vendored), code-point colu
     "vendor/lib.js:1:1-6 r3",
   ]);
   expect(answer.matches[3]?.lineText).toBe('const 挨拶 = "🎉"; greet(挨拶);');
-  expect(answer).toMatchObject({ total: 6, totalAtLeast: false, filesSearchedWithMatches: 4, partial: false });
+  // huge.txt (over the file limit) holds "greet" too: not searched, and the answer says so.
+  expect(answer).toMatchObject({
+    total: 6,
+    totalAtLeast: false,
+    filesSearchedWithMatches: 4,
+    partial: true,
+    note: "1 file(s) over 4 MiB were not searched: huge.txt",
+  });
 
   const page = await env.client.searchText({ ...search, query: "greet", limit: 2, offset: 2 });
   expect(page.matches.map(short)).toEqual(["src/use.ts:1:26-31 r1", "src/use.ts:2:17-22 r1"]);
