@@ -79,24 +79,18 @@ describe("one runner", () => {
     expect(all.symbols.map((symbol) => symbol.name)).toEqual(["compose", "composeA", "composeB", "Composer"]);
   });
 
-  // tsserver answers implementations and incoming calls from the asked file's own project only
-  // (unlike references): the answer says which projects it did not search.
-  test("implementations and incoming calls from one project are partial and say the others were not searched", async () => {
-    const implementations = await client.findImplementations({
-      workspace: ws,
-      at: { file: "src/shape.ts", target: { case: "symbol", value: { name: "Shape", lineHint: 1, occurrence: 0 } } },
-    });
-    expect(implementations.locations.map((location) => location.file)).toContain("src/shape.ts");
-    expect(implementations.status?.partial).toBe(true);
-    expect(implementations.status?.note).toMatch(
-      /implementations from the project of src\/shape\.ts only; \d+ other project\(s\).*find_references/,
-    );
-    // Asked from the tests project, the same interface's implementations there are found.
-    const fromTests = await client.findImplementations({
-      workspace: ws,
-      at: { file: "test/circle.ts", target: { case: "symbol", value: { name: "Shape", lineHint: 1, occurrence: 0 } } },
-    });
-    expect(fromTests.locations.map((location) => location.file)).toContain("test/circle.ts");
+  // tsserver answers implementations from the asked file's project only: the runner asks the
+  // other projects from a use of the symbol in each (test/circle.ts for the tests project).
+  test("implementations come from every project; incoming calls from one project are partial and say so", async () => {
+    const shapeAt = {
+      file: "src/shape.ts",
+      target: { case: "symbol" as const, value: { name: "Shape", lineHint: 1, occurrence: 0 } },
+    };
+    const implementations = await client.findImplementations({ workspace: ws, at: shapeAt });
+    expect(
+      implementations.locations.map((location) => `${location.file}:${location.range?.start?.line}`).sort(),
+    ).toEqual(["src/shape.ts:4", "test/circle.ts:3"]);
+    expect(implementations.status?.partial).toBe(false);
     const incoming = await client.callHierarchy({
       workspace: ws,
       at: composeAt,

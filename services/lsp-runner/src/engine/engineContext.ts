@@ -25,7 +25,14 @@ import type { AnswerStatus, Location, PositionTarget, WorkspaceRef } from "./ans
 import { recoverInterruptedEdits } from "./editJournal.js";
 import { externalName } from "./externalFiles.js";
 import { FileLines, snippetOf } from "./fileLines.js";
-import { firstOpenableFile, isProjectBased, MAX_LOOSE_FILES, MAX_PROJECTS, projectAnchors } from "./projectAnchors.js";
+import {
+  firstOpenableFile,
+  isProjectBased,
+  MAX_LOOSE_FILES,
+  MAX_PROJECTS,
+  type ProjectGroup,
+  projectAnchors,
+} from "./projectAnchors.js";
 
 /** How long a query waits for an indexing server before answering anyway, in ms (default 20 000). */
 const READY_WAIT_MS = 20_000;
@@ -355,34 +362,41 @@ export class EngineContext {
   private readonly projectLoads = new WeakMap<LanguageSession, Promise<ProjectLoad>>();
 
   /**
+   * The projects of a project-based server's workspace (tsserver: per tsconfig.json/jsconfig.json,
+   * and the files outside them as one more), found once per session; none for other servers.
+   */
+  projectGroups(context: DocumentContext): Promise<readonly ProjectGroup[]> {
+    const { session, paths } = context;
+    if (!isProjectBased(session.language.id)) return Promise.resolve([]);
+    let groups = this.projectGroupsOf.get(session);
+    if (!groups) {
+      groups = projectAnchors(paths.root, session.language, this.options.sessions.maxFileBytes).then(
+        (found) => found.projects,
+        () => [],
+      );
+      this.projectGroupsOf.set(session, groups);
+    }
+    return groups;
+  }
+
+  private readonly projectGroupsOf = new WeakMap<LanguageSession, Promise<readonly ProjectGroup[]>>();
+
+  /**
    * What an answer a project-based server (tsserver) computes in the asked file's own project only
-   * (implementations, incoming calls, subtypes; unlike references and renames, which it gathers
-   * from every loaded project) must admit when the workspace has other projects: partial, and how
-   * to reach them. `what` names the results, e.g. "implementations".
+   * (incoming calls, subtypes; unlike references and renames, which it gathers from every loaded
+   * project) must admit when the workspace has other projects: partial, and how to reach them.
+   * `what` names the results, e.g. "incoming calls".
    */
   async ownProjectOnly(context: DocumentContext, what: string): Promise<ProjectLoad> {
-    const { session, paths } = context;
-    if (!isProjectBased(session.language.id)) return { notes: [] };
-    let counted = this.projectCounts.get(session);
-    if (!counted) {
-      counted = projectAnchors(paths.root, session.language, this.options.sessions.maxFileBytes).then(
-        (found) => found.anchors.length + found.notLoaded,
-        () => 0,
-      );
-      this.projectCounts.set(session, counted);
-    }
-    const others = (await counted) - 1;
+    const others = (await this.projectGroups(context)).length - 1;
     if (others <= 0) return { notes: [] };
     return {
       notes: [
-        `${session.serverName} gives ${what} from the project of ${context.file.path} only; ${others} other project(s) of the workspace (tsconfig.json, jsconfig.json or files outside them) were not searched: ask from a file of that project too, or use find_references, which searches every project`,
+        `${context.session.serverName} gives ${what} from the project of ${context.file.path} only; ${others} other project(s) of the workspace (tsconfig.json, jsconfig.json or files outside them) were not searched: ask from a file of that project too, or use find_references, which searches every project`,
       ],
       incomplete: true,
     };
   }
-
-  /** Projects (and the group of files outside every project) per session, counted once. */
-  private readonly projectCounts = new WeakMap<LanguageSession, Promise<number>>();
 
   private async openAnchors(context: DocumentContext): Promise<ProjectLoad> {
     const { session, paths } = context;

@@ -38,6 +38,8 @@ import type {
 } from "./answers.js";
 import { type DocumentContext, type EngineContext, type ProjectLoad, requireCapability } from "./engineContext.js";
 import { FileLines } from "./fileLines.js";
+import { implementationsAcrossProjects } from "./implementationsAcrossProjects.js";
+import { normaliseLocations } from "./lspLocations.js";
 import type {
   DocumentSymbolsQuery,
   LocationKind,
@@ -75,9 +77,20 @@ export class NavigationQueries {
       this.engine.positionParams(context, resolved),
       signal,
     );
-    const converted = await this.engine.convertLocations(context, normaliseLocations(result));
-    const projects =
-      kind === "implementation" ? await this.engine.ownProjectOnly(context, "implementations") : undefined;
+    let locations = normaliseLocations(result);
+    let projects: ProjectLoad | undefined;
+    if (kind === "implementation") {
+      // tsserver searches the asked file's project only: the others are asked from a use in each.
+      ({ locations, projects } = await implementationsAcrossProjects(
+        this.engine,
+        ref,
+        context,
+        resolved,
+        locations,
+        signal,
+      ));
+    }
+    const converted = await this.engine.convertLocations(context, locations);
     return this.engine.withStatus<LocationsAnswer>(
       context.session,
       { locations: converted.locations },
@@ -375,14 +388,6 @@ function inSourceOrder(symbols: DocumentSymbol[]): DocumentSymbol[] {
       a.range.start.column - b.range.start.column ||
       a.range.end.line - b.range.end.line ||
       a.range.end.column - b.range.end.column,
-  );
-}
-
-function normaliseLocations(result: LspLocation | LspLocation[] | LocationLink[] | null): LspLocation[] {
-  if (!result) return [];
-  const list = Array.isArray(result) ? result : [result];
-  return list.map((item) =>
-    "targetUri" in item ? { uri: item.targetUri, range: item.targetSelectionRange ?? item.targetRange } : item,
   );
 }
 

@@ -48,6 +48,14 @@ export interface ProjectAnchors {
   looseFiles: string[];
   /** Such files beyond MAX_LOOSE_FILES. */
   looseNotLoaded: number;
+  /** Every project found (the files outside every project as one more), by the files it includes. */
+  projects: ProjectGroup[];
+}
+
+/** One project's source files: those no other project includes, and those it shares. */
+export interface ProjectGroup {
+  unique: ReadonlySet<string>;
+  shared: ReadonlySet<string>;
 }
 
 /** What a project config says about its files, patterns made workspace-relative. */
@@ -71,15 +79,18 @@ export async function projectAnchors(
   const sources = files.filter((file) => extensions.has(posix.extname(file).toLowerCase()));
   const projects = projectNames.length > 0 ? await discoverProjects(root, files, projectNames) : [];
   const groups: string[][] = [];
+  const foundProjects: ProjectGroup[] = [];
   const includes = (project: ProjectFiles, file: string) => inProject(project, file);
   for (const project of projects) {
     const included = sources.filter((file) => includes(project, file));
     const unique = included.filter((file) => projects.every((other) => other === project || !includes(other, file)));
     const shared = included.filter((file) => !unique.includes(file));
     groups.push([...typescriptFirst(unique), ...typescriptFirst(shared)]);
+    if (included.length > 0) foundProjects.push({ unique: new Set(unique), shared: new Set(shared) });
   }
   const loose = projects.length > 0 ? sources.filter((file) => !projects.some((p) => includes(p, file))) : sources;
   groups.push(sourcesBeforeTests(loose));
+  if (loose.length > 0) foundProjects.push({ unique: new Set(loose), shared: new Set() });
 
   const skipped: ProjectAnchors["skipped"] = [];
   const anchors: string[] = [];
@@ -101,7 +112,14 @@ export async function projectAnchors(
   const looseFiles =
     projectNames.length > 0 ? await withinSize(root, loose.slice(0, MAX_LOOSE_FILES), maxFileBytes) : [];
   const looseNotLoaded = projectNames.length > 0 ? Math.max(0, loose.length - MAX_LOOSE_FILES) : 0;
-  return { anchors, notLoaded: Math.max(0, found - MAX_PROJECTS), skipped, looseFiles, looseNotLoaded };
+  return {
+    anchors,
+    notLoaded: Math.max(0, found - MAX_PROJECTS),
+    skipped,
+    looseFiles,
+    looseNotLoaded,
+    projects: foundProjects,
+  };
 }
 
 /** The files not larger than maxFileBytes (regular files, as listed), in order. */
