@@ -90,10 +90,12 @@ export const NATS_USERS = {
 
 /**
  * JetStream API subjects to watch or list a KV bucket's keys (ordered consumers) and read single
- * keys, once its stream is open.
+ * keys, once its stream is open. A watch of more than a few hundred kilobytes is paced by flow
+ * control: the server stalls it until the client answers on `$JS.FC.<stream>.…`.
  */
 function kvWatcher(stream: string): string[] {
   return [
+    `$JS.FC.${stream}.>`,
     `$JS.API.CONSUMER.CREATE.${stream}`,
     `$JS.API.CONSUMER.CREATE.${stream}.>`,
     `$JS.API.CONSUMER.INFO.${stream}.*`,

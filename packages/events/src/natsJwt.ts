@@ -30,6 +30,7 @@ import {
   runnerPermissions,
   WORKSPACE_USAGE_WRITER,
 } from "./natsAuthorization.js";
+import { epochWildcard } from "./subjects.js";
 
 /** The keys and JWTs an operator keeps secret (a directory or a Kubernetes Secret: natsTrustDirectory.ts). */
 export interface NatsTrust {
@@ -121,10 +122,13 @@ export function natsJwtPermissions(identity: NatsJwtIdentity): Pick<User, "pub" 
             "$JS.API.CONSUMER.MSG.NEXT.*.*",
             "$JS.API.DIRECT.GET.*.>",
             "$JS.API.STREAM.MSG.GET.*",
+            // Flow control of a large watch (a symbol index): without it the replay stalls.
+            "$JS.FC.*.>",
             ...WORKSPACE_USAGE_WRITER,
           ]),
         },
-        sub: { allow: [`${inboxPrefixOf(user)}.>`] },
+        // Workspaces' epochs: remembered answers are dropped when a workspace moves on.
+        sub: { allow: [`${inboxPrefixOf(user)}.>`, epochWildcard()] },
       };
     case "runner": {
       const permissions = runnerPermissions({

@@ -20,6 +20,8 @@ import { internalError, isUnreachable, toGatewayError } from "./toolErrors.js";
 
 /** How often a long runner call polls the workspace status for progress to forward, in ms. */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 1000;
+/** Longest a call waits for its tenant's symbol index to load, ms (default 10 s); then it asks live. */
+export const SYMBOL_INDEX_WAIT_MS = 10_000;
 
 export interface ToolDeps {
   readonly router: RunnerRouter;
@@ -199,7 +201,9 @@ export function createToolCall(input: ToolCallInput): ToolCall {
     visibleWorkspaces: () => deps.workspaces.visible(caller),
     async symbolIndex() {
       const tenant = caller.principal?.tenant;
-      return tenant && deps.symbolIndex ? deps.symbolIndex.tenant(tenant) : undefined;
+      if (!tenant || !deps.symbolIndex) return undefined;
+      // A load that stalls must not hold the call: without an index, workspaces are asked live.
+      return untilOrUndefined(deps.symbolIndex.tenant(tenant), SYMBOL_INDEX_WAIT_MS, signal);
     },
     sendForFile: async (target, file, rpc, options) => send(target, languageOf(deps, target, file), rpc, options),
     sendForEdit: async (target, files, rpc, options) => send(target, editLanguage(deps, target, files), rpc, options),
@@ -220,6 +224,23 @@ export function createToolCall(input: ToolCallInput): ToolCall {
 // Routing: which language a call goes by
 
 /** The language a file is routed by (see RunnerRouter.languageOf); throws NO_LANGUAGE_SERVER. */
+/** `work`'s value, or undefined once `ms` have passed or `signal` aborted (the work goes on unwatched). */
+async function untilOrUndefined<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort = () => {};
+  const gaveUp = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+    onAbort = () => resolve(undefined);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, gaveUp]);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
 function languageOf(deps: ToolDeps, target: WorkspaceTarget, file: string): string {
   return deps.router.languageOf(target.tenant, file);
 }

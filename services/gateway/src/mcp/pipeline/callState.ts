@@ -15,6 +15,8 @@ export interface CallState {
   readonly principal: Principal | undefined;
   /** Details the tool adds for the audit line (workspace, files). */
   readonly auditFields: LogFields;
+  /** Aborted when the caller cancels or goes away. */
+  readonly signal?: AbortSignal;
 }
 
 /** One step around the rest of the pipeline: runs `next`, or answers without it. */

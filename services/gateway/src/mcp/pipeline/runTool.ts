@@ -28,6 +28,7 @@ export function runTool(
     write: options.write,
     principal: principalFrom(ctx.http?.authInfo) ?? deps.defaultPrincipal,
     auditFields,
+    signal: ctx.mcpReq.signal,
   };
   const call = createToolCall({
     ...state,

@@ -79,6 +79,16 @@ describe("the tenant-limit step", () => {
     ).rejects.toThrow("slow");
     expect(await composeSteps([admitTenant], state({}, deps), async () => ok)).toBe(ok);
   });
+
+  test("a call its caller abandoned gives its slot back at once, though its work never ends", async () => {
+    const limiter = new TenantLimiter(() => ({ concurrentCalls: 1, callsPerSecond: 1000 }));
+    const deps = { limiter };
+    const abandoned = new AbortController();
+    void composeSteps([admitTenant], state({ signal: abandoned.signal }, deps), () => new Promise(() => {}));
+    expect(codeOf(await composeSteps([admitTenant], state({}, deps), async () => ok))).toBe("RATE_LIMITED");
+    abandoned.abort();
+    expect(await composeSteps([admitTenant], state({}, deps), async () => ok)).toBe(ok);
+  });
 });
 
 describe("the outcome and error steps", () => {

@@ -83,10 +83,20 @@ export const admitTenant: CallStep = async (state, next) => {
     const error = new GatewayError("RATE_LIMITED", `too many calls: the limit is ${limit}; retry after ${seconds} s`);
     return toolErrorResult(error, state.requestId, { retryAfterMs: admission.retryAfterMs });
   }
+  // The slot is the caller's while it waits: one it abandoned (cancelled, disconnected) is given
+  // back at once, whatever the work it left behind still does.
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    admission.release();
+  };
+  state.signal?.addEventListener("abort", release, { once: true });
   try {
     return await next();
   } finally {
-    admission.release();
+    state.signal?.removeEventListener("abort", release);
+    release();
   }
 };
 
