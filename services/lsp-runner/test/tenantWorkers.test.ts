@@ -5,13 +5,22 @@
 // runner's TCP ports; killing one tenant's worker does not disturb the other tenant's calls.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient, type ServiceClient, type ServiceError } from "@lspmesh/grpc";
-import { Runner } from "@lspmesh/proto";
+import { Runner, ServerState } from "@lspmesh/proto";
 import { chownTree, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type RunningRunner, startRunner } from "../src/startRunner.js";
@@ -22,6 +31,20 @@ const ENV_CANARY = "RUNNER-ENV-CANARY-5d0e";
 const ATTACKER = fileURLToPath(new URL("./support/attackerServer.mjs", import.meta.url));
 
 type Attempt = { what: string; ok: boolean; got?: string; code?: string };
+
+/** The pid of the tsserver working in `workspace` (its current folder), if one runs. */
+function tsserverIn(workspace: string): number | undefined {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("tsserver.js")) continue;
+      if (readlinkSync(`/proc/${entry}/cwd`) === workspace) return Number(entry);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return undefined;
+}
 
 let root: string;
 let secretFile: string;
@@ -134,6 +157,23 @@ describe.each(workerConfinements("tenantWorkers", "landlock+bwrap"))(
       expect(text).toMatch(/^lspmesh_runner_language_server_restarts_total\{language="typescript"\} 0$/m);
       expect(text).toMatch(/^lspmesh_runner_answer_cache_total\{result="miss"\} [1-9]\d*$/m);
       expect(text).toMatch(/^lspmesh_runner_tenant_workers 2$/m);
+    });
+
+    test("a tsserver killed under its worker is noticed: no answer claims ready and empty, and a new one answers", async () => {
+      const workspace = join(root, "volume", "acme", "web");
+      const tsserver = await waitFor("acme's tsserver", () => tsserverIn(workspace));
+      process.kill(tsserver, "SIGKILL");
+      const readyAndEmpty: string[] = [];
+      // A position not asked before: no remembered answer stands in for the server.
+      await waitFor("acme answered by a new tsserver", async () => {
+        const answer = await hover("acme", "src/main.ts", 1, 15).catch((error: ServiceError) => error);
+        if (!("contents" in answer)) return false;
+        if (answer.status?.state === ServerState.READY && !answer.status.partial && answer.contents === "")
+          readyAndEmpty.push(JSON.stringify(answer.status));
+        return answer.contents.includes("owner");
+      });
+      expect(readyAndEmpty).toEqual([]);
+      expect(tsserverIn(workspace)).not.toBe(tsserver);
     });
 
     test("a language server running the attacker's code reaches nothing of the other tenant or the runner", async () => {

@@ -99,7 +99,12 @@ export function createWorkerLauncher(options: WorkerLauncherOptions): WorkerLaun
                 workspace: tenantDir,
                 command: process.execPath,
                 args: [],
-                readOnly: [...readOnly, ...readOnlyFiles],
+                // bwrap mounts the worker's own pid namespace's /proc: the machine's bound over it
+                // shows pids the worker cannot match to its children (its servers' process-tree
+                // watch saw none, so a killed tsserver went unnoticed).
+                readOnly: [...readOnly, ...readOnlyFiles].filter(
+                  (path) => path !== "/proc" && !path.startsWith("/proc/"),
+                ),
               }),
               "--bind",
               state,
