@@ -108,7 +108,9 @@ export function bodyWithinLimit(maxBytes: number): McpGuard {
     if (req.method !== "POST") return PASSED;
     const body = await readBody(req, maxBytes);
     if (!body) return refused({ kind: "body_too_large" });
-    return { ok: true, facts: { body, parsed: parseJson(body) } };
+    const parsed = parseJson(body);
+    if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) return refused({ kind: "too_deep", limit: MAX_JSON_DEPTH });
+    return { ok: true, facts: { body, parsed } };
   };
 }
 
@@ -156,6 +158,21 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 
     req.on("error", onError);
     req.on("close", onClose);
   });
+}
+
+/** Deepest nesting of arrays and objects a request body may have (default 64; tool arguments use about 8). */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether `value` nests arrays or objects more than `limit` deep; walked without recursion. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== "object") continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** The JSON value of `body`; undefined when it is not JSON (the MCP SDK answers that with a parse error). */

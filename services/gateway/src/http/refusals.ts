@@ -16,7 +16,9 @@ export type HttpRefusal =
   | InsufficientScope
   /** Over a request limit; `what` names what was counted ("requests"). */
   | { readonly kind: "rate_limited"; readonly retryAfterMs: number; readonly what: string }
-  | { readonly kind: "body_too_large" };
+  | { readonly kind: "body_too_large" }
+  /** JSON nested deeper than the gateway reads (its checks recurse through the body). */
+  | { readonly kind: "too_deep"; readonly limit: number };
 
 type BearerRefusal = Extract<HttpRefusal, { kind: "missing_token" | "invalid_token" | "insufficient_scope" }>;
 
@@ -48,6 +50,12 @@ function answerTo(refusal: HttpRefusal, resourceMetadataUrl: () => string): Answ
       return tooManyRequests(refusal.retryAfterMs, refusal.what);
     case "body_too_large":
       return { status: 413, headers: { "content-type": "text/plain; charset=utf-8" }, body: "request body too large" };
+    case "too_deep":
+      return json(400, {
+        jsonrpc: "2.0",
+        error: { code: -32_700, message: `Parse error: the JSON nests deeper than ${refusal.limit} levels` },
+        id: null,
+      });
   }
 }
 

@@ -67,6 +67,9 @@ describe("the tenant-limit step", () => {
     );
     const second = await composeSteps([admitTenant], state({}, deps), async () => ok);
     expect(codeOf(second)).toBe("RATE_LIMITED");
+    expect(second.content).toEqual([
+      expect.objectContaining({ text: expect.stringContaining("too many calls: the limit is 1 call at once;") }),
+    ]);
     expect(second._meta?.[ERROR_META_KEY]).toMatchObject({ retryAfterMs: expect.any(Number) });
     finish();
     expect(await first).toBe(ok);

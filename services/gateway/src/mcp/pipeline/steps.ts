@@ -3,6 +3,7 @@
 // call under the tenant's limits.
 import { missingScope, scopeFor } from "../../auth/scopeDecision.js";
 import { GatewayError } from "../../errors.js";
+import { counted } from "../text.js";
 import { errorCodeOf, internalError, toGatewayError, toolErrorResult } from "../toolErrors.js";
 import type { CallStep } from "./callState.js";
 
@@ -78,8 +79,8 @@ export const admitTenant: CallStep = async (state, next) => {
     const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
     const limit =
       admission.reason === "rate"
-        ? `${admission.limits.callsPerSecond} calls per second`
-        : `${admission.limits.concurrentCalls} calls at once`;
+        ? `${counted(admission.limits.callsPerSecond, "call")} per second`
+        : `${counted(admission.limits.concurrentCalls, "call")} at once`;
     const error = new GatewayError("RATE_LIMITED", `too many calls: the limit is ${limit}; retry after ${seconds} s`);
     return toolErrorResult(error, state.requestId, { retryAfterMs: admission.retryAfterMs });
   }
