@@ -54,10 +54,10 @@ export function emptyAnswerText(status: AnswerStatusOutput, noResults: string): 
     if (!isNotReady(status)) return head;
     const rest = notes.filter((note) => !WITHHELD.test(note)).join("; ");
     const why =
-      status.state === "ready"
+      status.state === "ready" && rest
         ? rest
         : `${serverName(status)} ${STATE_PHRASES[status.state]}${rest ? ` (${rest})` : ""}`;
-    return `${head} Other results may be missing: ${why || `${serverName(status)} ${STATE_PHRASES[status.state]}`}.`;
+    return `${head} Other results may be missing: ${why}.`;
   }
   if (!isNotReady(status)) return noResults;
   if (status.state === "ready" && status.note) return `No results, but the answer may be incomplete: ${status.note}.`;

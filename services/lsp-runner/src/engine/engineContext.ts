@@ -30,6 +30,7 @@ import {
   isProjectBased,
   MAX_LOOSE_FILES,
   MAX_PROJECTS,
+  type ProjectAnchors,
   type ProjectGroup,
   projectAnchors,
 } from "./projectAnchors.js";
@@ -365,21 +366,27 @@ export class EngineContext {
    * The projects of a project-based server's workspace (tsserver: per tsconfig.json/jsconfig.json,
    * and the files outside them as one more), found once per session; none for other servers.
    */
-  projectGroups(context: DocumentContext): Promise<readonly ProjectGroup[]> {
-    const { session, paths } = context;
-    if (!isProjectBased(session.language.id)) return Promise.resolve([]);
-    let groups = this.projectGroupsOf.get(session);
-    if (!groups) {
-      groups = projectAnchors(paths.root, session.language, this.options.sessions.maxFileBytes).then(
-        (found) => found.projects,
-        () => [],
-      );
-      this.projectGroupsOf.set(session, groups);
-    }
-    return groups;
+  async projectGroups(context: DocumentContext): Promise<readonly ProjectGroup[]> {
+    if (!isProjectBased(context.session.language.id)) return [];
+    return this.projectsOf(context).then(
+      (found) => found.projects,
+      () => [],
+    );
   }
 
-  private readonly projectGroupsOf = new WeakMap<LanguageSession, Promise<readonly ProjectGroup[]>>();
+  /** The workspace's projects as found for the session's server: one scan per session, shared. */
+  private projectsOf(context: DocumentContext): Promise<ProjectAnchors> {
+    const { session, paths } = context;
+    let found = this.projectScans.get(session);
+    if (!found) {
+      found = projectAnchors(paths.root, session.language, this.options.sessions.maxFileBytes);
+      found.catch(() => {}); // a failed scan is each caller's to judge
+      this.projectScans.set(session, found);
+    }
+    return found;
+  }
+
+  private readonly projectScans = new WeakMap<LanguageSession, Promise<ProjectAnchors>>();
 
   /**
    * What an answer a project-based server (tsserver) computes in the asked file's own project only
@@ -400,9 +407,11 @@ export class EngineContext {
 
   private async openAnchors(context: DocumentContext): Promise<ProjectLoad> {
     const { session, paths } = context;
-    const found = await projectAnchors(paths.root, session.language, this.options.sessions.maxFileBytes);
+    const found = await this.projectsOf(context);
     const notes: string[] = [];
     const opened: string[] = [];
+    // The scan is shared (projectGroups): what fails to open here is added to a copy.
+    const skipped = [...found.skipped];
     for (const anchor of found.anchors) {
       if (anchor === context.file.path) continue;
       try {
@@ -410,17 +419,15 @@ export class EngineContext {
         const match = this.options.languages.forFile(file.path);
         if (match) opened.push((await session.syncDocument(file, match.languageId)).uri);
       } catch (error) {
-        found.skipped.push({ file: anchor, reason: error instanceof Error ? error.message : String(error) });
+        skipped.push({ file: anchor, reason: error instanceof Error ? error.message : String(error) });
       }
     }
     if (found.notLoaded > 0) notes.push(`${found.notLoaded} more project(s) not loaded (the limit is ${MAX_PROJECTS})`);
     const loose = await this.loadLooseFiles(context, found.looseFiles, found.looseNotLoaded);
     notes.push(...loose.notes);
-    if (found.skipped.length > 0) {
-      const listed = found.skipped.slice(0, 3).map((skip) => `${skip.file} (${skip.reason})`);
-      notes.push(
-        `skipped ${found.skipped.length} file(s): ${listed.join(", ")}${found.skipped.length > 3 ? ", …" : ""}`,
-      );
+    if (skipped.length > 0) {
+      const listed = skipped.slice(0, 3).map((skip) => `${skip.file} (${skip.reason})`);
+      notes.push(`skipped ${skipped.length} file(s): ${listed.join(", ")}${skipped.length > 3 ? ", …" : ""}`);
     }
     return { notes, incomplete: found.notLoaded > 0 || loose.incomplete, anchorUris: opened };
   }

@@ -47,10 +47,8 @@ export async function implementationsAcrossProjects(
   });
   const merged = new Map(found.map((location) => [keyOf(location), location]));
   let unreached = 0;
-  let sharedByAsked = 0;
   for (const group of groups) {
     if (group.unique.has(asked)) continue; // answered by the first request
-    if (group.shared.has(asked)) sharedByAsked++;
     const use = uses.find(({ path }) => group.unique.has(path));
     if (!use) {
       if (group.shared.has(asked) || uses.some(({ path }) => group.shared.has(path))) unreached++;
@@ -64,8 +62,10 @@ export async function implementationsAcrossProjects(
       unreached++;
     }
   }
-  // A file several projects share is answered from one of them (tsserver's choice): that one is reached.
-  if (sharedByAsked > 0 && !groups.some((group) => group.unique.has(asked))) unreached = Math.max(0, unreached - 1);
+  // A file only shared by projects is answered from one of them (tsserver's choice), counted above
+  // as unreached: that one was reached.
+  if (!groups.some((group) => group.unique.has(asked)) && groups.some((group) => group.shared.has(asked)))
+    unreached = Math.max(0, unreached - 1);
   const notes = [...load.notes];
   if (unreached > 0)
     notes.push(

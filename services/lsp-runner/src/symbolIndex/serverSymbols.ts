@@ -28,10 +28,8 @@ export function serverSymbols(
       column: at.start.column,
       endLine: at.end.line,
       endColumn: at.end.column,
-      // A receiver's method counts as top level: Go exports it by its own name.
-      exported:
-        (container === undefined || member !== undefined) &&
-        exportedByConvention(language, name, lines[at.start.line - 1] ?? ""),
+      // Top level (a receiver's method too: Go exports it by its own name).
+      exported: container === undefined && exportedByConvention(language, name, lines[at.start.line - 1] ?? ""),
       snippet: snippetLine(lines, at.start.line),
     });
     for (const child of symbol.children) visit(child, name);
