@@ -232,9 +232,25 @@ describe.each(workerConfinements("tenantWorkers", "landlock+bwrap"))(
             (error: ServiceError) => `${error.metadata.get("lspmesh-error-code")[0]}: ${error.details}`,
           );
         expect(await codeOf("src/loop.ts")).toMatch(/^INVALID_ARGUMENT: 'src\/loop\.ts' is a loop of symbolic links/);
-        // Landlock refuses the link's target (OUTSIDE_WORKSPACE); in bubblewrap's mount namespace the
-        // other tenant's folder does not exist at all (NOT_FOUND). Either way, nothing of it.
-        expect(await codeOf("src/stolen.ts")).toMatch(/^(OUTSIDE_WORKSPACE|NOT_FOUND): /);
+        // Landlock refuses the link's target; in bubblewrap's mount namespace the other tenant's
+        // folder does not exist at all, and the link still names where it leads. Either way, nothing of it.
+        expect(await codeOf("src/stolen.ts")).toMatch(/^OUTSIDE_WORKSPACE: /);
+        // A folder link into the other tenant: no file is read through it, none is moved into it.
+        symlinkSync(join(volume, "globex", "web", "src"), join(acmeSrc, "theirs"));
+        expect(await codeOf("src/theirs/secret.ts")).toMatch(/^OUTSIDE_WORKSPACE: /);
+        const moved = await client
+          .renameFile({
+            workspace: { tenant: "acme", workspace: "web" },
+            file: "src/later.ts",
+            newFile: "src/theirs/later.ts",
+            apply: true,
+          })
+          .then(
+            () => "applied",
+            (error: ServiceError) => `${error.metadata.get("lspmesh-error-code")[0]}: ${error.details}`,
+          );
+        expect(moved).toMatch(/^OUTSIDE_WORKSPACE: 'src\/theirs\/later\.ts' is outside the workspace/);
+        expect(readdirSync(join(volume, "globex", "web", "src"))).not.toContain("later.ts");
         // The indexer saw the new files: the plain one is indexed, the link's target never is.
         await waitFor("the new file indexed", () => indexed.has("src/later.ts"));
         expect([...indexed.values()].join("\n")).not.toContain(CANARY);

@@ -72,3 +72,28 @@ test("announced paths are checked without the disk: deleted files pass, escapes 
   }
   expect(() => paths.announcedPath("")).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
 });
+
+test("a link into a folder this process cannot see (another tenant's, under a confined worker) is OUTSIDE_WORKSPACE, not NOT_FOUND", async () => {
+  // The target does not exist here, as another tenant's folder does not exist inside a worker's sandbox.
+  symlinkSync(join(base, "tenant-b/src"), join(root, "src/theirs"));
+  symlinkSync("../../tenant-b", join(root, "src/theirs-relative"));
+  symlinkSync("theirs", join(root, "src/via-link"));
+  for (const path of ["src/theirs/index.ts", "src/theirs-relative/x.ts", "src/via-link/index.ts", "src/theirs"]) {
+    await expect(paths.resolveFile(path)).rejects.toMatchObject({ code: "OUTSIDE_WORKSPACE" });
+    await expect(paths.resolveNewFile(path === "src/theirs" ? "src/theirs/new.ts" : path)).rejects.toMatchObject({
+      code: "OUTSIDE_WORKSPACE",
+    });
+  }
+});
+
+test("a link to nothing inside the workspace: a missing file to read, and no folder to create a file under", async () => {
+  symlinkSync(join(root, "src/not-yet"), join(root, "src/dangling"));
+  await expect(paths.resolveFile("src/dangling/a.ts")).rejects.toMatchObject({ code: "NOT_FOUND" });
+  await expect(paths.resolveNewFile("src/dangling/a.ts")).rejects.toMatchObject({
+    code: "INVALID_ARGUMENT",
+    message: expect.stringContaining("symbolic link that leads nowhere"),
+  });
+  symlinkSync("loop-b", join(root, "src/loop-a"));
+  symlinkSync("loop-a", join(root, "src/loop-b"));
+  await expect(paths.resolveFile("src/loop-a/x.ts")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+});

@@ -1,6 +1,7 @@
 // Turns caller-supplied workspace-relative paths into real files inside the workspace, and real
 // paths from language servers back into workspace-relative ones. Everything that resolves outside
 // the workspace (after realpath, symlinks included) is refused.
+import { readlinkSync } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { RunnerError } from "../errors.js";
@@ -58,6 +59,42 @@ export function pathError(error: unknown, shown: string): unknown {
   return error;
 }
 
+/** Symbolic links followed before a path counts as a loop (Linux's own limit, MAXSYMLINKS). */
+const MAX_LINKS = 40;
+
+/**
+ * Where an absolute path leads with every symbolic link on the way followed, as far as its
+ * components exist: unlike realpath(3) it does not fail on a link whose target is missing. A
+ * confined worker cannot see another tenant's folder, so a link into it looks dangling there;
+ * followed this way it still names where it points. Undefined on a loop.
+ */
+export function linkedPath(absolute: string): string | undefined {
+  let rest = absolute.split(sep).filter((part) => part !== "" && part !== ".");
+  let current: string = sep;
+  let links = 0;
+  while (rest.length > 0) {
+    const [name = "", ...after] = rest;
+    rest = after;
+    if (name === "..") {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, name);
+    let target: string | undefined;
+    try {
+      target = readlinkSync(next);
+    } catch {
+      // Not a link (EINVAL), or missing (ENOENT, ENOTDIR): taken as it is written.
+      current = next;
+      continue;
+    }
+    if (++links > MAX_LINKS) return undefined;
+    if (isAbsolute(target)) current = sep;
+    rest = [...target.split(sep).filter((part) => part !== "" && part !== "."), ...rest];
+  }
+  return current;
+}
+
 export function isInside(root: string, absolute: string): boolean {
   const rel = relative(root, absolute);
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
@@ -80,7 +117,7 @@ export class WorkspacePaths {
     try {
       real = realPath(candidate);
     } catch (error) {
-      throw pathError(error, normalised);
+      throw this.leadsOut(candidate) ? outside(path) : pathError(error, normalised);
     }
     if (!isInside(this.root, real)) throw outside(path);
     const info = statOf(real);
@@ -106,6 +143,7 @@ export class WorkspacePaths {
     if (await lstat(candidate).catch(() => undefined)) {
       throw new RunnerError("INVALID_ARGUMENT", `'${normalised}' already exists; choose a new path or remove it first`);
     }
+    if (this.leadsOut(candidate)) throw outside(path);
     const missing: string[] = [basename(candidate)];
     let existing = dirname(candidate);
     for (;;) {
@@ -118,6 +156,13 @@ export class WorkspacePaths {
           );
         }
         break;
+      }
+      if (await lstat(existing).catch(() => undefined)) {
+        // It exists, and stat failed: a symbolic link to nothing (where it points was checked above).
+        throw new RunnerError(
+          "INVALID_ARGUMENT",
+          `'${normalised}' lies under a symbolic link that leads nowhere; choose another path, or fix the link`,
+        );
       }
       missing.unshift(basename(existing));
       existing = dirname(existing);
@@ -143,6 +188,12 @@ export class WorkspacePaths {
    */
   announcedPath(path: string): string {
     return this.lexicalPath(path).candidate;
+  }
+
+  /** Whether a path that may not resolve leads out of the workspace through a symbolic link on its way. */
+  private leadsOut(candidate: string): boolean {
+    const linked = linkedPath(candidate);
+    return linked !== undefined && !isInside(this.root, linked);
   }
 
   private lexicalPath(path: string): { normalised: string; candidate: string } {
