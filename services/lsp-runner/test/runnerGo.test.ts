@@ -96,4 +96,15 @@ describe.skipIf(!needs("gopls", "runnerGo"))("gopls answers, positions exact", (
     const fixed = await env.client.diagnostics({ workspace: ws, files: ["src/broken/broken.go"], waitMs: 20_000 });
     expect(fixed.files[0]).toMatchObject({ fresh: true, version: file.version + 1, diagnostics: [] });
   });
+
+  test("a diagnostic naming the workspace's folders names them workspace-relative, as every path shown", async () => {
+    mkdirSync(join(env.dir, "src/mixed"));
+    writeFileSync(join(env.dir, "src/mixed/a.go"), "package alpha\n\nfunc A() {}\n");
+    writeFileSync(join(env.dir, "src/mixed/b.go"), "package beta\n\nfunc B() {}\n");
+    const answer = await env.client.diagnostics({ workspace: ws, files: ["src/mixed/b.go"], waitMs: 20_000 });
+    const messages = answer.files.flatMap((file) => file.diagnostics.map((d) => d.message));
+    // gopls writes the folder's absolute path.
+    expect(messages).toContain("found packages alpha (a.go) and beta (b.go) in src/mixed");
+    expect(messages.join("\n")).not.toContain(env.dir);
+  });
 });

@@ -8,6 +8,7 @@ import { RunnerError } from "../errors.js";
 import type { StoredDiagnostics } from "../lsp/session/diagnosticsStore.js";
 import { fromLspRange, type PositionEncoding } from "../lsp/session/positionEncoding.js";
 import { canPullDiagnostics, pullDiagnostics } from "../lsp/session/pullDiagnostics.js";
+import { workspaceRelativeText } from "../lsp/session/serverErrors.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
 import type { WorkspacePaths } from "../workspace/workspacePaths.js";
 import type { Diagnostic, DiagnosticsAnswer, FileDiagnostics, SkippedFile } from "./answers.js";
@@ -208,7 +209,9 @@ export class DiagnosticsQueries {
       contentSha256: latest ? latest.contentSha256 : document.hash,
       fresh,
       // Ranges of an older version are converted on the current lines: marked not fresh above.
-      diagnostics: (latest?.diagnostics ?? []).map((d) => convertDiagnostic(d, document.lines, session.encoding)),
+      diagnostics: (latest?.diagnostics ?? []).map((d) =>
+        convertDiagnostic(d, document.lines, session.encoding, session.root),
+      ),
       ...(fresh || pullFailure === undefined ? {} : { pullFailure }),
     };
   }
@@ -254,18 +257,19 @@ function recheckAt(deadline: number): number {
   return now + Math.min(RECHECK_AFTER_MS, Math.max(0, deadline - now) / 3);
 }
 
-/** An LSP diagnostic in lspmesh positions (1-based line, code-point column). */
+/** An LSP diagnostic in lspmesh positions (1-based line, code-point column), paths in its message workspace-relative. */
 export function convertDiagnostic(
   diagnostic: LspDiagnostic,
   lines: readonly string[],
   encoding: PositionEncoding,
+  root: string,
 ): Diagnostic {
   return {
     range: fromLspRange(lines, diagnostic.range, encoding),
     severity: diagnostic.severity ?? 1,
     code: diagnostic.code === undefined ? "" : String(diagnostic.code),
     source: diagnostic.source ?? "",
-    message: diagnostic.message,
+    message: workspaceRelativeText(diagnostic.message, root),
   };
 }
 

@@ -45,7 +45,7 @@ export function diagnosticsMessage(
     contentSha256: stored.contentSha256,
     epoch: stored.epoch,
     publishedAt: Date.now(),
-    diagnostics: kept.map((d) => convertDiagnostic(d, document.lines, session.encoding)),
+    diagnostics: kept.map((d) => convertDiagnostic(d, document.lines, session.encoding, origin.root)),
     ...(omitted > 0 ? { omitted } : {}),
   };
 }

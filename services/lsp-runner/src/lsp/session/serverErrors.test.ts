@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ErrorCodes, LSPErrorCodes } from "vscode-languageserver-protocol";
-import { isRetryable, sanitizeServerMessage, serverAnswerError } from "./serverErrors.js";
+import { isRetryable, sanitizeServerMessage, serverAnswerError, workspaceRelativeText } from "./serverErrors.js";
 
 const ROOT = "/srv/workspaces/acme/web";
 
@@ -32,6 +32,18 @@ describe("server messages keep no host paths", () => {
       "Could not read /srv/workspaces/acme/web/src/a.ts or file:///srv/workspaces/acme/web/lib/b.ts " +
       "via /home/runner/.cache/typescript/7.0/node_modules/types.d.ts";
     expect(sanitizeServerMessage(message, ROOT)).toBe("Could not read src/a.ts or lib/b.ts via …/types.d.ts");
+  });
+
+  test("a diagnostic's text names workspace files as the caller does, and keeps everything else as the server wrote it", () => {
+    const message = `could not import ${ROOT}/lib (no required module provides package; see file://${ROOT}/go.mod)\n\tin /usr/lib/go/src/fmt`;
+    expect(workspaceRelativeText(message, ROOT)).toBe(
+      "could not import lib (no required module provides package; see go.mod)\n\tin /usr/lib/go/src/fmt",
+    );
+    expect(workspaceRelativeText(`main module (${ROOT}) does not contain package`, ROOT)).toBe(
+      "main module (.) does not contain package",
+    );
+    const untouched = "Type 'string' is not assignable to type 'number'.";
+    expect(workspaceRelativeText(untouched, ROOT)).toBe(untouched);
   });
 
   test("network addresses (the runner's resolver, a proxy) are replaced", () => {

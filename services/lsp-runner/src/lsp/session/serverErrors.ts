@@ -64,18 +64,27 @@ export function serverAnswerError(
 }
 
 /**
+ * A server's text with the workspace's own paths and file URIs made workspace-relative (the root
+ * itself "."), as every path lspmesh shows is: gopls names files by absolute path in diagnostics.
+ */
+export function workspaceRelativeText(text: string, root: string): string {
+  const rootPath = root.replace(/\/+$/, "");
+  if (!text.includes(rootPath) && !text.includes("file://")) return text;
+  const rootUri = `file://${encodeURI(rootPath)}`;
+  return text
+    .replaceAll(`${rootUri}/`, "")
+    .replaceAll(`${rootPath}/`, "")
+    .replaceAll(rootUri, ".")
+    .replaceAll(rootPath, ".");
+}
+
+/**
  * Workspace paths relative, other absolute paths reduced to their last segment, network addresses
  * (the runner's resolver or proxy in a failed download, say: the operator's, not the tenant's)
  * replaced, length capped.
  */
 export function sanitizeServerMessage(message: string, root: string): string {
-  const rootPath = root.replace(/\/+$/, "");
-  const rootUri = `file://${encodeURI(rootPath)}`;
-  let text = message
-    .replaceAll(`${rootUri}/`, "")
-    .replaceAll(`${rootPath}/`, "")
-    .replaceAll(rootUri, ".")
-    .replaceAll(rootPath, ".");
+  let text = workspaceRelativeText(message, root);
   text = text.replace(
     /(?:file:\/\/)?(?:\/[^\s/'"`:()[\]]+){2,}/g,
     (path) => `…/${path.slice(path.lastIndexOf("/") + 1)}`,
