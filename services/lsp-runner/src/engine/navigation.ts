@@ -38,7 +38,7 @@ import type {
 } from "./answers.js";
 import { type DocumentContext, type EngineContext, type ProjectLoad, requireCapability } from "./engineContext.js";
 import { FileLines } from "./fileLines.js";
-import { implementationsAcrossProjects } from "./implementationsAcrossProjects.js";
+import { implementationsAcrossProjects } from "./acrossProjects.js";
 import { normaliseLocations } from "./lspLocations.js";
 import type {
   DocumentSymbolsQuery,

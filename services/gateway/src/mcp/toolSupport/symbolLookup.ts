@@ -12,6 +12,7 @@ import {
   type NameQuery,
   undecidedTextLanguages,
 } from "../../symbols/declarationLookup.js";
+import { unindexedFiles } from "../../symbols/indexGaps.js";
 import type { WorkspaceIndexView } from "../../symbols/tenantIndex.js";
 import type { WorkspaceTarget } from "../../workspaces.js";
 import type { ToolCall } from "../toolCall.js";
@@ -76,17 +77,15 @@ export async function lookupDeclarations(
   return { matches, status };
 }
 
-/** What a workspace's index does not know yet: files still to index, files its server failed on. */
+/** What a workspace's index does not know yet: files still to index, files it passed over. */
 function indexingGap(workspace: string, view: WorkspaceIndexView): string[] {
   const meta = view.meta;
   if (!meta) return [];
   const gaps: string[] = [];
   if (meta.state !== "ready")
     gaps.push(`${workspace}: its symbol index is being built (${meta.done} of ${meta.total} files)`);
-  if (meta.skipped.failed > 0)
-    gaps.push(
-      `${workspace}: ${meta.skipped.failed} of its files could not be indexed (their language server failed on them)`,
-    );
+  const passedOver = unindexedFiles(meta);
+  if (passedOver) gaps.push(`${workspace}: ${passedOver}`);
   return gaps;
 }
 

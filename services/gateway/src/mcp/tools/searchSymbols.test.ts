@@ -195,7 +195,7 @@ test("text matches are listed apart, never among the declarations", () => {
   expect(structured.partial).toBe(true);
 });
 
-test("a workspace whose words do not match is complete, and files a server failed on make it partial", () => {
+test("a workspace whose words do not match is complete, and files a server failed on or too large make it partial", () => {
   const scripts = { files: { "tools/build.lua": [declared("Other", "text", false)] }, source: "text" as const };
   const { structured } = searchAnswer(parts({ indexed: indexes({ scripts }) }));
   expect(structured.workspaces.map(({ outcome }) => outcome)).toEqual(["ok"]);
@@ -205,5 +205,14 @@ test("a workspace whose words do not match is complete, and files a server faile
   expect(withFailures.workspaces[0]).toMatchObject({
     outcome: "partial",
     message: "2 of its files could not be indexed (their language server failed on them)",
+  });
+  // A file over the size limit holds declarations no search sees; a binary file holds none.
+  const large = indexes({ scripts });
+  large[0]!.view.meta!.skipped.binary = 3;
+  expect(searchAnswer(parts({ indexed: large })).structured.workspaces[0]?.outcome).toBe("ok");
+  large[0]!.view.meta!.skipped.tooLarge = 1;
+  expect(searchAnswer(parts({ indexed: large })).structured.workspaces[0]).toMatchObject({
+    outcome: "partial",
+    message: expect.stringMatching(/^1 of its files are over the runner's file size limit .* not indexed/),
   });
 });

@@ -6,6 +6,7 @@ import type { SymbolIndexMeta } from "@lspmesh/events";
 import { kindRank, type WorkspaceSymbol, type WorkspaceSymbolsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { GatewayError } from "../../errors.js";
+import { unindexedFiles } from "../../symbols/indexGaps.js";
 import { type IndexFilters, type IndexHit, searchIndexes } from "../../symbols/indexSearch.js";
 import { compilePathGlob, MAX_PATH_GLOB_LENGTH, PathGlobError } from "../../symbols/pathGlob.js";
 import { matchName } from "../../symbols/symbolMatch.js";
@@ -249,8 +250,8 @@ function indexedOutcome(
         `its ${languages} files are indexed as words until their server runs: the text matches there may be declarations (find_symbol asks the server live)`,
       );
     }
-    if (meta.skipped.failed > 0)
-      unknown.push(`${meta.skipped.failed} of its files could not be indexed (their language server failed on them)`);
+    const passedOver = unindexedFiles(meta);
+    if (passedOver) unknown.push(passedOver);
     if (complete && unknown.length > 0) {
       outcome.outcome = "partial";
       outcome.message = unknown.join("; ");

@@ -5,7 +5,11 @@ import { DEFAULT_MAX_OPEN_DOCUMENTS } from "../documents/openDocuments.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../process/messageSizeGuard.js";
 import type { Sandbox } from "../process/sandbox.js";
 import { type ChildLimits, DEFAULT_CHILD_LIMITS } from "../process/serverLaunch.js";
-import { DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, DEFAULT_PROBE_TIMEOUT_MS } from "../session/languageSession.js";
+import {
+  DEFAULT_MAX_BUSY_MS,
+  DEFAULT_MAX_CONSECUTIVE_TIMEOUTS,
+  DEFAULT_PROBE_TIMEOUT_MS,
+} from "../session/languageSession.js";
 import { DEFAULT_RESTART_BUDGET, type RestartBudgetOptions } from "./restartBudget.js";
 
 export interface SessionPolicy {
@@ -18,6 +22,11 @@ export interface SessionPolicy {
    * (every 2 s) is killed and restarted (default true).
    */
   restartStoppedServers: boolean;
+  /**
+   * A server that misses the liveness probe while its processes keep a CPU busy is working (a very
+   * large file), not hung: it is left to finish for this long before it is restarted, ms (default 300 000).
+   */
+  maxBusyMs: number;
   /** Backoff, restart budget and cool-down for failed servers (5 restarts in 5 min, then 60 s). */
   restart: RestartBudgetOptions;
   /** A server that failed within this many ms shows `degraded` in workspace status (default 60 000). */
@@ -73,6 +82,7 @@ export const DEFAULT_SESSION_POLICY: SessionPolicy = {
   probeTimeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
   maxConsecutiveTimeouts: DEFAULT_MAX_CONSECUTIVE_TIMEOUTS,
   restartStoppedServers: true,
+  maxBusyMs: DEFAULT_MAX_BUSY_MS,
   restart: DEFAULT_RESTART_BUDGET,
   degradedAfterFailureMs: 60_000,
   idleTimeoutMs: 30 * 60_000,

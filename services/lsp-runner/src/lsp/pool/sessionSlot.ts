@@ -168,6 +168,7 @@ export class SessionSlot {
       probeTimeoutMs: policy.probeTimeoutMs,
       maxConsecutiveTimeouts: policy.maxConsecutiveTimeouts,
       restartStoppedServers: policy.restartStoppedServers,
+      maxBusyMs: policy.maxBusyMs,
       limits: policy.limits,
       parentWatchdog: policy.parentWatchdog,
       ...(policy.sandbox ? { sandbox: policy.sandbox } : {}),

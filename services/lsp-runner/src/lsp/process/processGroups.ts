@@ -13,14 +13,20 @@ export interface ProcStat {
   pgid: number;
   /** Resident set size in pages (field 24 of /proc/<pid>/stat). */
   rssPages: number;
+  /** CPU time used so far, user and system, in clock ticks (fields 14 and 15; CLOCK_TICKS_PER_SECOND). */
+  cpuTicks: number;
 }
+
+/** Clock ticks of /proc's CPU times per second: USER_HZ, 100 on every Linux architecture's ABI. */
+export const CLOCK_TICKS_PER_SECOND = 100;
 
 /** Parses /proc/<pid>/stat; the command name may itself contain spaces and parentheses. */
 export function parseProcStat(text: string): ProcStat | undefined {
   const close = text.lastIndexOf(")");
   if (close < 0) return undefined;
   const pid = Number.parseInt(text, 10);
-  // Fields after the name, starting at field 3 (state): pgid is field 5, rss field 24.
+  // Fields after the name, starting at field 3 (state): pgid is field 5, utime and stime fields
+  // 14 and 15, rss field 24.
   const fields = text
     .slice(close + 2)
     .trim()
@@ -28,9 +34,10 @@ export function parseProcStat(text: string): ProcStat | undefined {
   const state = fields[0] ?? "";
   const pgid = Number(fields[2]);
   const rssPages = Number(fields[21]);
-  if (!Number.isInteger(pid) || !Number.isInteger(pgid) || !Number.isInteger(rssPages)) return undefined;
+  const cpuTicks = Number(fields[11]) + Number(fields[12]);
+  if (![pid, pgid, rssPages, cpuTicks].every(Number.isInteger)) return undefined;
   const name = text.slice(text.indexOf("(") + 1, close);
-  return { pid, name, state, pgid, rssPages };
+  return { pid, name, state, pgid, rssPages, cpuTicks };
 }
 
 /** Page size in bytes, read once from /proc/self/smaps (KernelPageSize); 4096 when unreadable. */
@@ -124,4 +131,14 @@ export async function groupResidentBytes(pgids: ReadonlySet<number>): Promise<Ma
   const bytes = new Map<number, number>([...pgids].map((pgid) => [pgid, 0]));
   for (const process of processes) bytes.set(process.pgid, (bytes.get(process.pgid) ?? 0) + process.rssPages * page);
   return bytes;
+}
+
+/**
+ * CPU time the live processes of group `pgid` have used so far, user and system, in ms, from a
+ * read of /proc started now; undefined when /proc is not available or the group is gone.
+ */
+export async function groupCpuMs(pgid: number): Promise<number | undefined> {
+  const group = (await readProcesses(0)).filter((process) => process.pgid === pgid && process.state !== "Z");
+  if (group.length === 0) return undefined;
+  return (group.reduce((sum, process) => sum + process.cpuTicks, 0) * 1000) / CLOCK_TICKS_PER_SECOND;
 }

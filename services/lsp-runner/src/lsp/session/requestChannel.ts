@@ -35,6 +35,8 @@ export interface ChannelHealth {
   readonly failures: FailureRecord;
   /** Liveness probe timeout, ms: a caller's deadline leaves room for it, and round trips wait as long. */
   readonly probeTimeoutMs: number;
+  /** How long the server has kept a CPU busy without answering (ms), when a missed probe found it working. */
+  readonly busyForMs: number | undefined;
   heardFrom(method: string): void;
   afterTimeout(method: string, timeoutMs: number, countTimeout: boolean): void;
 }
@@ -134,6 +136,13 @@ export class RequestChannel {
     if (failures.failure) return failures.failureError();
     if (timedOut) {
       if (checkLiveness) this.host.health.afterTimeout(method, timeoutMs, countTimeout);
+      const busyMs = this.host.health.busyForMs;
+      if (busyMs !== undefined) {
+        return new RunnerError(
+          "TIMEOUT",
+          `the ${this.host.language.id} language server is busy: it has kept a CPU busy for ${Math.round(busyMs / 1000)} s without answering (a very large file or project being analysed), and did not answer ${method} within ${timeoutMs} ms; it answers once that work is done — try again in a minute`,
+        );
+      }
       return new RunnerError(
         "TIMEOUT",
         `the ${this.host.language.id} language server did not answer ${method} within ${timeoutMs} ms; try again, or narrow the request`,

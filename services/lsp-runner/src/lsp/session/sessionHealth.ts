@@ -4,9 +4,13 @@
 // framing): after a request timed out, a liveness probe with a short timeout decides (a server
 // that misses it, or answers it but lets too many requests in a row time out, is failed); a
 // stopped process in the server's tree, or with `watchProcessTree` a lost one. Any answer clears
-// the suspicion.
+// the suspicion. A server that misses the probe while its tree keeps a CPU busy is working, not
+// hung — pyright parsing a 20 MB module blocks its message loop for minutes, and restarting it
+// only starts the same work again, until the restart budget is spent — so it is left to finish,
+// up to maxBusyMs.
 import { ExecuteCommandRequest, InitializeRequest, ResponseError } from "vscode-languageserver-protocol";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
+import { groupCpuMs } from "../process/processGroups.js";
 import { ProcessTreeWatch } from "../process/processTreeWatch.js";
 import { FailureRecord, isConnectionFailure, type SessionFailure } from "./sessionFailure.js";
 import { TSSERVER_REQUEST_COMMAND } from "./tsserverDiagnostics.js";
@@ -15,6 +19,10 @@ import { TSSERVER_REQUEST_COMMAND } from "./tsserverDiagnostics.js";
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 /** Requests in a row that may time out while the probe still answers, before a restart (default 3). */
 export const DEFAULT_MAX_CONSECUTIVE_TIMEOUTS = 3;
+/** How long a server may keep a CPU busy without answering before it is restarted, ms (default 300 000). */
+export const DEFAULT_MAX_BUSY_MS = 300_000;
+/** Share of one CPU the server's tree must use while it misses the probe to count as working (0.5). */
+const BUSY_CPU_SHARE = 0.5;
 /**
  * The liveness probe. LSP 3.17 ("$ Notifications and Requests") requires a server to answer a
  * request whose method starts with `$/` and that it does not know with a MethodNotFound error, so
@@ -32,6 +40,8 @@ export interface HealthPolicy {
   maxConsecutiveTimeouts?: number;
   /** A stopped process in the server's tree fails the session (default true). */
   restartStoppedServers?: boolean;
+  /** How long a server missing the probe with a CPU busy is left to work, ms (default DEFAULT_MAX_BUSY_MS). */
+  maxBusyMs?: number;
 }
 
 export interface SessionHealthHost {
@@ -53,8 +63,12 @@ export class SessionHealth {
   private answeredValue = false;
   private suspectValue = false;
   private consecutiveTimeouts = 0;
+  /** Since when (ms since the epoch) the server has worked without answering, when a probe found it so. */
+  private busySince: number | undefined;
   private check: Promise<void> | undefined;
   private treeWatch: ProcessTreeWatch | undefined;
+  /** The server's process group (its leader's pid), once it runs. */
+  private serverGroup: number | undefined;
 
   constructor(private readonly host: SessionHealthHost) {
     const { language, probeTimeoutMs } = host.policy;
@@ -70,6 +84,11 @@ export class SessionHealth {
   /** A request timed out and the server has not answered one since. */
   get suspect(): boolean {
     return this.suspectValue;
+  }
+
+  /** How long the server has kept a CPU busy without answering (ms), when a missed probe found it working. */
+  get busyForMs(): number | undefined {
+    return this.busySince === undefined ? undefined : Date.now() - this.busySince;
   }
 
   /** The liveness check under way after a timeout, if any (resolves when it is decided). */
@@ -98,6 +117,7 @@ export class SessionHealth {
     this.answeredValue = true;
     this.suspectValue = false;
     this.consecutiveTimeouts = 0;
+    this.busySince = undefined;
   }
 
   /**
@@ -117,18 +137,44 @@ export class SessionHealth {
     const probeMs = this.probeTimeoutMs;
     const maxTimeouts = this.host.policy.maxConsecutiveTimeouts ?? DEFAULT_MAX_CONSECUTIVE_TIMEOUTS;
     const [probeMethod, probeParams] = this.livenessProbe();
+    const cpuBefore = await this.cpuMs();
+    const probedAt = performance.now();
     const alive = await this.host.probe(probeMethod, probeParams, probeMs).then(
       () => true,
       // Any answer, an error included (most servers do not know the probe's method), is a sign of life.
       (error: unknown) => error instanceof ResponseError && !isConnectionFailure(error) && !this.failures.failure,
     );
     if (!alive) {
-      const reason = `stopped answering (${method} timed out after ${timeoutMs} ms and a liveness probe got no answer within ${probeMs} ms)`;
-      this.fail({ code: "TIMEOUT", reason }, { stop: true });
+      const missed = `${method} timed out after ${timeoutMs} ms and a liveness probe got no answer within ${probeMs} ms`;
+      if (!(await this.keptCpuBusy(cpuBefore, probedAt))) {
+        this.fail({ code: "TIMEOUT", reason: `stopped answering (${missed})` }, { stop: true });
+        return;
+      }
+      // Working: the timeouts are its work's, not a sign of a server that answers nothing.
+      this.consecutiveTimeouts = 0;
+      this.busySince ??= Date.now() - timeoutMs - probeMs;
+      const busyMs = Date.now() - this.busySince;
+      if (busyMs >= (this.host.policy.maxBusyMs ?? DEFAULT_MAX_BUSY_MS)) {
+        const reason = `stopped answering (${missed}; it has kept a CPU busy for ${Math.round(busyMs / 1000)} s without answering)`;
+        this.fail({ code: "TIMEOUT", reason }, { stop: true });
+      }
     } else if (this.consecutiveTimeouts >= maxTimeouts) {
       const reason = `let ${this.consecutiveTimeouts} requests in a row time out`;
       this.fail({ code: "UNAVAILABLE", reason }, { stop: true });
     }
+  }
+
+  /** CPU time the server's process group has used so far, ms; undefined when it cannot be read. */
+  private cpuMs(): Promise<number | undefined> {
+    return this.serverGroup === undefined ? Promise.resolve(undefined) : groupCpuMs(this.serverGroup);
+  }
+
+  /** Whether the server's tree used at least BUSY_CPU_SHARE of a CPU since `cpuBefore` (ms) was read at `since`. */
+  private async keptCpuBusy(cpuBefore: number | undefined, since: number): Promise<boolean> {
+    if (cpuBefore === undefined || this.failures.ended) return false;
+    const cpuAfter = await this.cpuMs();
+    if (cpuAfter === undefined) return false;
+    return cpuAfter - cpuBefore >= BUSY_CPU_SHARE * (performance.now() - since);
   }
 
   /**
@@ -150,6 +196,7 @@ export class SessionHealth {
    */
   watchProcessTree(pid: number | undefined): void {
     if (pid === undefined) return;
+    this.serverGroup = pid;
     const { language, restartStoppedServers: watchStopped = true } = this.host.policy;
     if (!watchStopped && !language.watchProcessTree) return;
     const failAndStop = (code: SessionFailure["code"], reason: string) => this.fail({ code, reason }, { stop: true });

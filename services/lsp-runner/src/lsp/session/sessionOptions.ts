@@ -37,6 +37,8 @@ export interface SessionSettings {
   maxConsecutiveTimeouts?: number;
   /** A stopped process in the server's tree fails the session (default true). */
   restartStoppedServers?: boolean;
+  /** How long a server missing the liveness probe with a CPU busy is left to work, ms (default 300 000). */
+  maxBusyMs?: number;
   limits?: ChildLimits;
   parentWatchdog?: boolean;
   /** The runner's sandbox; the server runs in it unless its language says `sandbox: "none"`. */
