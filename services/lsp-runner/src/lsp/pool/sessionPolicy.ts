@@ -5,11 +5,8 @@ import { DEFAULT_MAX_OPEN_DOCUMENTS } from "../documents/openDocuments.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../process/messageSizeGuard.js";
 import type { Sandbox } from "../process/sandbox.js";
 import { type ChildLimits, DEFAULT_CHILD_LIMITS } from "../process/serverLaunch.js";
-import {
-  DEFAULT_MAX_BUSY_MS,
-  DEFAULT_MAX_CONSECUTIVE_TIMEOUTS,
-  DEFAULT_PROBE_TIMEOUT_MS,
-} from "../session/languageSession.js";
+import { DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, DEFAULT_PROBE_TIMEOUT_MS } from "../session/languageSession.js";
+import { DEFAULT_MAX_BUSY_MS } from "../session/sessionHealth.js";
 import { DEFAULT_RESTART_BUDGET, type RestartBudgetOptions } from "./restartBudget.js";
 
 export interface SessionPolicy {

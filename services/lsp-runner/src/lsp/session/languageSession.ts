@@ -34,12 +34,7 @@ import { ProgressTracker, type ServerStateName, sessionState } from "./sessionSt
 
 export { DEFAULT_MAX_FILE_BYTES } from "./serverDocuments.js";
 export type { SessionFailure } from "./sessionFailure.js";
-export {
-  DEFAULT_MAX_BUSY_MS,
-  DEFAULT_MAX_CONSECUTIVE_TIMEOUTS,
-  DEFAULT_PROBE_TIMEOUT_MS,
-  LIVENESS_PROBE_METHOD,
-} from "./sessionHealth.js";
+export { DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, DEFAULT_PROBE_TIMEOUT_MS, LIVENESS_PROBE_METHOD } from "./sessionHealth.js";
 
 /** What a language session tells its owner (state changes, recorded diagnostics, close). */
 export type SessionEvent = SessionEventOf<LanguageSession>;
