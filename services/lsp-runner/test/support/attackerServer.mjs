@@ -4,6 +4,7 @@
 // runner's secret file, the runner's TCP ports — and answers with what it got, as JSON.
 import { readdirSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
+import { onMessages, send } from "./stdioMessages.mjs";
 
 // What to try: left by the test in the attacker's own workspace (its working folder), once the
 // runner's ports are known.
@@ -56,33 +57,17 @@ async function attack() {
   return results;
 }
 
-// Minimal LSP over stdio: Content-Length framing.
-let buffer = Buffer.alloc(0);
-function send(message) {
-  const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...message }));
-  process.stdout.write(`Content-Length: ${body.length}\r\n\r\n`);
-  process.stdout.write(body);
-}
-process.stdin.on("data", async (chunk) => {
-  buffer = Buffer.concat([buffer, chunk]);
-  for (;;) {
-    const end = buffer.indexOf("\r\n\r\n");
-    if (end < 0) return;
-    const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, end).toString())?.[1]);
-    if (buffer.length < end + 4 + length) return;
-    const message = JSON.parse(buffer.subarray(end + 4, end + 4 + length).toString());
-    buffer = buffer.subarray(end + 4 + length);
-    if (message.method === "initialize") {
-      send({ id: message.id, result: { capabilities: { hoverProvider: true, textDocumentSync: 1 } } });
-    } else if (message.method === "textDocument/hover") {
-      const results = await attack();
-      send({ id: message.id, result: { contents: { kind: "plaintext", value: JSON.stringify(results) } } });
-    } else if (message.method === "shutdown") {
-      send({ id: message.id, result: null });
-    } else if (message.method === "exit") {
-      process.exit(0);
-    } else if (message.id !== undefined && message.method) {
-      send({ id: message.id, result: null });
-    }
+onMessages(async (message) => {
+  if (message.method === "initialize") {
+    send({ id: message.id, result: { capabilities: { hoverProvider: true, textDocumentSync: 1 } } });
+  } else if (message.method === "textDocument/hover") {
+    const results = await attack();
+    send({ id: message.id, result: { contents: { kind: "plaintext", value: JSON.stringify(results) } } });
+  } else if (message.method === "shutdown") {
+    send({ id: message.id, result: null });
+  } else if (message.method === "exit") {
+    process.exit(0);
+  } else if (message.id !== undefined && message.method) {
+    send({ id: message.id, result: null });
   }
 });

@@ -21,8 +21,11 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_CONSECUTIVE_TIMEOUTS = 3;
 /** How long a server may keep a CPU busy without answering before it is restarted, ms (default 300 000). */
 export const DEFAULT_MAX_BUSY_MS = 300_000;
-/** Share of one CPU the server's tree must use while it misses the probe to count as working (0.5). */
-const BUSY_CPU_SHARE = 0.5;
+/**
+ * Share of one CPU the server's tree must use while it misses the probe to count as working (0.1):
+ * a blocked server uses none, and a working one on a loaded 2-core machine may get a quarter or less.
+ */
+const BUSY_CPU_SHARE = 0.1;
 /**
  * The liveness probe. LSP 3.17 ("$ Notifications and Requests") requires a server to answer a
  * request whose method starts with `$/` and that it does not know with a MethodNotFound error, so
