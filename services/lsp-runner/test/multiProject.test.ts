@@ -79,9 +79,9 @@ describe("one runner", () => {
     expect(all.symbols.map((symbol) => symbol.name)).toEqual(["compose", "composeA", "composeB", "Composer"]);
   });
 
-  // tsserver answers implementations from the asked file's project only: the runner asks the
-  // other projects from a use of the symbol in each (test/circle.ts for the tests project).
-  test("implementations come from every project; incoming calls from one project are partial and say so", async () => {
+  // tsserver answers implementations and callers from one project only: the runner asks the other
+  // projects from a use of the symbol in each (test/circle.ts for the tests project's implementations).
+  test("implementations and incoming calls come from every project", async () => {
     const shapeAt = {
       file: "src/shape.ts",
       target: { case: "symbol" as const, value: { name: "Shape", lineHint: 1, occurrence: 0 } },
@@ -97,8 +97,26 @@ describe("one runner", () => {
       direction: HierarchyRequest_Direction.INCOMING,
       depth: 1,
     });
-    expect(incoming.status?.partial).toBe(true);
-    expect(incoming.status?.note).toContain("incoming calls from the project of src/compose.ts only");
+    const callers = (incoming.root?.children ?? []).map(
+      (caller) =>
+        `${caller.name} ${caller.callSitesFile}:${caller.callSites.map((site) => site.start?.line).join(",")}`,
+    );
+    expect(callers.sort()).toEqual([
+      "benchTarget benchmarks/bench/run.ts:4",
+      "compose.spec.ts test/compose.spec.ts:3",
+      "index.ts src/index.ts:3",
+    ]);
+    expect(incoming.status?.partial).toBe(false);
+    // Below the first level, each caller's callers come from its own project: said, and partial.
+    const deeper = await client.callHierarchy({
+      workspace: ws,
+      at: composeAt,
+      direction: HierarchyRequest_Direction.INCOMING,
+      depth: 2,
+    });
+    expect(deeper.root?.children).toHaveLength(3);
+    expect(deeper.status?.partial).toBe(true);
+    expect(deeper.status?.note).toContain("callers below the first level are asked from their own file's project only");
   });
 });
 

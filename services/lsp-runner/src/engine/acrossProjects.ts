@@ -63,7 +63,8 @@ export async function askOtherProjects<T>(
   let unreached = 0;
   for (const group of groups) {
     if (group.unique.has(asked)) continue; // answered by the first request
-    const use = uses.find(({ path }) => group.unique.has(path));
+    // The last use: a file's first is usually its import, where tsserver finds no callers.
+    const use = uses.findLast(({ path }) => group.unique.has(path));
     if (!use) {
       if (group.shared.has(asked) || uses.some(({ path }) => group.shared.has(path))) unreached++;
       continue;

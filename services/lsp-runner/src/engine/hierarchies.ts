@@ -13,7 +13,8 @@ import {
   TypeHierarchySupertypesRequest,
 } from "vscode-languageserver-protocol";
 import { invalidArgument } from "../errors.js";
-import { fromLspRange } from "../lsp/session/positionEncoding.js";
+import { fromLspRange, type Position } from "../lsp/session/positionEncoding.js";
+import { askOtherProjects } from "./acrossProjects.js";
 import type { HierarchyAnswer, HierarchyNode, PositionTarget, Range } from "./answers.js";
 import { type DocumentContext, type EngineContext, type ProjectLoad, requireCapability } from "./engineContext.js";
 import { FileLines } from "./fileLines.js";
@@ -132,8 +133,25 @@ export class HierarchyQueries {
       // Outgoing call sites lie in the item that makes the calls.
       return (calls ?? []).map((call) => ({ item: call.to, callSites: { ranges: call.fromRanges, in: item } }));
     };
-    const projects = direction === "incoming" ? await this.engine.ownProjectOnly(context, "incoming calls") : undefined;
-    return this.walk(context, at, CallHierarchyPrepareRequest.type, children, levels, signal, projects);
+    // tsserver finds the callers in the project of the item's file: the other projects' callers are
+    // asked with the item placed at a use of the symbol in each (tsserver resolves it there, in
+    // that project, to the same declaration).
+    const widen =
+      direction === "incoming"
+        ? async (resolved: Position, root: Item): Promise<Widened> => {
+            const others = await askOtherProjects(
+              this.engine,
+              ref,
+              context,
+              resolved,
+              "callers",
+              (there, use) => children({ ...root, uri: there.document.uri, selectionRange: { start: use, end: use } }),
+              signal,
+            );
+            return { children: others.found, projects: belowFirstLevel(others.projects, levels) };
+          }
+        : undefined;
+    return this.walk(context, at, CallHierarchyPrepareRequest.type, children, levels, signal, { widen });
   }
 
   async typeHierarchy({ ref, at, direction, depth, signal }: TypeHierarchyQuery): Promise<HierarchyAnswer> {
@@ -154,7 +172,7 @@ export class HierarchyQueries {
       return (items ?? []).map((child) => ({ item: child }));
     };
     const projects = direction === "subtypes" ? await this.engine.ownProjectOnly(context, "subtypes") : undefined;
-    return this.walk(context, at, TypeHierarchyPrepareRequest.type, children, levels, signal, projects);
+    return this.walk(context, at, TypeHierarchyPrepareRequest.type, children, levels, signal, { projects });
   }
 
   private async walk(
@@ -163,8 +181,8 @@ export class HierarchyQueries {
     prepare: typeof CallHierarchyPrepareRequest.type | typeof TypeHierarchyPrepareRequest.type,
     children: (item: Item) => Promise<Child[]>,
     depth: number,
-    signal?: AbortSignal,
-    projects?: ProjectLoad,
+    signal: AbortSignal | undefined,
+    across: { projects?: ProjectLoad; widen?: (resolved: Position, root: Item) => Promise<Widened> },
   ): Promise<HierarchyAnswer> {
     const resolved = this.engine.resolvePosition(context, at);
     const prepared: Item[] | null = await this.engine.query<TextDocumentPositionParams, Item[] | null>(
@@ -173,8 +191,15 @@ export class HierarchyQueries {
       this.engine.positionParams(context, resolved),
       signal,
     );
-    const walk = new Walk(this.engine, context, children);
     const first = prepared?.[0];
+    let { projects } = across;
+    let rootChildren = children;
+    if (first && across.widen) {
+      const widened = await across.widen(resolved, first);
+      projects = widened.projects;
+      rootChildren = withOthers(children, itemKey(first), widened.children);
+    }
+    const walk = new Walk(this.engine, context, rootChildren);
     const root = first ? await walk.node(first) : undefined;
     if (root && first) await walk.expand(root, first, depth, new Set());
     const answer = this.engine.withStatus<HierarchyAnswer>(
@@ -198,6 +223,43 @@ export class HierarchyQueries {
     }
     return answer;
   }
+}
+
+/** The root's children from the other projects, and what the answer must admit about them. */
+interface Widened {
+  children: Child[];
+  projects?: ProjectLoad;
+}
+
+/** `children`, with `others` added (each item once) where the item is the root. */
+function withOthers(children: (item: Item) => Promise<Child[]>, rootKey: string, others: Child[]) {
+  if (others.length === 0) return children;
+  return async (item: Item): Promise<Child[]> => {
+    const own = await children(item);
+    if (itemKey(item) !== rootKey) return own;
+    const seen = new Set(own.map((child) => itemKey(child.item)));
+    const added = others.filter((child) => {
+      const key = itemKey(child.item);
+      return !seen.has(key) && Boolean(seen.add(key));
+    });
+    return [...own, ...added];
+  };
+}
+
+/**
+ * What a multi-project answer admits beyond the first level: a caller's own callers come from its
+ * file's project only (a fan-out per node would ask every project again for each).
+ */
+function belowFirstLevel(projects: ProjectLoad | undefined, levels: number): ProjectLoad | undefined {
+  if (!projects || levels <= 1) return projects;
+  return {
+    ...projects,
+    notes: [
+      ...projects.notes,
+      "callers below the first level are asked from their own file's project only: ask from a caller to see all of its callers",
+    ],
+    incomplete: true,
+  };
 }
 
 function checkDepth(depth: number): number {

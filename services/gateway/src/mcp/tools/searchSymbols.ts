@@ -358,7 +358,7 @@ function searchHeader(query: string, shown: number, total: number, workspaces: n
     return `${counted(total, "symbol")} matching "${query}" in ${counted(workspaces, "workspace")}${more}:`;
   }
   return gaps
-    ? `No symbols matching "${query}" found so far; some workspaces are not complete (see below), so retry shortly.`
+    ? `No symbols matching "${query}" found so far; some workspaces are not complete (see below for why).`
     : `No symbols match "${query}" in ${counted(workspaces, "workspace")}.`;
 }
 
