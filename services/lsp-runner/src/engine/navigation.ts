@@ -27,6 +27,7 @@ import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js"
 import { fromLspRange } from "../lsp/session/positionEncoding.js";
 import { tsserverNavto } from "../lsp/session/tsserverNavto.js";
 import type { WorkspacePaths } from "../workspace/workspacePaths.js";
+import { implementationsAcrossProjects } from "./acrossProjects.js";
 import type {
   DocumentSymbol,
   DocumentSymbolsAnswer,
@@ -38,7 +39,6 @@ import type {
 } from "./answers.js";
 import { type DocumentContext, type EngineContext, type ProjectLoad, requireCapability } from "./engineContext.js";
 import { FileLines } from "./fileLines.js";
-import { implementationsAcrossProjects } from "./acrossProjects.js";
 import { normaliseLocations } from "./lspLocations.js";
 import type {
   DocumentSymbolsQuery,
