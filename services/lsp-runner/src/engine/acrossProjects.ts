@@ -5,7 +5,6 @@
 // asked there is that project's. A project that never names the symbol has none of it
 // (implementations name what they implement, callers and subtypes name the symbol); one that names
 // it only in files it shares with other projects cannot be asked on its own, and the answer says so.
-import { fileURLToPath } from "node:url";
 import {
   ImplementationRequest,
   type Location as LspLocation,
@@ -54,9 +53,7 @@ export async function askOtherProjects<T>(
       signal,
     )) ?? [];
   const uses = references.flatMap((location) => {
-    const path = location.uri.startsWith("file:")
-      ? context.paths.toWorkspacePath(fileURLToPath(location.uri))
-      : undefined;
+    const path = context.paths.pathOfUri(location.uri);
     return path ? [{ path, location }] : [];
   });
   const found: T[] = [];

@@ -2,7 +2,6 @@
 // brought to `ready` within the caller's wait. A new server has answered nothing and knows no file,
 // so it is given back the documents the old one had open (or one file of its language) and asked
 // for one of their document symbols: its answer, once loading ended, is what `ready` needs.
-import { fileURLToPath } from "node:url";
 import { DocumentSymbolRequest } from "vscode-languageserver-protocol";
 import { RunnerError, type RunnerErrorCode } from "../errors.js";
 import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
@@ -85,9 +84,7 @@ async function reopen(
   language: LanguageServerConfig,
   previousDocuments: readonly string[],
 ): Promise<string[]> {
-  const files = previousDocuments
-    .slice(-MAX_REOPENED_DOCUMENTS)
-    .flatMap((uri) => paths.toWorkspacePath(fileURLToPath(uri)) ?? []);
+  const files = previousDocuments.slice(-MAX_REOPENED_DOCUMENTS).flatMap((uri) => paths.pathOfUri(uri) ?? []);
   if (files.length === 0) {
     const first = await engine.firstFileOf(paths, language);
     if (first) files.push(first);

@@ -119,7 +119,7 @@ function convertOperation(paths: WorkspacePaths, change: CreateFile | RenameFile
 }
 
 function workspacePath(paths: WorkspacePaths, uri: string): string {
-  const path = uri.startsWith("file:") ? paths.toWorkspacePath(fileURLToPath(uri)) : undefined;
+  const path = paths.pathOfUri(uri);
   if (path === undefined || path === "") {
     throw new RunnerError(
       "OUTSIDE_WORKSPACE",

@@ -200,7 +200,7 @@ export class WorkspaceWatch {
    * True when it stays open, synced.
    */
   private async resync(session: LanguageSession, document: OpenDocument): Promise<boolean> {
-    const path = this.paths.toWorkspacePath(fileURLToPath(document.uri));
+    const path = this.paths.pathOfUri(document.uri);
     try {
       if (path === undefined) throw new RunnerError("OUTSIDE_WORKSPACE", "outside");
       // The event says the file changed: read it even if its stamp looks the same.

@@ -97,3 +97,10 @@ test("a link to nothing inside the workspace: a missing file to read, and no fol
   symlinkSync("loop-a", join(root, "src/loop-b"));
   await expect(paths.resolveFile("src/loop-a/x.ts")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
 });
+
+test("file URIs map to workspace paths only when they name a file inside", () => {
+  expect(paths.pathOfUri(`file://${join(paths.root, "src/a b.ts").replaceAll(" ", "%20")}`)).toBe("src/a b.ts");
+  expect(paths.pathOfUri(`file://${join(base, "secret.ts")}`)).toBeUndefined();
+  expect(paths.pathOfUri("untitled:Untitled-1")).toBeUndefined();
+  expect(paths.pathOfUri("file://remote-host/share/a.ts")).toBeUndefined();
+});

@@ -4,6 +4,7 @@
 import { readlinkSync } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { RunnerError } from "../errors.js";
 import { changedAtMsOf, realPath, stampOf, statOf } from "./metadata.js";
 
@@ -214,6 +215,19 @@ export class WorkspacePaths {
   toWorkspacePath(absolute: string): string | undefined {
     if (!isInside(this.root, absolute)) return undefined;
     return relative(this.root, absolute).split(sep).join("/");
+  }
+
+  /**
+   * Workspace-relative path of a `file:` URI (a server's, or an open document's), or undefined when
+   * it is not a file URI, cannot be read as one, or lies outside the workspace.
+   */
+  pathOfUri(uri: string): string | undefined {
+    if (!uri.startsWith("file:")) return undefined;
+    try {
+      return this.toWorkspacePath(fileURLToPath(uri));
+    } catch {
+      return undefined; // a file URL with a host, or an encoded "/"
+    }
   }
 
   /**
