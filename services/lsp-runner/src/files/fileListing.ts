@@ -2,7 +2,7 @@
 // .git never, symlinks not followed), filtered by globs, sorted by path, paged, with sizes.
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
-import { commonArguments, globArguments, runRipgrep } from "./ripgrep.js";
+import { walkFiles } from "./ripgrep.js";
 
 /** Paths collected before the listing stops (the total is then a lower bound), default 100 000. */
 export const LIST_CAP = 100_000;
@@ -27,14 +27,13 @@ export interface FileListAnswer {
 
 export async function listFiles(query: FileListQuery): Promise<FileListAnswer> {
   const paths: string[] = [];
-  const outcome = await runRipgrep({
-    cwd: query.root,
-    args: ["--files", ...commonArguments(query.includeIgnored), ...globArguments(query.globs)],
-    signal: query.signal,
-    onLine: (line) => {
-      if (line !== "") paths.push(line.replace(/^\.\//, ""));
-      return paths.length < LIST_CAP;
-    },
+  const { root, includeIgnored, globs, signal } = query;
+  const outcome = await walkFiles({
+    root,
+    includeIgnored,
+    globs,
+    signal,
+    onFile: (file) => paths.push(file) < LIST_CAP,
   });
   paths.sort();
   const limit = Math.min(query.limit || LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT);

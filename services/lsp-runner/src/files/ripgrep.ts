@@ -128,3 +128,29 @@ export function commonArguments(includeIgnored: boolean): string[] {
 function firstLines(text: string): string {
   return text.trim().split("\n").slice(0, 6).join(" ").slice(0, 500);
 }
+
+export interface FileWalk {
+  root: string;
+  includeIgnored: boolean;
+  globs: readonly string[];
+  /** Leave out files over RIPGREP_MAX_FILESIZE, as a search does. */
+  sizeCapped?: boolean;
+  signal?: AbortSignal | undefined;
+  /** Each workspace-relative path; return false to stop. */
+  onFile(path: string): boolean;
+}
+
+/** The workspace's files as the listing and the search walk them (`rg --files`: no contents read). */
+export function walkFiles({ root, includeIgnored, globs, sizeCapped = false, signal, onFile }: FileWalk) {
+  return runRipgrep({
+    cwd: root,
+    args: [
+      "--files",
+      ...commonArguments(includeIgnored),
+      ...(sizeCapped ? ["--max-filesize", RIPGREP_MAX_FILESIZE] : []),
+      ...globArguments(globs),
+    ],
+    signal,
+    onLine: (line) => line === "" || onFile(line.replace(/^\.\//, "")),
+  });
+}

@@ -2,7 +2,7 @@
 // agent most likely wants comes first — a declaration in source, then other source, then tests,
 // then vendored, generated or minified code — and paged.
 import { RunnerError } from "../errors.js";
-import { commonArguments, globArguments, RIPGREP_MAX_FILESIZE, runRipgrep } from "./ripgrep.js";
+import { commonArguments, globArguments, RIPGREP_MAX_FILESIZE, runRipgrep, walkFiles } from "./ripgrep.js";
 
 /** Matches collected before the search stops (the total is then a lower bound), default 10 000. */
 export const SEARCH_MATCH_CAP = 10_000;
@@ -111,22 +111,10 @@ export async function searchText(query: TextSearchQuery): Promise<TextSearchAnsw
  * read no contents.
  */
 async function filesOverSizeCap(query: TextSearchQuery): Promise<string[]> {
-  const list = async (capped: boolean) => {
+  const list = async (sizeCapped: boolean) => {
     const files = new Set<string>();
-    await runRipgrep({
-      cwd: query.root,
-      args: [
-        "--files",
-        ...commonArguments(query.includeIgnored),
-        ...(capped ? ["--max-filesize", RIPGREP_MAX_FILESIZE] : []),
-        ...globArguments(query.globs),
-      ],
-      signal: query.signal,
-      onLine: (line) => {
-        files.add(line.replace(/^\.\//, ""));
-        return true;
-      },
-    });
+    const { root, includeIgnored, globs, signal } = query;
+    await walkFiles({ root, includeIgnored, globs, sizeCapped, signal, onFile: (file) => Boolean(files.add(file)) });
     return files;
   };
   const [all, searched] = await Promise.all([list(false), list(true)]);
