@@ -10,3 +10,4 @@ export * from "./spanRelay.js";
 export * from "./traceContext.js";
 export * from "./tracing.js";
 export * from "./tracingSettings.js";
+export * from "./waitAtMost.js";

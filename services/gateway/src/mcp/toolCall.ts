@@ -4,7 +4,7 @@
 // limits, outcome, errors) are the pipeline's steps (pipeline/steps.ts).
 import { type CallOptions, Metadata } from "@lspmesh/grpc";
 import { REQUEST_ID_METADATA } from "@lspmesh/proto";
-import type { LogFields, Logger } from "@lspmesh/service-kit";
+import { type LogFields, type Logger, waitAtMost } from "@lspmesh/service-kit";
 import type { Principal } from "../auth/principal.js";
 import { GatewayError } from "../errors.js";
 import type { TenantLimiter } from "../limits/tenantLimiter.js";
@@ -203,7 +203,7 @@ export function createToolCall(input: ToolCallInput): ToolCall {
       const tenant = caller.principal?.tenant;
       if (!tenant || !deps.symbolIndex) return undefined;
       // A load that stalls must not hold the call: without an index, workspaces are asked live.
-      return untilOrUndefined(deps.symbolIndex.tenant(tenant), SYMBOL_INDEX_WAIT_MS, signal);
+      return waitAtMost(deps.symbolIndex.tenant(tenant), SYMBOL_INDEX_WAIT_MS, signal);
     },
     sendForFile: async (target, file, rpc, options) => send(target, languageOf(deps, target, file), rpc, options),
     sendForEdit: async (target, files, rpc, options) => send(target, editLanguage(deps, target, files), rpc, options),
@@ -224,23 +224,6 @@ export function createToolCall(input: ToolCallInput): ToolCall {
 // Routing: which language a call goes by
 
 /** The language a file is routed by (see RunnerRouter.languageOf); throws NO_LANGUAGE_SERVER. */
-/** `work`'s value, or undefined once `ms` have passed or `signal` aborted (the work goes on unwatched). */
-async function untilOrUndefined<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort = () => {};
-  const gaveUp = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, ms, undefined);
-    onAbort = () => resolve(undefined);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([work, gaveUp]);
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
-  }
-}
-
 function languageOf(deps: ToolDeps, target: WorkspaceTarget, file: string): string {
   return deps.router.languageOf(target.tenant, file);
 }

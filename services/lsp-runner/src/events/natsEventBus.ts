@@ -36,6 +36,7 @@ import {
   symbolIndexMetaKey,
   symbolIndexWorkspaceFilter,
 } from "@lspmesh/events";
+import { waitAtMost } from "@lspmesh/service-kit";
 import {
   type JetStreamClient,
   type JetStreamManager,
@@ -392,14 +393,14 @@ export class NatsEventBus implements RunnerEventBus {
       this.controlWatches.clear();
       if (this.outbox.size > 0 || this.flushing) {
         this.kick();
-        await withTimeout(this.flushing, timeoutMs);
+        await waitAtMost(this.flushing, timeoutMs);
       }
       if (this.outbox.size > 0) {
         this.log({ level: "warn", msg: "closing with undelivered diagnostics", pending: this.outbox.size });
       }
       this.closed = true;
       this.wakeUp?.();
-      await withTimeout(
+      await waitAtMost(
         this.nc.drain().catch(() => undefined),
         timeoutMs,
       );
@@ -511,13 +512,6 @@ export async function ensureDiagnosticsStream(jsm: JetStreamManager, replicas = 
   await jsm.streams.add(config).catch((error: Error) => {
     if (!/already in use/i.test(error.message)) throw error;
   });
-}
-
-/** Resolves when promise settles or after ms, whichever comes first (the timer does not outlive it). */
-async function withTimeout(promise: Promise<unknown> | undefined, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }
 
 /** `_INBOX.…` (clients without a custom prefix) or the tenant's writer identity's own inbox. */

@@ -2,6 +2,7 @@
 // between workspaces, each file only once no agent request is in flight (or after quietWaitMs),
 // and yielding to the event loop between files.
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import { waitAtMost } from "@lspmesh/service-kit";
 import type { AgentActivity } from "./agentActivity.js";
 
 /** Longest close() waits for the file being indexed, ms. */
@@ -43,9 +44,7 @@ export class IndexScheduler {
   async close(): Promise<void> {
     this.closed = true;
     this.ready.clear();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.running, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
-    clearTimeout(timer);
+    await waitAtMost(this.running, CLOSE_WAIT_MS);
   }
 
   private async run(): Promise<void> {

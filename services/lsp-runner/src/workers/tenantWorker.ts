@@ -5,6 +5,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import { GrpcStatusError } from "@lspmesh/grpc";
+import { waitAtMost } from "@lspmesh/service-kit";
 import {
   CancellationTokenSource,
   createMessageConnection,
@@ -188,7 +189,7 @@ export class TenantWorker {
         // stdin lets it exit on its own; exiting before that could lose what it had not yet written.
         if (replied && !this.exitedFlag) {
           this.child.stdin?.end();
-          await Promise.race([this.exited, new Promise((resolve) => setTimeout(resolve, WORKER_EXIT_MS).unref())]);
+          await waitAtMost(this.exited, WORKER_EXIT_MS);
         }
         if (!this.exitedFlag) this.child.kill("SIGKILL");
         await this.exited;

@@ -6,6 +6,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { waitAtMost } from "@lspmesh/service-kit";
 import {
   createMessageConnection,
   type Message,
@@ -100,7 +101,7 @@ export class LanguageServerProcess {
       if (!this.closing) this.signalGroup("SIGKILL");
       // Its last words on stderr say why: let them arrive (bounded: something outside the group
       // may still hold the pipe).
-      await raceTimeout(stderrClosed, STDERR_DRAIN_MS);
+      await waitAtMost(stderrClosed, STDERR_DRAIN_MS);
       return { code: code as number | null, signal: signal as NodeJS.Signals | null };
     });
     // A spawn failure (ENOENT) surfaces as "error" then "exit"; keep it from crashing the runner.
@@ -155,14 +156,14 @@ export class LanguageServerProcess {
         await this.connection.sendRequest(ShutdownRequest.type);
         await this.connection.sendNotification(ExitNotification.type);
       })().catch(() => {});
-      await raceTimeout(request, SHUTDOWN_LADDER_MS.shutdownRequest);
-      await raceTimeout(this.exited, SHUTDOWN_LADDER_MS.afterExit);
+      await waitAtMost(request, SHUTDOWN_LADDER_MS.shutdownRequest);
+      await waitAtMost(this.exited, SHUTDOWN_LADDER_MS.afterExit);
     }
     // The server may have exited while helpers it spawned in its group live on: signal the group.
     // SIGCONT lets a stopped group act on the SIGTERM.
     this.signalGroup("SIGTERM");
     this.signalGroup("SIGCONT");
-    if (this.isRunning) await raceTimeout(this.exited, SHUTDOWN_LADDER_MS.afterSigterm);
+    if (this.isRunning) await waitAtMost(this.exited, SHUTDOWN_LADDER_MS.afterSigterm);
     this.signalGroup("SIGKILL");
     if (this.child.exitCode === null && this.child.signalCode === null) await this.exited;
     // SIGKILL is delivered at once but dying takes a moment: closed means gone.
@@ -225,10 +226,4 @@ async function groupGone(pgid: number, limitMs: number): Promise<void> {
     if (alive.length === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-async function raceTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }
