@@ -74,7 +74,11 @@ describe.skipIf(!needs("clangd", "runnerCpp"))("clangd answers, positions exact"
     const document = await env.client.documentSymbols({ workspace: ws, file: "src/greeter.h" });
     const namespace = document.symbols.find((s) => s.name === "greeter");
     expect(namespace?.children.map((c) => c.name)).toEqual(expect.arrayContaining(["PoliteGreeter", "make_greeting"]));
+    // Every symbol kind is declared to clangd: a struct is a struct (23), not the class (5) it would
+    // have to use otherwise.
+    expect(namespace?.children.find((c) => c.name === "PoliteGreeter")?.kind).toBe(23);
     const workspace = await env.client.workspaceSymbols({ workspace: ws, query: "PoliteGreeter" });
+    expect(workspace.symbols.find((s) => s.name === "PoliteGreeter")?.kind).toBe(23);
     expect(workspace.symbols.map((s) => [s.name, s.location?.file, s.location?.range?.start?.line])).toContainEqual([
       "PoliteGreeter",
       "src/greeter.h",

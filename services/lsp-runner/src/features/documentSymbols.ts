@@ -1,10 +1,12 @@
 // The symbols a file declares, as a tree (servers that can only answer a flat list still do).
 import { answerStatus, documentSymbol, workspaceRef } from "../grpc/protoMapping.js";
-import { defineFeature, rpcHandler } from "./runnerFeature.js";
+import { defineFeature, rpcHandler, SYMBOL_KINDS } from "./runnerFeature.js";
 
 export const documentSymbolsFeature = defineFeature({
   name: "document symbols",
-  capabilities: { textDocument: { documentSymbol: { hierarchicalDocumentSymbolSupport: true } } },
+  capabilities: {
+    textDocument: { documentSymbol: { hierarchicalDocumentSymbolSupport: true, symbolKind: SYMBOL_KINDS } },
+  },
   cachedMethods: ["textDocument/documentSymbol"],
   rpc: (engine) => ({
     documentSymbols: rpcHandler(async (request, context) => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { ClientCapabilities } from "vscode-languageserver-protocol";
+import type { ClientCapabilities, SymbolKind } from "vscode-languageserver-protocol";
 import {
   cachedMethods,
   featureCapabilities,
@@ -8,6 +8,9 @@ import {
   runnerClientCapabilities,
 } from "./index.js";
 
+/** LSP 3.17 symbol kinds, File (1) to TypeParameter (26). */
+const ALL_KINDS = Array.from({ length: 26 }, (_, index) => (index + 1) as SymbolKind);
+
 /** What servers were told before capabilities were declared per feature, in one list. */
 const DECLARED_IN_ONE_LIST: ClientCapabilities = {
   general: { positionEncodings: ["utf-16", "utf-8", "utf-32"] },
@@ -15,7 +18,7 @@ const DECLARED_IN_ONE_LIST: ClientCapabilities = {
   workspace: {
     configuration: true,
     workspaceFolders: true,
-    symbol: { dynamicRegistration: false },
+    symbol: { dynamicRegistration: false, symbolKind: { valueSet: ALL_KINDS } },
     // Watchers (RelativePattern included) are honoured by CapabilityRegistrations.
     didChangeWatchedFiles: { dynamicRegistration: true, relativePatternSupport: true },
     workspaceEdit: { documentChanges: true, resourceOperations: ["create", "rename", "delete"] },
@@ -29,7 +32,7 @@ const DECLARED_IN_ONE_LIST: ClientCapabilities = {
     implementation: { linkSupport: true },
     references: {},
     hover: { contentFormat: ["markdown", "plaintext"] },
-    documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+    documentSymbol: { hierarchicalDocumentSymbolSupport: true, symbolKind: { valueSet: ALL_KINDS } },
     publishDiagnostics: { versionSupport: true, relatedInformation: true },
     diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false },
     completion: { completionItem: { snippetSupport: false, documentationFormat: ["markdown", "plaintext"] } },

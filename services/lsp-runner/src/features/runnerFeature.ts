@@ -4,7 +4,7 @@
 // list in features/index.ts: a feature missing from one of them cannot be forgotten there.
 import type { CallContext, ServiceImplementation } from "@lspmesh/grpc";
 import type { Runner } from "@lspmesh/proto";
-import type { ClientCapabilities } from "vscode-languageserver-protocol";
+import type { ClientCapabilities, SymbolKind } from "vscode-languageserver-protocol";
 import type { QueryEngine } from "../engine/queryEngine.js";
 import { grpcErrorFromRunner } from "../grpc/errorStatus.js";
 import { withDeadline } from "../lsp/session/requestDeadline.js";
@@ -22,6 +22,13 @@ export interface RunnerFeature {
   /** The gRPC methods this feature serves, given the engine that asks the servers. */
   readonly rpc: (engine: QueryEngine) => Partial<RunnerMethods>;
 }
+
+/**
+ * Every symbol kind of LSP 3.17 (File 1 … TypeParameter 26), declared where symbols are asked for:
+ * without it a server may use only File … Array (LSP 3.17), and clangd answers a struct as a class,
+ * an enumerator as an enum.
+ */
+export const SYMBOL_KINDS = { valueSet: Array.from({ length: 26 }, (_, index) => (index + 1) as SymbolKind) };
 
 /** A feature declaration, checked against RunnerFeature where it is written. */
 export function defineFeature(feature: RunnerFeature): RunnerFeature {

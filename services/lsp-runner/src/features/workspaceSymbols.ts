@@ -1,10 +1,10 @@
 // Workspace symbols: each language's server asked through one anchor file, answers ranked together.
 import { answerStatus, workspaceRef } from "../grpc/protoMapping.js";
-import { defineFeature, rpcHandler } from "./runnerFeature.js";
+import { defineFeature, rpcHandler, SYMBOL_KINDS } from "./runnerFeature.js";
 
 export const workspaceSymbolsFeature = defineFeature({
   name: "workspace symbols",
-  capabilities: { workspace: { symbol: { dynamicRegistration: false } } },
+  capabilities: { workspace: { symbol: { dynamicRegistration: false, symbolKind: SYMBOL_KINDS } } },
   cachedMethods: ["workspace/symbol"],
   rpc: (engine) => ({
     workspaceSymbols: rpcHandler(async (request, context) => {

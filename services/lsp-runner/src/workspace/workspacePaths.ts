@@ -42,6 +42,14 @@ function outside(path: string): RunnerError {
   );
 }
 
+/** A path that is written inside the workspace but leads out of it through a symbolic link. */
+function linkedOut(path: string): RunnerError {
+  return new RunnerError(
+    "OUTSIDE_WORKSPACE",
+    `'${path}' is outside the workspace: a symbolic link on its way leads out of it; name a file inside the workspace`,
+  );
+}
+
 /**
  * The error a file-system call on a caller's path failed with, as the caller should see it: gone
  * (NOT_FOUND), a symlink loop (INVALID_ARGUMENT), or refused because it leads out of the workspace
@@ -118,9 +126,9 @@ export class WorkspacePaths {
     try {
       real = realPath(candidate);
     } catch (error) {
-      throw this.leadsOut(candidate) ? outside(path) : pathError(error, normalised);
+      throw this.leadsOut(candidate) ? linkedOut(path) : pathError(error, normalised);
     }
-    if (!isInside(this.root, real)) throw outside(path);
+    if (!isInside(this.root, real)) throw linkedOut(path);
     const info = statOf(real);
     if (!info) throw new RunnerError("NOT_FOUND", `no such file in the workspace: '${normalised}'; check the path`);
     if (!info.isFile()) {
@@ -144,7 +152,7 @@ export class WorkspacePaths {
     if (await lstat(candidate).catch(() => undefined)) {
       throw new RunnerError("INVALID_ARGUMENT", `'${normalised}' already exists; choose a new path or remove it first`);
     }
-    if (this.leadsOut(candidate)) throw outside(path);
+    if (this.leadsOut(candidate)) throw linkedOut(path);
     const missing: string[] = [basename(candidate)];
     let existing = dirname(candidate);
     for (;;) {
@@ -175,7 +183,7 @@ export class WorkspacePaths {
       // Gone meanwhile (a folder on the way moved): a missing folder, as any other.
       throw pathError(error, normalised);
     });
-    if (!isInside(this.root, realParent)) throw outside(path);
+    if (!isInside(this.root, realParent)) throw linkedOut(path);
     const absolute = join(realParent, ...missing);
     const path_ = this.toWorkspacePath(absolute);
     if (path_ === undefined || path_ === "") throw outside(path);

@@ -39,6 +39,20 @@ test("a limited answer says how many exist and how to see more", () => {
   expect(last.structured).not.toHaveProperty("next_offset");
 });
 
+test("a page past the end keeps the total and says where the list ends", () => {
+  const answer = create(ReferencesAnswerSchema, {
+    status: { state: ServerState.READY, language: "cpp" },
+    locations: [],
+    total: 10,
+  });
+  const { text, structured } = referencesAnswer(answer, at, 50);
+  expect(text.split("\n")[0]).toBe(
+    "10 references to src/a.ts:1:17; offset 50 is past the last of them (offset 0 starts from the first)",
+  );
+  expect(structured).toMatchObject({ total: 10, truncated: false, offset: 50 });
+  expect(structured).not.toHaveProperty("next_offset");
+});
+
 test("a partial non-empty answer is labelled partial", () => {
   const answer = create(ReferencesAnswerSchema, {
     status: { state: ServerState.INDEXING, language: "go", partial: true, note: "loading packages" },

@@ -136,16 +136,20 @@ function textSearchPage(
 
 function pageAnswer(page: ReferencesPage): ToolAnswer<Output> {
   const { status, locations, offset, target, groups } = page;
-  const total = Math.max(page.total, offset + locations.length);
-  const truncated = total > locations.length;
+  // A page never shows more than exist; one past the end shows none and leaves the total as it is.
+  const total = locations.length > 0 ? Math.max(page.total, offset + locations.length) : page.total;
+  const pastEnd = locations.length === 0 && offset > 0 && offset >= total;
+  const truncated = total > locations.length && !pastEnd;
   const next = offset + locations.length < total ? offset + locations.length : undefined;
   const what =
     page.source === "text_search"
       ? `${counted(total, "text match", "text matches")} of ${target}`
       : `${counted(total, "reference")} to ${target}`;
-  const heading = truncated
-    ? `${what}; showing ${offset + 1}-${offset + locations.length}${next === undefined ? "" : ` (offset: ${next} for the next ones)`}:`
-    : `${what}:`;
+  const heading = pastEnd
+    ? `${what}; offset ${offset} is past the last of them (offset 0 starts from the first)`
+    : truncated
+      ? `${what}; showing ${offset + 1}-${offset + locations.length}${next === undefined ? "" : ` (offset: ${next} for the next ones)`}:`
+      : `${what}:`;
   // A page past the end still says how many there are.
   const found = locations.length > 0 || offset > 0;
   const listed = groups ? groupLines(groups) : locations.map(locationText);

@@ -212,3 +212,11 @@ test("a body cut at whole lines within the budget says which lines to read", () 
     truncated: false,
   });
 });
+
+test("a page past the end keeps the total and says where the list ends", async () => {
+  const call = fakeToolCall({ index });
+  const { text, structured } = await findSymbolTool.invoke({ name: "greet", offset: 9 }, call);
+  expect(text).toBe('3 declarations named "greet"; offset 9 is past the last of them (offset 0 starts from the first)');
+  expect(structured).toMatchObject({ total: 3, truncated: false, offset: 9, symbols: [] });
+  expect(structured).not.toHaveProperty("next_offset");
+});

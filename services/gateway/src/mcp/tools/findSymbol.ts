@@ -126,17 +126,20 @@ export interface FindSymbolParts {
 export function findSymbolAnswer(parts: FindSymbolParts): ToolAnswer<Output> {
   const { name, status, matches, page, offset } = parts;
   const symbols = page.map((found, i) => symbolOf(found, parts.bodies?.[i]));
-  const total = Math.max(matches.total, offset + symbols.length);
+  // A page never shows more than exist; one past the end shows none and leaves the total as it is.
+  const total = symbols.length > 0 ? Math.max(matches.total, offset + symbols.length) : matches.total;
+  const pastEnd = symbols.length === 0 && offset > 0 && offset >= total;
   const next = offset + symbols.length < total ? offset + symbols.length : undefined;
-  const shown =
-    total > symbols.length
+  const shown = pastEnd
+    ? `; offset ${offset} is past the last of them (offset 0 starts from the first)`
+    : total > symbols.length
       ? `; showing ${offset + 1}-${offset + symbols.length}${next === undefined ? "" : ` (offset: ${next} for more)`}`
       : "";
   const text = answerText(
     status,
     symbols.length > 0 || offset > 0,
     `No declaration named "${name}"${parts.filtersText}. search_symbols matches more loosely (camel case, substring, fuzzy); search_text finds it as text.`,
-    `${counted(total, "declaration")} named "${name}"${parts.filtersText}${shown}:`,
+    `${counted(total, "declaration")} named "${name}"${parts.filtersText}${shown}${pastEnd ? "" : ":"}`,
     ...symbols.flatMap((symbol) => symbolLines(symbol, parts.showWorkspace)),
   );
   const structured: Output = {
@@ -144,7 +147,7 @@ export function findSymbolAnswer(parts: FindSymbolParts): ToolAnswer<Output> {
     name,
     symbols,
     total,
-    truncated: total > symbols.length,
+    truncated: total > symbols.length && !pastEnd,
     offset,
     ...(next === undefined ? {} : { next_offset: next }),
   };

@@ -91,7 +91,7 @@ describe("restart_language_server language check", () => {
     const known = knownLanguages([statusPart([""], ["python"])]);
     expect(known).toEqual({ routed: [], started: ["python"] });
     expect(() => checkLanguage("typescript", "web", known)).toThrow(
-      /no typescript server has started .*started: python/,
+      /no typescript server has started .*its servers are python/,
     );
     expect(() => checkLanguage("typescript", "web", { routed: [], started: [] })).not.toThrow();
   });

@@ -89,7 +89,7 @@ export function checkLanguage(language: string, workspace: string, known: Return
   if (known.started.length === 0 || known.started.includes(language)) return;
   throw new GatewayError(
     "INVALID_ARGUMENT",
-    `no ${language} server has started for workspace '${workspace}' (started: ${known.started.join(", ")}); nothing to restart — the first query on a ${language} file starts it`,
+    `no ${language} server has started for workspace '${workspace}'; nothing to restart — its servers are ${known.started.join(", ")} (C and C++ files are served by cpp, JavaScript by typescript); a server not started yet starts with the first query on a file of its language`,
   );
 }
 
