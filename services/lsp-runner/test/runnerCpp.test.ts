@@ -3,6 +3,7 @@
 // installed (Debian: apt-get install clangd); skipped otherwise.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ServiceError } from "@lspmesh/grpc";
 import { ServerState } from "@lspmesh/proto";
 import { needs, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -178,6 +179,18 @@ describe.skipIf(!needs("clangd", "runnerCpp"))("clangd's background index", () =
     });
     expect(answer.status?.partial).toBe(true);
     expect(answer.status?.note).toContain("no compile_commands.json in the workspace root or build/");
+    // A rename would miss uses for as long as that lasts: refused, naming the fix, not "retry shortly".
+    const rename = await env.client
+      .renameSymbol({ workspace: ws, at: symbol("lib/util.h", "helper", 1), newName: "assist", apply: true })
+      .then(
+        () => "applied",
+        (error: ServiceError) => `${error.metadata.get("lspmesh-error-code")[0]}: ${error.details}`,
+      );
+    expect(rename).toMatch(
+      /^UNSUPPORTED: the cpp server does not see the whole workspace \(.*no compile_commands\.json/,
+    );
+    expect(rename).toContain("fix what the note names");
+    expect(readFileSync(join(env.dir, "lib/util.h"), "utf8")).toBe("int helper(int x);\n");
   }, 60_000);
 
   test("a compile_commands.json naming files elsewhere never starts the index: calls stop waiting, and say so", async () => {

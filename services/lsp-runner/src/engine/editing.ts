@@ -20,6 +20,7 @@ import { RunnerError } from "../errors.js";
 import { fromLspRange, toLspRange } from "../lsp/session/positionEncoding.js";
 import { lookupSetting } from "../lsp/session/serverRequests.js";
 import type {
+  AnswerStatus,
   CodeAction,
   CodeActionsAnswer,
   EditAnswer,
@@ -246,12 +247,7 @@ export class EditingQueries {
     if (!apply || empty) return preview;
     // A workspace-wide edit (a rename) computed from a partial view would change only some of the
     // uses: never written. Single-file edits (formatting) do not depend on the rest of the workspace.
-    if (projects && preview.status.partial) {
-      throw new RunnerError(
-        "SERVER_STARTING",
-        `the ${context.session.language.id} server has not loaded the whole workspace yet (${preview.status.note}); nothing was written: retry shortly, or preview with apply: false`,
-      );
-    }
+    if (projects && preview.status.partial) throw partialEditRefusal(preview.status);
     await this.applier.apply(ref, edit);
     return { ...preview, applied: true };
   }
@@ -328,4 +324,22 @@ function wordAt(line: string, column: number): string {
   while (start > 0 && isWord(chars[start - 1])) start--;
   while (isWord(chars[end])) end++;
   return chars.slice(start, end).join("");
+}
+
+/**
+ * Why an edit computed from a partial view of the workspace is not written: it would change only
+ * some of the uses. While the server still loads, retrying helps; a view that stays partial (no
+ * compile_commands.json, projects over the limit) needs what the note names fixed first.
+ */
+export function partialEditRefusal(status: AnswerStatus): RunnerError {
+  if (status.state === "starting" || status.state === "indexing") {
+    return new RunnerError(
+      "SERVER_STARTING",
+      `the ${status.language} server has not loaded the whole workspace yet (${status.note}); nothing was written: retry shortly, or preview with apply: false`,
+    );
+  }
+  return new RunnerError(
+    "UNSUPPORTED",
+    `the ${status.language} server does not see the whole workspace (${status.note}), so the edit may miss uses; nothing was written: fix what the note names, or preview with apply: false, check the edit and write it with apply_workspace_edit`,
+  );
 }

@@ -1,7 +1,7 @@
 // Renaming a symbol everywhere the server knows it (prepareRename first, so a position that
 // cannot be renamed is refused before any edit is computed).
 import type { EditAnswer } from "../engine/answers.js";
-import { RunnerError } from "../errors.js";
+import { partialEditRefusal } from "../engine/editing.js";
 import { positionTarget, workspaceRef } from "../grpc/protoMapping.js";
 import { editWithDelta } from "./editDelta.js";
 import { defineFeature, rpcHandler } from "./runnerFeature.js";
@@ -41,9 +41,5 @@ export const renameSymbolFeature = defineFeature({
  * workspace would change only some of the uses, so it is never written.
  */
 function refusePartialRename(preview: EditAnswer): void {
-  if (!preview.status.partial) return;
-  throw new RunnerError(
-    "SERVER_STARTING",
-    `the ${preview.status.language} server has not loaded the whole workspace yet (${preview.status.note}); nothing was written: retry shortly, or preview with apply: false`,
-  );
+  if (preview.status.partial) throw partialEditRefusal(preview.status);
 }
