@@ -93,6 +93,43 @@ describe.skipIf(!needs("clangd", "runnerCpp"))("clangd answers, positions exact"
     expect(answer.status).toMatchObject({ partial: false });
   });
 
+  test("a header's edit: check_edit says clangd cannot show it to the includers; applied with a delta, they are checked", async () => {
+    // greeter.h line 11: make_greeting takes a second argument; main.cpp still calls it with one.
+    const original = readFileSync(join(env.dir, "src/greeter.h"), "utf8");
+    const edit = {
+      files: [
+        {
+          file: "src/greeter.h",
+          edits: [
+            { range: { start: { line: 11, column: 35 }, end: { line: 11, column: 35 } }, newText: ", int extra" },
+          ],
+        },
+      ],
+    };
+    const checked = await env.client.checkEdit({
+      workspace: ws,
+      change: { case: "edit", value: edit },
+      waitMs: 20_000,
+    });
+    expect(checked.delta?.importerFiles).toEqual(expect.arrayContaining(["src/main.cpp", "src/greeter.cpp"]));
+    expect(checked.delta?.partial).toBe(true);
+    expect(checked.delta?.note).toContain(
+      "that include the edited file against its saved content, not against the edit",
+    );
+    expect(readFileSync(join(env.dir, "src/greeter.h"), "utf8")).toBe(original);
+    try {
+      const applied = await env.client.applyWorkspaceEdit({
+        workspace: ws,
+        edit,
+        delta: { enabled: true, waitMs: 20_000 },
+      });
+      const added = applied.delta!.changes.filter((change) => change.state === "new").map((change) => change.file);
+      expect(added).toContain("src/main.cpp");
+    } finally {
+      writeFileSync(join(env.dir, "src/greeter.h"), original);
+    }
+  });
+
   test("a type error at its line and column, fixed on disk", async () => {
     const first = await env.client.diagnostics({ workspace: ws, files: ["src/broken.cpp"], waitMs: 20_000 });
     const file = first.files[0]!;

@@ -16,7 +16,7 @@ import {
 } from "./diagnosticDelta.js";
 import type { DiagnosticsQueries } from "./diagnosticsQueries.js";
 import type { DocumentContext, EngineContext } from "./engineContext.js";
-import { findImporters, IMPORTERS_CAP } from "./importers.js";
+import { findImporters, IMPORTERS_CAP, readsImportsOf } from "./importers.js";
 import { applyTextEdits } from "./textEdits.js";
 
 /** Budget of a check (diagnostics before and after), ms (default 15 000). */
@@ -73,6 +73,11 @@ export class EditCheck {
       contexts.map((context) => context.file.path),
       query.skipImporters,
     );
+    if (session.language.unsavedSeenByImporters === false && files.importers.length > 0) {
+      files.notes.push(
+        `${session.serverName || session.language.id} checks the ${files.importers.length} file(s) that include the edited file against its saved content, not against the edit: their new problems are not shown; apply the edit with a delta to see them`,
+      );
+    }
     const deadline = Date.now() + (query.waitMs || CHECK_DEFAULT_WAIT_MS);
     const before = await this.diagnosedTexts(query.ref, paths, session, files, deadline, 2, query.signal);
     const after = await session.exclusively(async () => {
@@ -191,6 +196,12 @@ export class EditCheck {
     }
     if (found.scanTruncated)
       notes.push("the workspace has more source files than are scanned for imports; some importers may be missing");
+    const unread = edited.filter((file) => !readsImportsOf(file));
+    if (unread.length > 0) {
+      notes.push(
+        `files that use ${unread.slice(0, 3).join(", ")}${unread.length > 3 ? ", …" : ""} were not looked for (imports are read in TypeScript/JavaScript, Python and C/C++ files): check them with diagnostics`,
+      );
+    }
     return { edited: [...edited], importers: found.files, notChecked: found.notChecked, notes };
   }
 

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { importsAny } from "./importers.js";
+import { importsAny, readsImportsOf } from "./importers.js";
 
 test("TypeScript relative specifiers resolve by extension, index and .js written for .ts", () => {
   const targets = new Set(["src/greeter.ts", "src/util/index.ts"]);
@@ -25,4 +25,18 @@ test("Python statements are read one at a time: a list in parentheses spans line
   expect(importsAny("src/main.py", "import os as o, greeter as g\n", targets)).toBe(true);
   expect(importsAny("src/x.py", "from . import (\n    other,\n    greeter,\n)\n", targets)).toBe(true);
   expect(importsAny("src/main.py", "from os import path  # greeter\nx = 1\n", targets)).toBe(false);
+});
+
+test("C and C++ includes: beside the includer, or by a trailing part of the header's path", () => {
+  const targets = new Set(["lib/sds.h"]);
+  expect(importsAny("lib/sds.c", '#include "sds.h"\n', targets)).toBe(true);
+  expect(importsAny("src/net.c", "#include <lib/sds.h>\n", targets)).toBe(true);
+  expect(importsAny("src/net.c", '  #  include "../lib/sds.h"\n', targets)).toBe(true);
+  expect(importsAny("src/net.cpp", '#include "sds.hpp"\n#include "other/sds.h"\n', targets)).toBe(false);
+  expect(importsAny("src/net.c", '// #include "sds.h" is not needed\n', targets)).toBe(false);
+});
+
+test("imports are read in TypeScript/JavaScript, Python and C/C++ files only", () => {
+  expect(["a.ts", "b.py", "c.h", "d.cpp", "e.mjs"].map(readsImportsOf)).toEqual([true, true, true, true, true]);
+  expect(["main.go", "lib.rs", "init.lua"].map(readsImportsOf)).toEqual([false, false, false]);
 });

@@ -2,8 +2,10 @@
 // beyond its own. Read from import statements, not from a server (servers have no "who imports
 // me" request): TypeScript/JavaScript relative specifiers (import, export … from, import(),
 // require) resolved with the usual extension and index rules, and Python modules (absolute by any
-// suffix of the file's module path, and relative imports). Path aliases and package names are not
-// followed; the answer says how many importers were found beyond the cap.
+// suffix of the file's module path, and relative imports), and C/C++ #include/#import (the included
+// path relative to the includer, or any trailing part of the header's path: include directories
+// vary). Path aliases and package names are not followed; the answer says how many importers were
+// found beyond the cap. Other languages' imports are not read (readsImportsOf).
 import { extname, join, posix } from "node:path";
 import { readRegularFileBeneath } from "../workspace/metadata.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
@@ -17,6 +19,24 @@ const BYTES_READ = 256 * 1024;
 const SCRIPT_EXTENSIONS = [".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
 const SPECIFIER =
   /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+|^\s*export\s+\*\s+from\s*)(['"])([^'"\n]+)\1/gm;
+const C_FAMILY_EXTENSIONS = new Set([
+  ".c",
+  ".h",
+  ".cc",
+  ".cpp",
+  ".cxx",
+  ".c++",
+  ".hh",
+  ".hpp",
+  ".hxx",
+  ".h++",
+  ".inl",
+  ".ipp",
+  ".tpp",
+  ".m",
+  ".mm",
+]);
+const INCLUDE = /^[ \t]*#[ \t]*(?:include|import)[ \t]*[<"]([^>"\n]+)[>"]/gm;
 // One statement: `from M import a, b` (a parenthesised list may span lines), `import a.b as c, d`.
 const PYTHON_IMPORT = /^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))/gm;
 
@@ -50,9 +70,28 @@ export async function findImporters(
   };
 }
 
+/** Whether the imports of files like `file` are read here (TypeScript/JavaScript, Python, C/C++). */
+export function readsImportsOf(file: string): boolean {
+  const extension = extname(file).toLowerCase();
+  return extension === ".py" || SCRIPT_EXTENSIONS.includes(extension) || C_FAMILY_EXTENSIONS.has(extension);
+}
+
 /** Does `text` (the content of `file`) import one of `targets` (workspace-relative paths)? */
 export function importsAny(file: string, text: string, targets: ReadonlySet<string>): boolean {
-  return extname(file) === ".py" ? pythonImportsAny(file, text, targets) : scriptImportsAny(file, text, targets);
+  const extension = extname(file).toLowerCase();
+  if (extension === ".py") return pythonImportsAny(file, text, targets);
+  if (C_FAMILY_EXTENSIONS.has(extension)) return includesAny(file, text, targets);
+  return scriptImportsAny(file, text, targets);
+}
+
+/** `#include "x.h"` / `<dir/x.h>`: beside the includer, or a trailing part of a target's path. */
+function includesAny(file: string, text: string, targets: ReadonlySet<string>): boolean {
+  for (const match of text.matchAll(INCLUDE)) {
+    const included = posix.normalize(match[1]!.trim());
+    if (targets.has(posix.normalize(posix.join(posix.dirname(file), included)))) return true;
+    for (const target of targets) if (target === included || target.endsWith(`/${included}`)) return true;
+  }
+  return false;
 }
 
 function scriptImportsAny(file: string, text: string, targets: ReadonlySet<string>): boolean {

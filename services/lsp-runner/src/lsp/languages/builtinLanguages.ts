@@ -197,6 +197,8 @@ export function cppLanguage(): LanguageServerConfig {
     ],
     // clangd answers workspace/symbol with 100 matches unless the request asks for more.
     workspaceSymbolLimit: { most: 10_000, asked: true },
+    // Other translation units read included headers from disk, not from the open documents.
+    unsavedSeenByImporters: false,
     // clangd finds compile_commands.json in the folders above a file and their build/ folders.
     indexProgress: {
       title: "indexing",

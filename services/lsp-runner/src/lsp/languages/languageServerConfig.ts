@@ -26,6 +26,12 @@ export interface LanguageServerConfig {
    */
   readonly watchProcessTree?: boolean;
   /**
+   * Whether the server reads an open document's unsaved content when it checks other files that
+   * use it (default true). clangd (before 15's --use-dirty-headers) reads included headers from
+   * disk: an edit laid over a header (check_edit) is invisible to the files that include it.
+   */
+  readonly unsavedSeenByImporters?: boolean;
+  /**
    * How to tell that a server that sends no progress has analysed the workspace: "workspaceSymbol"
    * asks for a name declared in a workspace file until the server finds it (pyright). Default: the
    * server's own progress reports.
