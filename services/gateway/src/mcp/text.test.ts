@@ -1,5 +1,13 @@
 import { describe, expect, test } from "vitest";
-import { describeTarget, emptyAnswerText, locationText, statusHeader, TEXT_BUDGET, withinBudget } from "./text.js";
+import {
+  answerText,
+  describeTarget,
+  emptyAnswerText,
+  locationText,
+  statusHeader,
+  TEXT_BUDGET,
+  withinBudget,
+} from "./text.js";
 import type { AnswerStatusOutput } from "./toolSupport/shared.js";
 
 const ready: AnswerStatusOutput = { state: "ready", partial: false, language: "typescript", server: "tsserver" };
@@ -107,4 +115,12 @@ test("any text answer is cut at a line under the budget, saying how much is left
     `… ${1000 - kept} more lines not shown: a text answer is kept under ${TEXT_BUDGET} characters. structuredContent has everything; or narrow the request (limit and offset, a line range, one file).`,
   );
   expect(withinBudget("short")).toBe("short");
+});
+
+test("a complete answer's note is said after its results (results withheld from outside the workspace)", () => {
+  const status = { ...ready, note: "2 results outside your workspaces withheld" };
+  expect(answerText(status, true, "none", "rich/a.py:1:1")).toBe(
+    "rich/a.py:1:1\nNote: 2 results outside your workspaces withheld.",
+  );
+  expect(answerText({ ...status, note: "" }, true, "none", "rich/a.py:1:1")).toBe("rich/a.py:1:1");
 });

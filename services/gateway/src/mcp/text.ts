@@ -74,7 +74,10 @@ export function answerText(
   none: string,
   ...results: Array<string | undefined>
 ): string {
-  return found ? lines(statusHeader(status), ...results) : emptyAnswerText(status, none);
+  if (!found) return emptyAnswerText(status, none);
+  // A complete answer may still say something (results outside the workspace withheld): said last.
+  const aside = !isNotReady(status) && status.note ? `Note: ${status.note}.` : undefined;
+  return lines(statusHeader(status), ...results, aside);
 }
 
 /** "src/a.ts:3:5", or "`name` at src/a.ts:3:5" for a symbol target (at the position it resolved to). */
