@@ -2,6 +2,8 @@
 // built-in language. Written for pyright's own capabilities: it completes, helps with signatures,
 // renames (with prepareRename) and answers call hierarchies; it has no formatting, inlay hints,
 // type hierarchy or workspace/willRenameFiles, which must come back UNSUPPORTED.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { GrpcStatus } from "@lspmesh/grpc";
 import { HierarchyRequest_Direction } from "@lspmesh/proto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -60,6 +62,20 @@ describe.skipIf(!languages.get("python"))("python operations (pyright)", () => {
     expect(caller?.children.map((c) => [c.name, c.callSitesFile, c.callSites.map(span)])).toEqual([
       ["(module) main.py", "src/main.py", ["5:20-5:30"]],
     ]);
+  });
+
+  test("a call pyright reaches twice (a static method called through self) is one call site", async () => {
+    writeFileSync(
+      join(env.dir, "src/padding.py"),
+      "class Padding:\n    def __init__(self, pad: int) -> None:\n        self.top = self.unpack(pad)\n\n    @staticmethod\n    def unpack(pad: int) -> int:\n        return pad\n",
+    );
+    const answer = await client.callHierarchy({
+      workspace: ws,
+      at: symbol("src/padding.py", "unpack", 6),
+      direction: HierarchyRequest_Direction.INCOMING,
+      depth: 1,
+    });
+    expect(answer.root?.children.map((c) => [c.name, c.callSites.map(span)])).toEqual([["__init__", ["3:25-3:31"]]]);
   });
 
   test("rename preview across files, with prepareRename's range and placeholder", async () => {

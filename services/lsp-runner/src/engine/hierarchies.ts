@@ -100,7 +100,12 @@ class Walk {
     });
     if (!first) return undefined;
     const lines = await this.lines.get(fileURLToPath(item.uri));
-    return { file: first.file, ranges: ranges.map((range) => fromLspRange(lines, range, session.encoding)) };
+    // pyright lists a call twice when it reaches it twice (a method call through self): once here.
+    const distinct = new Map(ranges.map((range) => [JSON.stringify(range), range]));
+    return {
+      file: first.file,
+      ranges: [...distinct.values()].map((range) => fromLspRange(lines, range, session.encoding)),
+    };
   }
 }
 
