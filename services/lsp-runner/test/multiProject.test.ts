@@ -67,6 +67,9 @@ describe("one runner", () => {
       limit: 10,
     });
     expect(compose.symbols.map((symbol) => symbol.location?.file)).toContain("src/compose.ts");
+    // At the name, as every location (tsserver's own span starts at `export`).
+    const declared = compose.symbols.find((symbol) => symbol.name === "compose");
+    expect(declared?.location?.range?.start).toMatchObject({ line: 1, column: 17 });
   });
 
   test("a limit keeps the best-ranked matches and the total counts them all", async () => {

@@ -1,6 +1,6 @@
 // Navigation and information queries: definitions, references, hover, symbols.
 
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { rankSymbols, type SymbolKind, symbolKindName } from "@lspmesh/proto";
 import type {
   LocationLink,
@@ -48,6 +48,7 @@ import type {
   ReferencesQuery,
   WorkspaceSymbolsQuery,
 } from "./queries.js";
+import { startingAtName } from "./symbolNameRange.js";
 
 /** Workspace symbols returned when the caller gives no limit (default 100), and at most (1000). */
 const DEFAULT_SYMBOL_LIMIT = 100;
@@ -204,7 +205,7 @@ export class NavigationQueries {
         detail: symbol.detail ?? "",
         kind: symbol.kind,
         range: fromLspRange(lines, symbol.range, encoding),
-        selectionRange: fromLspRange(lines, symbol.selectionRange, encoding),
+        selectionRange: startingAtName(lines, fromLspRange(lines, symbol.selectionRange, encoding), symbol.name),
         children: inSourceOrder((symbol.children ?? []).map(convert)),
       };
     };
@@ -292,6 +293,11 @@ export class NavigationQueries {
       if (!location) {
         dropped++;
         continue;
+      }
+      // tsserver's workspace symbols start at the declaration (`export class …`): at the name, as everywhere.
+      if (!location.external && symbol.location.uri.startsWith("file:")) {
+        const fileLines = await lines.get(part)!.get(fileURLToPath(symbol.location.uri));
+        location.range = startingAtName(fileLines, location.range, symbol.name);
       }
       symbols.push({ name: symbol.name, kind: symbol.kind, containerName: symbol.containerName ?? "", location });
     }
