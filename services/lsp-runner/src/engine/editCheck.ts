@@ -48,7 +48,7 @@ export interface EditCheckAnswer {
 }
 
 /** The files whose diagnostics are compared, and what the answer says about choosing them. */
-interface CheckedFiles {
+export interface CheckedFiles {
   edited: string[];
   importers: string[];
   notChecked: number;
@@ -245,7 +245,7 @@ export class EditCheck {
   }
 }
 
-interface DiagnosedAnswer {
+export interface DiagnosedAnswer {
   status: AnswerStatus;
   texts: Map<string, DiagnosedText>;
   stale: string[];
@@ -253,23 +253,36 @@ interface DiagnosedAnswer {
 }
 
 /** `nameBefore`: the path a file had before the edit (a renamed file's old path). */
-function deltaOf(
+export function deltaOf(
   files: CheckedFiles,
   before: DiagnosedAnswer,
   after: DiagnosedAnswer,
   nameBefore: (file: string) => string = (file) => file,
 ): DiagnosticsDelta {
   const changes: DiagnosticChange[] = [];
+  // A file whose diagnostics before the edit did not arrive (a cold server's first, syntax-only
+  // push) is not compared: its old problems would all read as new.
+  const unknownBefore = new Set(before.stale);
+  const notCompared: string[] = [];
   for (const file of [...files.edited, ...files.importers]) {
+    if (unknownBefore.has(nameBefore(file))) {
+      notCompared.push(file);
+      continue;
+    }
     const none: DiagnosedText = { diagnostics: [], lines: [] };
     const was = before.texts.get(nameBefore(file)) ?? none;
     changes.push(...compareDiagnostics(file, was, after.texts.get(file) ?? none));
   }
-  const stale = [...new Set([...before.stale, ...after.stale])];
+  const stale = [...new Set(after.stale)].filter((file) => !notCompared.includes(file));
   const notes = [...files.notes];
+  if (notCompared.length > 0) {
+    notes.push(
+      `the diagnostics of ${listed(notCompared)} before the edit did not arrive in time, so their problems are not compared (none is called new or fixed); ask diagnostics for them, or raise wait_ms`,
+    );
+  }
   if (stale.length > 0) {
     notes.push(
-      `the diagnostics of ${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ` and ${stale.length - 5} more` : ""} did not arrive in time, so their part of the delta may be wrong; raise wait_ms`,
+      `the diagnostics of ${listed(stale)} after the edit did not arrive in time, so their part of the delta may be wrong; raise wait_ms`,
     );
   }
   for (const status of [before.status, after.status]) if (status.partial && status.note) notes.push(status.note);
@@ -281,6 +294,11 @@ function deltaOf(
     partial: notes.length > 0,
     note: [...new Set(notes)].join("; "),
   };
+}
+
+/** Up to five file names, and how many more. */
+function listed(files: readonly string[]): string {
+  return `${files.slice(0, 5).join(", ")}${files.length > 5 ? ` and ${files.length - 5} more` : ""}`;
 }
 
 function emptyDelta(files: readonly string[], note: string): DiagnosticsDelta {
