@@ -186,8 +186,10 @@ export class DiagnosticsQueries {
           pulled = await pullDiagnostics(session, document, pullSignal);
           break;
         } catch (error) {
+          // The wait ran out (or the caller went): not the server refusing; an earlier refusal stays named.
+          if (pullSignal.aborted) break;
           pullFailure = (error as Error).message;
-          if (pullSignal.aborted || !mayPassSoon(error)) break;
+          if (!mayPassSoon(error)) break;
           await new Promise((resolve) => setTimeout(resolve, PULL_RETRY_MS));
           if (pullSignal.aborted) break;
         }
