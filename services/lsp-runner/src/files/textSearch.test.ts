@@ -90,3 +90,8 @@ test("files over the size cap are not searched, and the answer says so (partial,
     rmSync(sized, { recursive: true, force: true });
   }
 });
+
+test("path globs that match no file: a complete answer saying so, not ripgrep's advice", async () => {
+  const answer = await searchText({ ...base, root, query: "greet", globs: ["nonexistent/**"] });
+  expect(answer).toMatchObject({ total: 0, partial: false, note: "no file matches the path globs" });
+});

@@ -12,6 +12,10 @@ export const SEARCH_MAX_LIMIT = 1_000;
 /** Matched lines longer than this (code points) are cut in answers. */
 const LINE_TEXT_MAX = 300;
 
+/** rg's words when its filters left no file to search, and the advice it adds to them. */
+const NO_FILES_SEARCHED = /No files were searched/;
+const RG_DEBUG_ADVICE = /Running with --debug will show why files are being skipped/;
+
 export interface TextSearchQuery {
   root: string;
   query: string;
@@ -92,16 +96,18 @@ export async function searchText(query: TextSearchQuery): Promise<TextSearchAnsw
       `${oversized.length} file(s) over ${Number(RIPGREP_MAX_FILESIZE) / 2 ** 20} MiB were not searched: ${listed}${oversized.length > 3 ? ", …" : ""}`,
     );
   }
-  const unreadable = outcome.stderr.trim();
-  if (unreadable !== "")
-    notes.push(`some files could not be searched: ${unreadable.split("\n").slice(0, 3).join("; ")}`);
+  // rg says so when its filters (the path globs) left no file to search: complete, nothing there.
+  const said = outcome.stderr.split("\n").filter((line) => line.trim() !== "");
+  const noFiles = said.some((line) => NO_FILES_SEARCHED.test(line));
+  const unreadable = said.filter((line) => !NO_FILES_SEARCHED.test(line) && !RG_DEBUG_ADVICE.test(line));
+  if (unreadable.length > 0) notes.push(`some files could not be searched: ${unreadable.slice(0, 3).join("; ")}`);
   return {
     matches: found.slice(query.offset, query.offset + limit),
     total: found.length,
     totalAtLeast: outcome.stopped,
     filesWithMatches: files.size,
     partial: notes.length > 0,
-    note: notes.join("; "),
+    note: [noFiles ? "no file matches the path globs" : "", ...notes].filter(Boolean).join("; "),
   };
 }
 
