@@ -44,3 +44,22 @@ test("gopls's receiver methods are indexed under their own name, their type as c
   ]);
   expect(indexed[2]).toMatchObject({ line: 4, column: 19, snippet: "func (c *Command) Execute() error {" });
 });
+
+test("C/C++ #define macros are indexed (clangd's documentSymbol leaves them out), as the kind its workspace symbols give", () => {
+  const header = [
+    "#ifndef READ_H",
+    "#define READ_H",
+    "#define REDIS_REPLY_STRING 1",
+    "  # define  MAX(a, b) ((a) > (b))",
+    "int read(void);",
+  ];
+  const indexed = serverSymbols("cpp", [symbol("read", 12, 5, 5)], header);
+  expect(indexed.map((s) => [s.name, s.kind, s.line, s.column])).toEqual([
+    ["read", "function", 5, 5],
+    ["READ_H", "string", 2, 9],
+    ["REDIS_REPLY_STRING", "string", 3, 9],
+    ["MAX", "string", 4, 13],
+  ]);
+  // Other languages' lines are not read for macros.
+  expect(serverSymbols("python", [], ["#define X 1"])).toEqual([]);
+});

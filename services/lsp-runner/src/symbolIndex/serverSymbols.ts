@@ -35,7 +35,35 @@ export function serverSymbols(
     for (const child of symbol.children) visit(child, name);
   };
   for (const symbol of symbols) visit(symbol, undefined);
+  if (language === "cpp")
+    out.push(...macroDefinitions(lines, new Set(out.map((symbol) => `${symbol.line}:${symbol.name}`))));
   return out;
+}
+
+const MACRO_DEFINITION = /^(\s*#\s*define\s+)([A-Za-z_]\w*)/;
+
+/**
+ * `#define` macros, which clangd leaves out of documentSymbol but finds by workspace/symbol (as kind
+ * string, the kind it gives them there): without them a search for REDIS_OK said "none".
+ */
+function macroDefinitions(lines: readonly string[], known: ReadonlySet<string>): IndexedSymbol[] {
+  const found: IndexedSymbol[] = [];
+  for (const [index, text] of lines.entries()) {
+    const match = MACRO_DEFINITION.exec(text);
+    if (!match || known.has(`${index + 1}:${match[2]}`)) continue;
+    const column = [...match[1]!].length + 1;
+    found.push({
+      name: match[2]!,
+      kind: symbolKindName(15 as SymbolKind),
+      line: index + 1,
+      column,
+      endLine: index + 1,
+      endColumn: column + match[2]!.length,
+      exported: true,
+      snippet: snippetLine(lines, index + 1),
+    });
+  }
+  return found;
 }
 
 /** Python: no leading underscore; Go: a capital first letter; Rust: `pub`; C, C++ and others: not `static`. */
