@@ -2,8 +2,11 @@
 // outside it (the first file by name), tests in their own project, and a benchmarks project. From
 // a cold start the first workspace-wide answers cover every project: tsserver only knows the
 // projects of open files, so the runner opens one file per project first.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { HierarchyRequest_Direction } from "@lspmesh/proto";
-import { isFaultsTier } from "@lspmesh/test-kit";
+import { isFaultsTier, waitFor } from "@lspmesh/test-kit";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { LanguageRegistry, typescriptLanguage } from "./runnerInternals.js";
 import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
@@ -120,6 +123,27 @@ describe("one runner", () => {
     expect(deeper.root?.children).toHaveLength(3);
     expect(deeper.status?.partial).toBe(true);
     expect(deeper.status?.note).toContain("callers below the first level are asked from their own file's project only");
+  });
+
+  test("a project created while the runner runs is searched too: its callers are found", async () => {
+    mkdirSync(join(env.dir, "tools"), { recursive: true });
+    writeFileSync(join(env.dir, "tools/tsconfig.json"), FILES["test/tsconfig.json"]!);
+    writeFileSync(
+      join(env.dir, "tools/late.ts"),
+      'import { compose } from "../src/compose";\n\nexport function lateCaller(): number {\n  return compose(5, 6);\n}\n',
+    );
+    const callers = await waitFor("the new project's caller", async () => {
+      const incoming = await client.callHierarchy({
+        workspace: ws,
+        at: composeAt,
+        direction: HierarchyRequest_Direction.INCOMING,
+        depth: 1,
+      });
+      const names = (incoming.root?.children ?? []).map((caller) => caller.name);
+      return names.includes("lateCaller") ? { names, partial: incoming.status?.partial } : undefined;
+    });
+    expect(callers.names.sort()).toEqual(["benchTarget", "compose.spec.ts", "index.ts", "lateCaller"]);
+    expect(callers.partial).toBe(false);
   });
 });
 

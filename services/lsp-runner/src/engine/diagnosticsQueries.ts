@@ -5,6 +5,7 @@
 import { extname } from "node:path";
 import { ErrorCodes, type Diagnostic as LspDiagnostic, ResponseError } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
+import { diagnosticsSettleMs } from "../lsp/languages/languageServerConfig.js";
 import type { StoredDiagnostics } from "../lsp/session/diagnosticsStore.js";
 import { fromLspRange, type PositionEncoding } from "../lsp/session/positionEncoding.js";
 import { canPullDiagnostics, pullDiagnostics } from "../lsp/session/pullDiagnostics.js";
@@ -238,7 +239,7 @@ export class DiagnosticsQueries {
             document.uri,
             after,
             Math.max(0, until - Date.now()),
-            session.diagnosticsSettleMs(),
+            diagnosticsSettleMs(session.language),
             stopped,
           ),
         ),

@@ -17,6 +17,7 @@ import {
   WillRenameFilesRequest,
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
+import { diagnosticsSettleMs } from "../lsp/languages/languageServerConfig.js";
 import { fromLspRange, toLspRange } from "../lsp/session/positionEncoding.js";
 import { lookupSetting } from "../lsp/session/serverRequests.js";
 import type {
@@ -70,7 +71,7 @@ export class EditingQueries {
         document.uri,
         document.syncedAt,
         CODE_ACTION_DIAGNOSTICS_WAIT_MS,
-        session.diagnosticsSettleMs(),
+        diagnosticsSettleMs(session.language),
         signal,
       )) ?? session.diagnostics.get(document.uri);
     const diagnostics = (stored?.diagnostics ?? []).filter((d: LspDiagnostic) => overlaps(d.range, lspRange));

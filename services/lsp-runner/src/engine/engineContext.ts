@@ -347,20 +347,21 @@ export class EngineContext {
   }
 
   /**
-   * Opens one file per project of the context's language (once per session), so that a
+   * Opens one file per project of the context's language (once per session and file layout), so that a
    * project-based server has loaded every project before a workspace-wide question. Returns what
    * an answer must admit: projects left unloaded, files that could not be anchors.
    */
   loadProjects(context: DocumentContext): Promise<ProjectLoad> {
-    let load = this.projectLoads.get(context.session);
-    if (!load) {
-      load = this.openAnchors(context).catch((): ProjectLoad => ({ notes: [] }));
-      this.projectLoads.set(context.session, load);
-    }
+    const { session } = context;
+    const cached = this.projectLoads.get(session);
+    // Loaded again once files were created or deleted: a project that appeared has an anchor to open.
+    if (cached?.layoutEpoch === session.layoutEpoch) return cached.load;
+    const load = this.openAnchors(context).catch((): ProjectLoad => ({ notes: [] }));
+    this.projectLoads.set(session, { layoutEpoch: session.layoutEpoch, load });
     return load;
   }
 
-  private readonly projectLoads = new WeakMap<LanguageSession, Promise<ProjectLoad>>();
+  private readonly projectLoads = new WeakMap<LanguageSession, { layoutEpoch: number; load: Promise<ProjectLoad> }>();
 
   /**
    * The projects of a project-based server's workspace (tsserver: per tsconfig.json/jsconfig.json,
@@ -374,19 +375,22 @@ export class EngineContext {
     );
   }
 
-  /** The workspace's projects as found for the session's server: one scan per session, shared. */
+  /** The workspace's projects as found for the session's server: one scan per session and file layout, shared. */
   private projectsOf(context: DocumentContext): Promise<ProjectAnchors> {
     const { session, paths } = context;
-    let found = this.projectScans.get(session);
-    if (!found) {
-      found = projectAnchors(paths.root, session.language, this.options.sessions.maxFileBytes);
-      found.catch(() => {}); // a failed scan is each caller's to judge
-      this.projectScans.set(session, found);
-    }
+    const cached = this.projectScans.get(session);
+    // Scanned again once files were created or deleted (a new file only one project includes).
+    if (cached?.layoutEpoch === session.layoutEpoch) return cached.found;
+    const found = projectAnchors(paths.root, session.language, this.options.sessions.maxFileBytes);
+    found.catch(() => {}); // a failed scan is each caller's to judge
+    this.projectScans.set(session, { layoutEpoch: session.layoutEpoch, found });
     return found;
   }
 
-  private readonly projectScans = new WeakMap<LanguageSession, Promise<ProjectAnchors>>();
+  private readonly projectScans = new WeakMap<
+    LanguageSession,
+    { layoutEpoch: number; found: Promise<ProjectAnchors> }
+  >();
 
   /**
    * What an answer a project-based server (tsserver) computes in the asked file's own project only

@@ -103,3 +103,11 @@ export interface LanguageDefinition extends LanguageServerConfig {
   /** Disabled languages are known (and can be enabled by the languages file) but serve nothing. */
   readonly enabled: boolean;
 }
+
+/** How long diagnostics may keep changing before they count as settled, ms (default 300). */
+const DEFAULT_DIAGNOSTICS_SETTLE_MS = 300;
+
+/** The language's `diagnosticsSettleMs`, or the default. */
+export function diagnosticsSettleMs(language: LanguageServerConfig): number {
+  return language.diagnosticsSettleMs ?? DEFAULT_DIAGNOSTICS_SETTLE_MS;
+}

@@ -20,6 +20,7 @@ import { assertServerInstalled } from "../process/serverStartFailure.js";
 import { CapabilityRegistrations } from "./capabilityRegistrations.js";
 import { DiagnosticsStore } from "./diagnosticsStore.js";
 import type { SyncOptions } from "./documentSync.js";
+import { changesLayout } from "./fileLayout.js";
 import { OverlayGate } from "./overlayGate.js";
 import type { PositionEncoding } from "./positionEncoding.js";
 import { RequestChannel } from "./requestChannel.js";
@@ -42,9 +43,6 @@ export type SessionEvent = SessionEventOf<LanguageSession>;
 export type SessionEventListener = (event: SessionEvent) => void;
 export type SessionOptions = SessionOptionsOf<LanguageSession>;
 
-/** How long diagnostics may keep changing before they count as settled, ms (default 300). */
-const DEFAULT_DIAGNOSTICS_SETTLE_MS = 300;
-
 export class LanguageSession {
   readonly diagnostics = new DiagnosticsStore();
   readonly progress = new ProgressTracker();
@@ -58,6 +56,8 @@ export class LanguageSession {
   contentEpoch = 0;
   /** contentEpoch without documents opened as they are on disk (then answers are re-asked: AnswerWarming). */
   contentChanges = 0;
+  /** Advanced when files were created or deleted, or a project file changed: what projects hold may differ. */
+  layoutEpoch = 0;
   capabilities: ServerCapabilities = {};
   encoding: PositionEncoding = "utf-16";
   serverName = "";
@@ -277,6 +277,7 @@ export class LanguageSession {
    * were sent. `synced`: URIs of open documents just synced with their files (ServerDocuments).
    */
   didChangeWatchedFiles(events: readonly FileEvent[], synced?: ReadonlySet<string>): Promise<number> {
+    if (events.some(changesLayout)) this.layoutEpoch++;
     return this.documents.didChangeWatchedFiles(events, synced);
   }
 
@@ -312,10 +313,6 @@ export class LanguageSession {
   /** Resolves true once no work-done progress is open, false when timeoutMs passes first. */
   waitUntilIdle(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     return this.busy(() => this.progress.waitIdle(timeoutMs, signal));
-  }
-
-  diagnosticsSettleMs(): number {
-    return this.language.diagnosticsSettleMs ?? DEFAULT_DIAGNOSTICS_SETTLE_MS;
   }
 
   /** Stops the server with the shutdown ladder. Idempotent; onEvent hears "closed" once. */
