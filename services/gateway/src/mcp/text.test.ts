@@ -124,3 +124,14 @@ test("a complete answer's note is said after its results (results withheld from 
   );
   expect(answerText({ ...status, note: "" }, true, "none", "rich/a.py:1:1")).toBe("rich/a.py:1:1");
 });
+
+test("the header of a partial answer does not repeat the runner's note that the server is not ready", () => {
+  const note =
+    "the typescript server is indexing (loading projects): this answer may be incomplete; try again shortly; 2 files skipped";
+  expect(statusHeader({ ...indexing, note })).toBe(
+    "Partial answer: the typescript server is indexing, so results may be incomplete; try again shortly for more. (2 files skipped)",
+  );
+  expect(statusHeader({ ...indexing, note: note.split("; 2")[0]! })).toBe(
+    "Partial answer: the typescript server is indexing, so results may be incomplete; try again shortly for more.",
+  );
+});

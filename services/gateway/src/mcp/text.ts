@@ -27,8 +27,18 @@ function serverName(status: AnswerStatusOutput): string {
   return status.language ? `the ${status.language} server` : "the language server";
 }
 
+/** The runner's note of a server not ready ("the x server is indexing (…): this answer may be incomplete; try again shortly"). */
+const STATE_NOTE =
+  /^the \S+ server is (?:starting|indexing)\b[^;]*?: (?:this answer may be incomplete|no results yet)$/;
+
+/** The note after the header, less what the header already says (the server's state, and to try again). */
 function noteSuffix(status: AnswerStatusOutput): string {
-  return status.note ? ` (${status.note})` : "";
+  const parts = status.note ? status.note.split("; ") : [];
+  const kept = parts.filter((part, index) => {
+    if (STATE_NOTE.test(part)) return false;
+    return !(part === "try again shortly" && index > 0 && STATE_NOTE.test(parts[index - 1]!));
+  });
+  return kept.length > 0 ? ` (${kept.join("; ")})` : "";
 }
 
 /** True when an empty or short answer says nothing about what exists. */

@@ -38,6 +38,17 @@ test("the innermost enclosing symbol; a symbol's own name belongs to what enclos
   expect(enclosingSymbol(outline, { line: 13, column: 1 })).toBeUndefined();
 });
 
+test("an unnamed callback, whose name range is its whole range, encloses what is in it", () => {
+  const whole = { start: { line: 12, column: 11 }, end: { line: 15, column: 2 } };
+  const callback = create(DocumentSymbolSchema, {
+    name: "afterEach() callback",
+    kind: SymbolKind.FUNCTION,
+    range: whole,
+    selectionRange: whole,
+  });
+  expect(enclosingSymbol([callback], { line: 14, column: 15 })?.path).toBe("afterEach() callback");
+});
+
 test("ranges hold their start, not their end", () => {
   const range = { start: { line: 2, column: 5 }, end: { line: 4, column: 1 } };
   expect(contains(range, { line: 2, column: 5 })).toBe(true);

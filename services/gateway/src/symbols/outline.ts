@@ -46,10 +46,24 @@ export function enclosingSymbol(symbols: readonly DocumentSymbol[], at: Point): 
   let innermost: OutlineSymbol | undefined;
   walk(symbols, [], (symbol, path) => {
     if (!contains(symbol.range, at)) return false;
-    if (!contains(symbol.selectionRange, at)) innermost = outlineSymbol(symbol, path);
+    // On a symbol's own name it is not inside it; an unnamed callback's "name" is its whole range.
+    const onName = contains(symbol.selectionRange, at) && !sameRange(symbol.selectionRange, symbol.range);
+    if (!onName) innermost = outlineSymbol(symbol, path);
     return true;
   });
   return innermost;
+}
+
+function sameRange(
+  a: { start?: Point | undefined; end?: Point | undefined } | undefined,
+  b: { start?: Point | undefined; end?: Point | undefined } | undefined,
+): boolean {
+  return (
+    a?.start?.line === b?.start?.line &&
+    a?.start?.column === b?.start?.column &&
+    a?.end?.line === b?.end?.line &&
+    a?.end?.column === b?.end?.column
+  );
 }
 
 /** Visits symbols depth first; `enter` says whether to go into the children. */

@@ -115,6 +115,11 @@ export class EditCheck {
     const served = changedFiles.filter((file) => this.engine.options.languages.forFile(file) !== undefined);
     if (served.length === 0) {
       const result = await apply();
+      if (changedFiles.length === 0) {
+        // Only files created empty or deleted: nothing had diagnostics before and after.
+        const note = "the edit changes no file's text (it creates or deletes files only): nothing to compare";
+        return { result, delta: { ...emptyDelta([], note), partial: false } };
+      }
       return { result, delta: emptyDelta(changedFiles, "no language server reads the changed files") };
     }
     // No document is opened for the session: the first file may be one the edit creates.

@@ -45,8 +45,10 @@ export function findSymbolByPath(
   const matches = entries.filter((entry) => matchesPath(entry.names, path));
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) throw ambiguous(matches, path, file);
-  const listed = topLevel.slice(0, MAX_LISTED).join(", ");
-  const more = topLevel.length > MAX_LISTED ? `, … (${topLevel.length - MAX_LISTED} more)` : "";
+  // Each name once: overloads are one name.
+  const names = [...new Set(topLevel)];
+  const listed = names.slice(0, MAX_LISTED).join(", ");
+  const more = names.length > MAX_LISTED ? `, … (${names.length - MAX_LISTED} more)` : "";
   const name = path.split(".").at(-1) ?? path;
   const elsewhere = path.includes(".") ? entries.filter((entry) => entry.symbol.name === name) : [];
   const hint =

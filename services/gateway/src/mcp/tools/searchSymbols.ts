@@ -339,7 +339,10 @@ function searchStatus(
   outcomes: readonly WorkspaceOutcome[],
   gaps: readonly WorkspaceOutcome[],
 ): AnswerStatusOutput {
-  const missingNote = gaps.map((gap) => `${gap.workspace}: ${gap.outcome}${gap.code ? ` (${gap.code})` : ""}`);
+  const missingNote = gaps.map(
+    (gap) =>
+      `${gap.workspace}: ${gap.outcome}${gap.code ? ` (${gap.code})` : ""}${gap.message ? ` — ${gap.message}` : ""}`,
+  );
   const status = mergeStatuses(statuses, missingNote.length > 0 ? [`not complete: ${missingNote.join(", ")}`] : []);
   if (statuses.length === 0 && outcomes.length === 0) {
     status.state = "ready";

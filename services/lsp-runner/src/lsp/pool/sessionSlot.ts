@@ -322,7 +322,7 @@ export class SessionSlot {
     }
     if (session) {
       const state = session.state === "ready" && recentFailure ? "degraded" : session.state;
-      return { ...base, state, lastError: recentFailure ? failure.describe() : "" };
+      return { ...base, state, lastError: recentFailure ? failure.describe() : degradedReason(session, state) };
     }
     if (this.starting) return { ...base, state: "starting", lastError: failure?.describe() ?? "" };
     if (failure && this.budget.recentFailures(now) > 0) {
@@ -366,4 +366,11 @@ export class SessionSlot {
       ...details,
     });
   }
+}
+
+/** Why a session is degraded when no failure says so: the failure its server shows, or a request that timed out. */
+function degradedReason(session: LanguageSession, state: ServerStateName): string {
+  if (state !== "degraded") return "";
+  if (session.progress.failure) return session.incompleteNote ?? "";
+  return "a request timed out and the server has not answered one since (busy with a large file, or hung: the liveness probe decides)";
 }
