@@ -19,6 +19,7 @@ import {
 import { RunnerError } from "../errors.js";
 import { diagnosticsSettleMs } from "../lsp/languages/languageServerConfig.js";
 import { fromLspRange, toLspRange } from "../lsp/session/positionEncoding.js";
+import { isServerBreakdown } from "../lsp/session/serverErrors.js";
 import { lookupSetting } from "../lsp/session/serverRequests.js";
 import type {
   AnswerStatus,
@@ -305,6 +306,8 @@ async function refusedAsInvalid<T>(request: Promise<T>, what: string): Promise<T
   } catch (error) {
     if (error instanceof RunnerError && error.code === "SERVER_FAILED") {
       const said = /failed with message: (.*)$/s.exec(error.message)?.[1] ?? error.message;
+      // The server broke on it (pyright's stack on a 76 000-function module): not the caller's argument.
+      if (isServerBreakdown(said)) throw error;
       throw new RunnerError("INVALID_ARGUMENT", `${what}: ${said}`);
     }
     throw error;

@@ -58,3 +58,20 @@ describe("server messages keep no host paths", () => {
     expect(sanitizeServerMessage("  ", ROOT)).toBe("no details given");
   });
 });
+
+test("a refusal in a server's own breakdown words is the server failing, not the caller's argument", () => {
+  const crashed = serverAnswerError(
+    "python",
+    "textDocument/rename",
+    { code: LSPErrorCodes.RequestFailed, message: "Maximum call stack size exceeded" },
+    ROOT,
+  );
+  expect(crashed).toMatchObject({ code: "SERVER_FAILED" });
+  const refused = serverAnswerError(
+    "python",
+    "textDocument/rename",
+    { code: LSPErrorCodes.RequestFailed, message: "Cannot rename a keyword" },
+    ROOT,
+  );
+  expect(refused).toMatchObject({ code: "INVALID_ARGUMENT" });
+});

@@ -18,6 +18,14 @@ export const SERVER_ERROR_RETRY_DELAYS_MS = [50, 200, 500];
 /** Longest server message passed on, in characters. */
 const MAX_MESSAGE = 300;
 
+/** A server's own breakdown, whatever it was asked: a JavaScript engine's, a debug assertion's or a panic's words. */
+const BREAKDOWN =
+  /Maximum call stack size exceeded|out of memory|Cannot read propert(?:y|ies) of|is not a function|Debug Failure|panicked at/i;
+
+export function isServerBreakdown(message: string): boolean {
+  return BREAKDOWN.test(message);
+}
+
 /** Asking again may succeed; a server that cancelled says so itself (`retriggerRequest`). */
 export function isRetryable(error: { code: number; data?: unknown }): boolean {
   if (!RETRYABLE.has(error.code)) return false;
@@ -45,6 +53,8 @@ export function serverAnswerError(
       return new RunnerError("UNSUPPORTED", `the ${language} language server does not support ${method}`, cause);
     case ErrorCodes.InvalidParams:
     case LSPErrorCodes.RequestFailed:
+      if (isServerBreakdown(error.message))
+        return new RunnerError("SERVER_FAILED", `the ${language} language server failed ${method}: ${said}`, cause);
       // The request was understood and refused for this place (e.g. renaming a keyword).
       return new RunnerError(
         "INVALID_ARGUMENT",
