@@ -57,13 +57,13 @@ export async function askOtherProjects<T>(
     return path ? [{ path, location }] : [];
   });
   const found: T[] = [];
-  let unreached = 0;
+  const unreached: string[] = [];
   for (const group of groups) {
     if (group.unique.has(asked)) continue; // answered by the first request
     // The last use: a file's first is usually its import, where tsserver finds no callers.
     const use = uses.findLast(({ path }) => group.unique.has(path));
     if (!use) {
-      if (group.shared.has(asked) || uses.some(({ path }) => group.shared.has(path))) unreached++;
+      if (group.shared.has(asked) || uses.some(({ path }) => group.shared.has(path))) unreached.push(group.name);
       continue;
     }
     try {
@@ -71,19 +71,21 @@ export async function askOtherProjects<T>(
       found.push(...(await question(there, use.location.range.start)));
     } catch (error) {
       if (signal?.aborted || (error instanceof RunnerError && error.code === "TIMEOUT")) throw error;
-      unreached++;
+      unreached.push(group.name);
     }
   }
   // A file only shared by projects is answered from one of them (tsserver's choice), counted above
   // as unreached: that one was reached.
-  if (!groups.some((group) => group.unique.has(asked)) && groups.some((group) => group.shared.has(asked)))
-    unreached = Math.max(0, unreached - 1);
+  if (!groups.some((group) => group.unique.has(asked))) {
+    const answered = groups.find((group) => group.shared.has(asked) && unreached.includes(group.name));
+    if (answered) unreached.splice(unreached.indexOf(answered.name), 1);
+  }
   const notes = [...load.notes];
-  if (unreached > 0)
+  if (unreached.length > 0)
     notes.push(
-      `${unreached} project(s) name the symbol only in files they share with other projects, so ${context.session.serverName} could not be asked from them: their ${what} may be missing; ask from a file of that project`,
+      `${unreached.length} project(s) name the symbol only in files they share with other projects (${unreached.slice(0, 3).join(", ")}${unreached.length > 3 ? ", …" : ""}), so ${context.session.serverName} could not be asked from them: their ${what} may be missing; ask from a file only that project includes`,
     );
-  return { found, projects: { notes, incomplete: Boolean(load.incomplete) || unreached > 0 } };
+  return { found, projects: { notes, incomplete: Boolean(load.incomplete) || unreached.length > 0 } };
 }
 
 /** Implementations from every project: `found` (the asked file's project's) and the others', each once. */

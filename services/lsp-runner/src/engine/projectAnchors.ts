@@ -54,6 +54,8 @@ export interface ProjectAnchors {
 
 /** One project's source files: those no other project includes, and those it shares. */
 export interface ProjectGroup {
+  /** Its config (`packages/a/tsconfig.json`), or "the files outside every project". */
+  name: string;
   unique: ReadonlySet<string>;
   shared: ReadonlySet<string>;
 }
@@ -86,11 +88,13 @@ export async function projectAnchors(
     const unique = included.filter((file) => projects.every((other) => other === project || !includes(other, file)));
     const shared = included.filter((file) => !unique.includes(file));
     groups.push([...typescriptFirst(unique), ...typescriptFirst(shared)]);
-    if (included.length > 0) foundProjects.push({ unique: new Set(unique), shared: new Set(shared) });
+    if (included.length > 0)
+      foundProjects.push({ name: project.config, unique: new Set(unique), shared: new Set(shared) });
   }
   const loose = projects.length > 0 ? sources.filter((file) => !projects.some((p) => includes(p, file))) : sources;
   groups.push(sourcesBeforeTests(loose));
-  if (loose.length > 0) foundProjects.push({ unique: new Set(loose), shared: new Set() });
+  if (loose.length > 0)
+    foundProjects.push({ name: "the files outside every project", unique: new Set(loose), shared: new Set() });
 
   const skipped: ProjectAnchors["skipped"] = [];
   const anchors: string[] = [];
@@ -163,17 +167,17 @@ async function discoverProjects(
   root: string,
   files: readonly string[],
   names: readonly string[],
-): Promise<ProjectFiles[]> {
+): Promise<Array<ProjectFiles & { config: string }>> {
   const pending = files.filter((file) => names.includes(posix.basename(file)));
   const seen = new Set<string>();
-  const projects: ProjectFiles[] = [];
+  const projects: Array<ProjectFiles & { config: string }> = [];
   for (let round = 0; pending.length > 0 && round <= MAX_CHAIN * 64; round++) {
     const config = pending.shift()!;
     if (seen.has(config)) continue;
     seen.add(config);
     const project = await readProject(root, config);
     if (!project) continue;
-    if (!project.solution) projects.push(project);
+    if (!project.solution) projects.push({ ...project, config });
     pending.push(...project.references);
   }
   return projects;

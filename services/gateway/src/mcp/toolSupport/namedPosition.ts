@@ -106,8 +106,12 @@ function notFound(
 ): GatewayError {
   const names = [...new Set(similar.map((declaration) => qualifiedName(declaration)))];
   const alike = names.length > 0 ? ` (names starting so: ${names.join(", ")})` : "";
+  // Retrying helps while an index is built or a server loads; not for files the index passed over.
+  const passes = status.state !== "ready" || /being built|indexing|starting|asked .* live/.test(status.note ?? "");
   const incomplete =
-    status.partial && status.note ? `; the lookup is not complete (${status.note}), so retry shortly` : "";
+    status.partial && status.note
+      ? `; the lookup is not complete (${status.note})${passes ? ", so retry shortly" : ""}`
+      : "";
   return new GatewayError(
     "NOT_FOUND",
     `no declaration named '${name}' in workspace '${workspace}'${alike}${incomplete}; check the spelling, give file with symbol to point at it in a file, or use search_text to find it as text`,
