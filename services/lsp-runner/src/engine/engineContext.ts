@@ -7,6 +7,7 @@ import type { Location as LspLocation, RequestType, ServerCapabilities } from "v
 import { RunnerError } from "../errors.js";
 import type { OpenDocument } from "../lsp/documents/openDocument.js";
 import { locateSymbol } from "../lsp/documents/symbolLocator.js";
+import { shownLineCount } from "../lsp/documents/textDocument.js";
 import type { LanguageRegistry, LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
 import type { SessionManager } from "../lsp/pool/sessionManager.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
@@ -222,11 +223,9 @@ export class EngineContext {
   private checkPosition(context: DocumentContext, position: Position): Position {
     const lines = context.document.lines;
     if (position.line < 1 || position.line > lines.length) {
-      // Counted as editors and read_file count them: the empty line after a final newline is no line.
-      const shown = lines.length > 1 && lines[lines.length - 1] === "" ? lines.length - 1 : lines.length;
       throw new RunnerError(
         "INVALID_ARGUMENT",
-        `line ${position.line} is outside ${context.file.path}, which has ${shown} lines (lines are 1-based)`,
+        `line ${position.line} is outside ${context.file.path}, which has ${shownLineCount(lines)} lines (lines are 1-based)`,
       );
     }
     const length = codePointLength(lines[position.line - 1] ?? "");

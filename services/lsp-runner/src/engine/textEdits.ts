@@ -42,6 +42,11 @@ export function changingEdits(text: string, edits: readonly TextEdit[], file: st
   );
 }
 
+/** As editors count them: a final newline ends the last line, it starts none. */
+function shownLines(text: string, starts: readonly number[]): number {
+  return starts.length > 1 && starts[starts.length - 1] === text.length ? starts.length - 1 : starts.length;
+}
+
 function lineStarts(text: string): number[] {
   const starts = [0];
   for (const match of text.matchAll(LINE_BREAK)) starts.push(match.index + match[0].length);
@@ -54,7 +59,7 @@ function offsetOf(text: string, starts: readonly number[], position: Position, f
   const lineStart = starts[position.line - 1];
   if (lineStart === undefined || position.column < 1) {
     throw invalidArgument(
-      `an edit of ${file} names line ${position.line} column ${position.column}, outside the file's ${starts.length} lines (positions are 1-based)`,
+      `an edit of ${file} names line ${position.line} column ${position.column}, outside the file's ${shownLines(text, starts)} lines (positions are 1-based)`,
     );
   }
   const next = starts[position.line];

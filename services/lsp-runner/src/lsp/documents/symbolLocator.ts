@@ -1,6 +1,7 @@
 // Finds an identifier by name on a hinted line or the nearest lines around it (a symbol position with a line hint).
 import { RunnerError } from "../../errors.js";
 import { codePointLength, type Position } from "../session/positionEncoding.js";
+import { shownLineCount } from "./textDocument.js";
 
 export interface SymbolQuery {
   name: string;
@@ -62,7 +63,7 @@ export function locateSymbol(lines: readonly string[], query: SymbolQuery, file:
   if (query.lineHint && query.lineHint > lines.length) {
     throw new RunnerError(
       "INVALID_ARGUMENT",
-      `line ${query.lineHint} is past the end of ${file} (${lines.length} lines)`,
+      `line ${query.lineHint} is past the end of ${file} (${shownLineCount(lines)} lines)`,
     );
   }
   if (query.lineHint && query.columnHint) {

@@ -12,6 +12,11 @@ export function splitLines(text: string): string[] {
   return text.split(/\r\n|\r|\n/);
 }
 
+/** Lines as editors and read_file count them: the empty line after a final newline is no line. */
+export function shownLineCount(lines: readonly string[]): number {
+  return lines.length > 1 && lines[lines.length - 1] === "" ? lines.length - 1 : lines.length;
+}
+
 export function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
