@@ -93,7 +93,8 @@ export class DiagnosticsQueries {
     for (const [index, outcome] of opened.entries()) {
       if (outcome.status === "fulfilled") contexts.push(outcome.value);
       else if (files.length > 0 || !(outcome.reason instanceof RunnerError)) throw outcome.reason;
-      else skipped.push({ file: targets[index]!, reason: outcome.reason.message });
+      // The advice to name another file is for a caller who named this one: a whole-workspace check named none.
+      else skipped.push({ file: targets[index]!, reason: outcome.reason.message.replace(/; name a source file$/, "") });
     }
     if (contexts.length === 0 && opened[0]?.status === "rejected") throw opened[0].reason;
     if (skipped.length > 0) {
