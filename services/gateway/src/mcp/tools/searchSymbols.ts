@@ -375,7 +375,7 @@ function textMatchLines(matches: ReadonlyArray<z.output<typeof textMatchOutput>>
   if (matches.length === 0) return [];
   return [
     "",
-    `Text matches (${total}; words in files whose language has no symbol source, not declarations):`,
+    `Text matches (${total}; words of files indexed as text, whose language has no symbol source or whose server has not run yet; not declarations):`,
     ...matches.map(
       (match) =>
         `${match.name}  ${match.workspace}:${match.location.file}:${match.location.line}:${match.location.column}`,
