@@ -101,3 +101,16 @@ test("pages reach the best 1000 matches; past them the answer says to narrow the
     '5000 symbols matching "item"; showing 901-1000 (the best 1000 are reachable; narrow the query for the rest):',
   );
 });
+
+test("an offset past the last symbol says so, with nothing after a colon", () => {
+  const answer = create(WorkspaceSymbolsAnswerSchema, {
+    status: { state: ServerState.READY, language: "python" },
+    symbols: [],
+    total: 369,
+  });
+  const { text, structured } = workspaceSymbolsAnswer(answer, "render", 3, [], 998);
+  expect(text).toBe(
+    '369 symbols matching "render"; offset 998 is past the last of the 369 reachable (offset 0 starts from the best)',
+  );
+  expect(structured).not.toHaveProperty("next_offset");
+});

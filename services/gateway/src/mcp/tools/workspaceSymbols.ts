@@ -102,15 +102,17 @@ export function mergedWorkspaceSymbolsAnswer(
   const reachable = Math.min(total, MAX_LIMIT);
   const end = offset + symbols.length;
   const next = end < reachable && symbols.length > 0 ? end : undefined;
-  const shown =
-    offset > 0 || end < total
-      ? `; showing ${symbols.length === 0 ? "none" : `${offset + 1}-${end}`}${next !== undefined ? ` (offset: ${next} for the next ones)` : total > reachable ? ` (the best ${MAX_LIMIT} are reachable; narrow the query for the rest)` : ""}`
+  const pastEnd = symbols.length === 0 && offset > 0;
+  const shown = pastEnd
+    ? `; offset ${offset} is past the last of the ${reachable} reachable (offset 0 starts from the best)`
+    : offset > 0 || end < total
+      ? `; showing ${offset + 1}-${end}${next !== undefined ? ` (offset: ${next} for the next ones)` : total > reachable ? ` (the best ${MAX_LIMIT} are reachable; narrow the query for the rest)` : ""}`
       : "";
   const text = answerText(
     status,
     total > 0,
     `No symbols match "${query}".`,
-    `${counted(total, "symbol")} matching "${query}"${shown}:`,
+    `${counted(total, "symbol")} matching "${query}"${shown}${pastEnd ? "" : ":"}`,
     ...symbols.map(symbolLine),
   );
   return {
