@@ -128,6 +128,27 @@ describe("resolving a name to one declaration", () => {
     expect(resolveName(matches)).toMatchObject({ outcome: "unique", declaration: { symbol: { line: 3 } } });
   });
 
+  test("a C function's prototypes and its one definition are one function: the definition answers", () => {
+    const c = tenantIndex({
+      default: {
+        "sds.h": [indexed("sdsnewlen", "function", 228)],
+        "sds.c": [indexed("sdsnewlen", "function", 83)],
+        "other.h": [indexed("sdsnewlen", "function", 12)],
+      },
+    });
+    const view = [{ workspace: "default", view: c.workspaces.get("default")! }];
+    expect(resolveName(findIndexedDeclarations(view, parseNameQuery("sdsnewlen"), {}))).toMatchObject({
+      outcome: "unique",
+      declaration: { file: "sds.c", symbol: { line: 83 } },
+    });
+    // Two definitions (two programs of one repository): a real choice.
+    const two = tenantIndex({
+      default: { "a.c": [indexed("main", "function", 1)], "b.c": [indexed("main", "function", 1)] },
+    });
+    const both = [{ workspace: "default", view: two.workspaces.get("default")! }];
+    expect(resolveName(findIndexedDeclarations(both, parseNameQuery("main"), {})).outcome).toBe("ambiguous");
+  });
+
   test("exact case wins over a match ignoring case; without either, none with the names starting so", () => {
     expect(resolveName(find("GREET"))).toMatchObject({
       outcome: "unique",

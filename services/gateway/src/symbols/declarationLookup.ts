@@ -279,6 +279,8 @@ export function resolveName(matches: DeclarationMatches, similarLimit = 5): Name
     const declaration = firstLine(preferred);
     return { outcome: "unique", declaration, passedOver: tier.filter((other) => !preferred.includes(other)) };
   }
+  const definition = oneCFunction(preferred);
+  if (definition) return { outcome: "unique", declaration: definition, passedOver: [] };
   const candidates = [...preferred, ...tier.filter((other) => !preferred.includes(other))];
   return { outcome: "ambiguous", candidates };
 }
@@ -293,6 +295,27 @@ function samePlace(declarations: readonly Declaration[]): boolean {
       other.symbol.kind === first.symbol.kind &&
       other.symbol.container === first.symbol.container,
   );
+}
+
+const C_HEADER = /\.(?:h|hh|hpp|hxx|h\+\+|inl)$/i;
+
+/**
+ * One C/C++ function declared by its prototypes (in headers) and defined once: every answer
+ * about it is the same whichever is asked, so the definition is taken, not listed as a choice.
+ */
+function oneCFunction(declarations: readonly Declaration[]): Declaration | undefined {
+  const first = declarations[0]!;
+  const same = declarations.every(
+    (other) =>
+      other.language === "cpp" &&
+      other.workspace === first.workspace &&
+      other.symbol.name === first.symbol.name &&
+      other.symbol.kind === "function" &&
+      other.symbol.container === first.symbol.container,
+  );
+  if (!same) return undefined;
+  const definitions = declarations.filter((declaration) => !C_HEADER.test(declaration.file));
+  return definitions.length === 1 ? definitions[0] : undefined;
 }
 
 function firstLine(declarations: readonly Declaration[]): Declaration {

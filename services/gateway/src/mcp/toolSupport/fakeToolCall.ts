@@ -118,14 +118,16 @@ export function tenantIndex(
     for (const [file, symbols] of Object.entries(files)) {
       // Lua and Go files stand for files indexed as text (no symbol source, or their server not running).
       const text = /\.(lua|go)$/.exec(file)?.[1];
+      // C files stand for a language indexed from its server's document symbols.
+      const cpp = /\.(c|h)$/.test(file);
       index.apply({
         type: "file",
         workspace,
         entry: {
           v: 1,
           file,
-          language: text ?? "typescript",
-          source: text ? "text" : "typescript-syntax",
+          language: text ?? (cpp ? "cpp" : "typescript"),
+          source: text ? "text" : cpp ? "lsp-document-symbol" : "typescript-syntax",
           epoch: 1,
           mtimeMs: 1,
           size: 1,

@@ -185,7 +185,9 @@ test("text matches are listed apart, never among the declarations", () => {
     expect.objectContaining({ workspace: "scripts", name: "Widget", language: "lua" }),
   ]);
   expect(structured.text_total).toBe(1);
-  expect(text).toContain("Text matches (1; words of files indexed as text, whose language has no symbol source or whose server has not run yet; not declarations):");
+  expect(text).toContain(
+    "Text matches (1; words of files indexed as text, whose language has no symbol source or whose server has not run yet; not declarations):",
+  );
   // Declarations in files indexed as words are unknown: that workspace's part is partial, and says why.
   expect(structured.workspaces.map(({ workspace, outcome }) => [workspace, outcome])).toEqual([
     ["web", "ok"],
