@@ -228,6 +228,10 @@ describe.skipIf(!needs("clangd", "runnerCpp"))("clangd's background index", () =
     );
     expect(rename).toContain("fix what the note names");
     expect(readFileSync(join(env.dir, "lib/util.h"), "utf8")).toBe("int helper(int x);\n");
+    // A file's own outline needs no compile database: complete.
+    const outline = await env.client.documentSymbols({ workspace: ws, file: "lib/util.h" });
+    expect(outline.symbols.map((s) => s.name)).toEqual(["helper"]);
+    expect(outline.status?.partial).toBe(false);
   }, 60_000);
 
   test("a compile_commands.json naming files elsewhere never starts the index: calls stop waiting, and say so", async () => {

@@ -244,7 +244,8 @@ export class EditingQueries {
     const preview = this.engine.withStatus<EditAnswer>(
       context.session,
       { edit: empty ? emptyEdit() : edit, applied: false },
-      { empty, resolved, projects },
+      // A rename (projects given) may miss uses elsewhere even when it edits one file.
+      { empty, resolved, projects, fileOnly: !projects && changesOnly(edit, context.file.path) },
     );
     if (!apply || empty) return preview;
     // A workspace-wide edit (a rename) computed from a partial view would change only some of the
@@ -346,4 +347,9 @@ export function partialEditRefusal(status: AnswerStatus): RunnerError {
     "UNSUPPORTED",
     `the ${status.language} server does not see the whole workspace (${status.note}), so the edit may miss uses; nothing was written: fix what the note names, or preview with apply: false, check the edit and write it with apply_workspace_edit`,
   );
+}
+
+/** An edit of one file's own text and nothing else (formatting): no other file's state bears on it. */
+function changesOnly(edit: WorkspaceEdit, file: string): boolean {
+  return edit.operations.length === 0 && edit.files.every((fileEdit) => fileEdit.file === file);
 }

@@ -483,7 +483,7 @@ export class EngineContext {
    * Why an answer from this session may be incomplete, whatever it holds: the server is not ready
    * (still starting or indexing), or it runs without what a complete answer needs. Empty: complete.
    */
-  incompleteNotes(session: LanguageSession, empty: boolean): string[] {
+  incompleteNotes(session: LanguageSession, empty: boolean, fileOnly = false): string[] {
     const notes: string[] = [];
     // A failure the server shows (gopls cannot load the workspace) is named by incompleteNote: not
     // something that passes by trying again shortly.
@@ -494,7 +494,8 @@ export class EngineContext {
         `the ${session.language.id} server is ${session.state}${progress ? ` (${progress})` : ""}: ${empty ? "no results yet" : "this answer may be incomplete"}; try again shortly`,
       );
     }
-    if (session.incompleteNote) notes.push(session.incompleteNote);
+    // What the server lacks for a whole-workspace view (a compile database) leaves an answer about one file's own text whole.
+    if (session.incompleteNote && !fileOnly) notes.push(session.incompleteNote);
     return notes;
   }
 
@@ -509,11 +510,13 @@ export class EngineContext {
       projects?: ProjectLoad;
       /** Why the server's answer may be cut short (a cap it reached): partial. */
       cappedNote?: string | undefined;
+      /** An answer about the file's own text (its outline, highlights, formatting): no other file changes it. */
+      fileOnly?: boolean;
     },
   ): T {
     const status = this.statusOf(session);
     if (facts.resolved) status.resolved = facts.resolved;
-    const notes = this.incompleteNotes(session, facts.empty);
+    const notes = this.incompleteNotes(session, facts.empty, facts.fileOnly);
     if (notes.length > 0) status.partial = true;
     if (facts.omitted)
       notes.push(`${facts.omitted} result${facts.omitted === 1 ? "" : "s"} outside your workspaces withheld`);

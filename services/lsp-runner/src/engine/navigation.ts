@@ -211,7 +211,11 @@ export class NavigationQueries {
     };
     // Servers list symbols in their own order (tsserver: by kind and name); answers read top-down.
     const symbols = inSourceOrder((result ?? []).map(convert));
-    return this.engine.withStatus<DocumentSymbolsAnswer>(context.session, { symbols }, { empty: symbols.length === 0 });
+    return this.engine.withStatus<DocumentSymbolsAnswer>(
+      context.session,
+      { symbols },
+      { empty: symbols.length === 0, fileOnly: true },
+    );
   }
 
   /**

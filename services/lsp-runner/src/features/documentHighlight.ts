@@ -43,7 +43,7 @@ export async function documentHighlights(
   return engine.withStatus<DocumentHighlightsAnswer>(
     context.session,
     { highlights },
-    { empty: highlights.length === 0, resolved: at.symbol ? resolved : undefined },
+    { empty: highlights.length === 0, resolved: at.symbol ? resolved : undefined, fileOnly: true },
   );
 }
 
