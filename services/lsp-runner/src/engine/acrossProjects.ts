@@ -74,17 +74,19 @@ export async function askOtherProjects<T>(
       unreached.push(group.name);
     }
   }
-  // A file only shared by projects is answered from one of them (tsserver's choice), counted above
-  // as unreached: that one was reached.
-  if (!groups.some((group) => group.unique.has(asked))) {
-    const answered = groups.find((group) => group.shared.has(asked) && unreached.includes(group.name));
-    if (answered) unreached.splice(unreached.indexOf(answered.name), 1);
-  }
+  // A file only shared by projects is answered from one of them (tsserver's choice, not known
+  // here): one fewer was missed, and the names are the candidates it is among.
+  const candidates = [...unreached];
+  const sharedOnly = !groups.some((group) => group.unique.has(asked));
+  const answered = sharedOnly && groups.find((group) => group.shared.has(asked) && unreached.includes(group.name));
+  if (answered) unreached.splice(unreached.indexOf(answered.name), 1);
   const notes = [...load.notes];
-  if (unreached.length > 0)
+  if (unreached.length > 0) {
+    const names = `${answered ? "among " : ""}${candidates.slice(0, 3).join(", ")}${candidates.length > 3 ? ", …" : ""}`;
     notes.push(
-      `${unreached.length} project(s) name the symbol only in files they share with other projects (${unreached.slice(0, 3).join(", ")}${unreached.length > 3 ? ", …" : ""}), so ${context.session.serverName} could not be asked from them: their ${what} may be missing; ask from a file only that project includes`,
+      `${unreached.length} project(s) name the symbol only in files they share with other projects (${names}), so ${context.session.serverName} could not be asked from them: their ${what} may be missing; ask from a file only that project includes`,
     );
+  }
   return { found, projects: { notes, incomplete: Boolean(load.incomplete) || unreached.length > 0 } };
 }
 

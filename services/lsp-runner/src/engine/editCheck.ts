@@ -75,7 +75,7 @@ export class EditCheck {
     );
     if (session.language.unsavedSeenByImporters === false && files.importers.length > 0) {
       files.notes.push(
-        `${session.serverName || session.language.id} checks the ${files.importers.length} file(s) that include the edited file against its saved content, not against the edit: their new problems are not shown; apply the edit with a delta to see them`,
+        `${session.serverName || session.language.id} checks the ${files.importers.length} file(s) that include the edited file against its saved content, not against the edit: their new problems are not shown; write the edit (apply_workspace_edit with delta) to see them`,
       );
     }
     const deadline = Date.now() + (query.waitMs || CHECK_DEFAULT_WAIT_MS);

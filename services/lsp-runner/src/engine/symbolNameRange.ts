@@ -5,7 +5,7 @@
 // otherwise (names a server makes up, such as "(anonymous)" or "constructor").
 import type { Range } from "./answers.js";
 
-/** `range` (1-based lines, code-point columns) starting at the first whole-word `name` on its first line. */
+/** `range` (1-based lines, code-point columns) as the first whole-word `name` on its first line, where it did not start there. */
 export function startingAtName(lines: readonly string[], range: Range, name: string): Range {
   const text = lines[range.start.line - 1];
   if (text === undefined || name === "") return range;
@@ -17,7 +17,11 @@ export function startingAtName(lines: readonly string[], range: Range, name: str
   const word = new RegExp(`(?<![\\p{L}\\p{N}_$])${escapeRegExp(name)}(?![\\p{L}\\p{N}_$])`, "u").exec(within);
   if (!word) return range;
   const column = range.start.column + [...within.slice(0, word.index)].length;
-  return { start: { line: range.start.line, column }, end: range.end };
+  // The name's own extent: a range that started at `export` ended with the whole declaration.
+  return {
+    start: { line: range.start.line, column },
+    end: { line: range.start.line, column: column + [...name].length },
+  };
 }
 
 function escapeRegExp(text: string): string {

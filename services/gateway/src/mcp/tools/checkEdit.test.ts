@@ -161,3 +161,14 @@ describe("check_edit arguments", () => {
     await expect(check({ patch: "@@ -1 +1 @@\n-a\n+b\n" })).rejects.toThrow(/names no file/);
   });
 });
+
+test("a ready server whose partial note the delta already says gets no 'try again shortly' header", () => {
+  const note = "no compile_commands.json in the workspace root or build/";
+  const answer = create(CheckEditAnswerSchema, {
+    status: { state: ServerState.READY, language: "cpp", partial: true, note },
+    delta: { changes: [], editedFiles: ["sds.h"], importerFiles: ["sds.c"], partial: true, note },
+  });
+  const { text } = checkEditAnswer(answer);
+  expect(text).not.toContain("try again shortly");
+  expect(text.split("\n")[0]).toMatch(/^check_edit: 0 new/);
+});

@@ -74,7 +74,8 @@ export function checkEditAnswer(answer: CheckEditAnswer): ToolAnswer<CheckEditOu
     importers_not_checked: delta.importers_not_checked,
   };
   if (notes.length > 0) structured.note = notes.join("; ");
-  const header = statusHeader({ ...status, note: serverNote });
+  // A ready server whose only note the delta says already needs no header of its own.
+  const header = serverNote || status.state !== "ready" ? statusHeader({ ...status, note: serverNote }) : undefined;
   return { text: lines(header, ...deltaText(delta, "check_edit:")), structured };
 }
 
