@@ -21,7 +21,8 @@ export interface SessionPolicy {
   restartStoppedServers: boolean;
   /**
    * A server that misses the liveness probe while its processes keep a CPU busy is working (a very
-   * large file), not hung: it is left to finish for this long before it is restarted, ms (default 300 000).
+   * large file), not hung: it is left to finish for this long before it is restarted, ms (default 0:
+   * restarted at once, which recovers a tsserver flooded by file events sooner).
    */
   maxBusyMs: number;
   /** Backoff, restart budget and cool-down for failed servers (5 restarts in 5 min, then 60 s). */

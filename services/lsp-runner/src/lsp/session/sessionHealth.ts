@@ -6,8 +6,7 @@
 // stopped process in the server's tree, or with `watchProcessTree` a lost one. Any answer clears
 // the suspicion. A server that misses the probe while its tree keeps a CPU busy is working, not
 // hung — pyright parsing a 20 MB module blocks its message loop for minutes, and restarting it
-// only starts the same work again, until the restart budget is spent — so it is left to finish,
-// up to maxBusyMs.
+// only starts the same work again — so with a maxBusyMs policy it is left to finish that long.
 import { ExecuteCommandRequest, InitializeRequest, ResponseError } from "vscode-languageserver-protocol";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import { groupCpuMs } from "../process/processGroups.js";
@@ -19,8 +18,14 @@ import { TSSERVER_REQUEST_COMMAND } from "./tsserverDiagnostics.js";
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 /** Requests in a row that may time out while the probe still answers, before a restart (default 3). */
 export const DEFAULT_MAX_CONSECUTIVE_TIMEOUTS = 3;
-/** How long a server may keep a CPU busy without answering before it is restarted, ms (default 300 000). */
-export const DEFAULT_MAX_BUSY_MS = 300_000;
+/**
+ * How long a server may keep a CPU busy without answering before it is restarted, ms (default 0:
+ * at once, as a hung one). Off by default: a tsserver flooded by file events (a folder swapped in a
+ * loop) is busy too, and restarting it recovers sooner — the cross-tenant swap race took 770 s with
+ * 5 minutes of patience against 388 s without. A policy may give a server that works through very
+ * large files (pyright on a 20 MB module, ~42 s) the time it needs.
+ */
+export const DEFAULT_MAX_BUSY_MS = 0;
 /**
  * Share of one CPU the server's tree must use while it misses the probe to count as working (0.1):
  * a blocked server uses none, and a working one on a loaded 2-core machine may get a quarter or less.
