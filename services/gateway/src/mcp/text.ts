@@ -114,6 +114,11 @@ export function locationText(location: LocationOutput): string {
     .join("\n")}`;
 }
 
+/** A page asked past the end of a list: where the list ends (`last`: "them", "the 369 reachable"; `first`: what offset 0 starts from). */
+export function pastTheEnd(offset: number, last = "them", first = "the first"): string {
+  return `offset ${offset} is past the last of ${last} (offset 0 starts from ${first})`;
+}
+
 /** "1 definition", "3 definitions". */
 export function counted(count: number, singular: string, plural = `${singular}s`): string {
   return `${count} ${count === 1 ? singular : plural}`;

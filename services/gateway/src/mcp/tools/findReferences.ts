@@ -3,7 +3,7 @@
 import type { ReferencesAnswer, SearchTextAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import type { ToolAnswer } from "../defineTool.js";
-import { answerText, counted, describeTarget, locationText } from "../text.js";
+import { answerText, counted, describeTarget, locationText, pastTheEnd } from "../text.js";
 import { fetchOutlines } from "../toolSupport/outlines.js";
 import { type PositionContext, positionTool } from "../toolSupport/positionTool.js";
 import {
@@ -146,7 +146,7 @@ function pageAnswer(page: ReferencesPage): ToolAnswer<Output> {
       ? `${counted(total, "text match", "text matches")} of ${target}`
       : `${counted(total, "reference")} to ${target}`;
   const heading = pastEnd
-    ? `${what}; offset ${offset} is past the last of them (offset 0 starts from the first)`
+    ? `${what}; ${pastTheEnd(offset)}`
     : truncated
       ? `${what}; showing ${offset + 1}-${offset + locations.length}${next === undefined ? "" : ` (offset: ${next} for the next ones)`}:`
       : `${what}:`;

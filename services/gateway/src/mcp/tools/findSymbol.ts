@@ -14,7 +14,7 @@ import { compilePathGlob, MAX_PATH_GLOB_LENGTH, PathGlobError } from "../../symb
 import { MATCH } from "../../symbols/symbolMatch.js";
 import type { WorkspaceTarget } from "../../workspaces.js";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
-import { answerText, counted } from "../text.js";
+import { answerText, counted, pastTheEnd } from "../text.js";
 import { type BodyResult, bodyOutput, fetchBodies } from "../toolSupport/declarationBodies.js";
 import { declarationLine } from "../toolSupport/namedPosition.js";
 import {
@@ -131,7 +131,7 @@ export function findSymbolAnswer(parts: FindSymbolParts): ToolAnswer<Output> {
   const pastEnd = symbols.length === 0 && offset > 0 && offset >= total;
   const next = offset + symbols.length < total ? offset + symbols.length : undefined;
   const shown = pastEnd
-    ? `; offset ${offset} is past the last of them (offset 0 starts from the first)`
+    ? `; ${pastTheEnd(offset)}`
     : total > symbols.length
       ? `; showing ${offset + 1}-${offset + symbols.length}${next === undefined ? "" : ` (offset: ${next} for more)`}`
       : "";

@@ -2,7 +2,7 @@
 import { rankSymbols, type WorkspaceSymbol, type WorkspaceSymbolsAnswer } from "@lspmesh/proto";
 import { z } from "zod";
 import { defineTool, type ToolAnswer } from "../defineTool.js";
-import { answerText, counted } from "../text.js";
+import { answerText, counted, pastTheEnd } from "../text.js";
 import {
   answerStatusShape,
   collectParts,
@@ -104,7 +104,7 @@ export function mergedWorkspaceSymbolsAnswer(
   const next = end < reachable && symbols.length > 0 ? end : undefined;
   const pastEnd = symbols.length === 0 && offset > 0;
   const shown = pastEnd
-    ? `; offset ${offset} is past the last of the ${reachable} reachable (offset 0 starts from the best)`
+    ? `; ${pastTheEnd(offset, `the ${reachable} reachable`, "the best")}`
     : offset > 0 || end < total
       ? `; showing ${offset + 1}-${end}${next !== undefined ? ` (offset: ${next} for the next ones)` : total > reachable ? ` (the best ${MAX_LIMIT} are reachable; narrow the query for the rest)` : ""}`
       : "";
