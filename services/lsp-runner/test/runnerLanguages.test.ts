@@ -1,14 +1,14 @@
 // Languages from a real languages file: the native TypeScript 7 server opted into, and servers that
 // are missing, not executable or exit at start, each failing with a clear error while the runner
 // keeps serving.
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GrpcStatus } from "@lspmesh/grpc";
 import { ServerState } from "@lspmesh/proto";
 import { isFaultsTier } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { LanguageConfigError, loadLanguageRegistry } from "./runnerInternals.js";
+import { LanguageConfigError, type LanguageRegistry, loadLanguageRegistry } from "./runnerInternals.js";
 import { at, failure, places, symbol } from "./support/calls.js";
 import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
@@ -98,13 +98,24 @@ describe.runIf(isFaultsTier())("native TypeScript 7 (tsc --lsp --stdio), opted i
 
 describe("servers that cannot start fail clearly and the runner keeps serving", () => {
   let env: FixtureRunner;
+  let registry: LanguageRegistry;
 
   beforeAll(async () => {
     const notExecutable = join(configDir, "not-executable-server");
     writeFileSync(notExecutable, "#!/bin/sh\n");
     chmodSync(notExecutable, 0o644);
+    // rustup's proxy, installed as rust-analyzer, on a toolchain without the rust-analyzer component.
+    const proxyBin = join(configDir, "proxy-bin");
+    mkdirSync(proxyBin);
+    writeFileSync(
+      join(proxyBin, "rustup"),
+      "#!/bin/sh\necho \"error: unknown binary '$2' in toolchain 'stable-x86_64-unknown-linux-gnu'\" >&2\nexit 1\n",
+    );
+    chmodSync(join(proxyBin, "rustup"), 0o755);
+    symlinkSync("rustup", join(proxyBin, "rust-analyzer"));
     const path = languagesFile("broken-servers.json", {
       languages: {
+        rust: { env: { PATH: proxyBin } },
         // The built-in Go entry with a PATH where gopls cannot be: as on a runner without Go.
         go: { env: { PATH: "/nonexistent" } },
         missing: { extensions: { ".missing": "missing" }, command: "lspmesh-no-such-server" },
@@ -116,8 +127,9 @@ describe("servers that cannot start fail clearly and the runner keeps serving", 
         },
       },
     });
-    env = await startFixtureRunner({ fixture: "typescript-basic", languages: await loadLanguageRegistry(path) });
-    for (const file of ["src/main.go", "src/a.missing", "src/a.locked", "src/a.crash"]) {
+    registry = await loadLanguageRegistry(path);
+    env = await startFixtureRunner({ fixture: "typescript-basic", languages: registry });
+    for (const file of ["src/main.go", "src/a.missing", "src/a.locked", "src/a.crash", "src/lib.rs"]) {
       writeFileSync(join(env.dir, file), "text\n");
     }
   });
@@ -145,6 +157,16 @@ describe("servers that cannot start fail clearly and the runner keeps serving", 
     expect(locked.metadata.get("lspmesh-error-code")).toEqual(["NO_LANGUAGE_SERVER"]);
     expect(locked.details).toContain("command 'not-executable-server' could not be started (EACCES)");
     expect(locked.details).not.toContain(configDir);
+  });
+
+  test("rustup's proxy without the component: NO_LANGUAGE_SERVER with rustup's words, not served", async () => {
+    const error = await failure(env.client.hover({ workspace: ws, at: at("src/lib.rs", 1, 1) }));
+    expect(error.metadata.get("lspmesh-error-code")).toEqual(["NO_LANGUAGE_SERVER"]);
+    expect(error.details).toMatch(
+      /^the rust language server is not installed on this runner: command 'rust-analyzer' is rustup's proxy, and rustup says: unknown binary 'rust-analyzer' in toolchain 'stable-x86_64-unknown-linux-gnu'\. To serve \.rs files, install rust-analyzer \(rustup component add rust-analyzer/,
+    );
+    expect(registry.installed().map((language) => language.id)).not.toContain("rust");
+    expect(registry.found().map((language) => language.id)).toContain("rust");
   });
 
   test("a server that exits during start: SERVER_FAILED with its last words, at once and again", async () => {

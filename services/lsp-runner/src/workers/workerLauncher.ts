@@ -60,7 +60,7 @@ export function createWorkerLauncher(options: WorkerLauncherOptions): WorkerLaun
   // Workers of another user pass through the state folder to their own (0700) folder, never list it.
   if (options.user) chmodSync(options.stateDir, 0o711);
   const installation = runnerInstallation();
-  const serverInstallations = options.languages.installed().flatMap((language) =>
+  const serverInstallations = options.languages.found().flatMap((language) =>
     installationPaths({
       workspace: options.root,
       command: language.command,

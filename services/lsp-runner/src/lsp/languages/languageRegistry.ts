@@ -3,6 +3,7 @@
 // (languageConfig.ts).
 import { extname } from "node:path";
 import { findExecutable } from "../process/commandLookup.js";
+import { installedExecutable } from "../process/serverStartFailure.js";
 import { defaultLanguages } from "./builtinLanguages.js";
 import type { LanguageServerConfig } from "./languageServerConfig.js";
 
@@ -35,10 +36,15 @@ export class LanguageRegistry {
   }
 
   /**
-   * Languages whose command is found (absolute path or on PATH) and executable: what this runner
-   * can serve. A rustup proxy without its component is found yet fails to start (SERVER_FAILED).
+   * Languages whose command is found (absolute path or on PATH), executable, and not a rustup proxy
+   * without its component: what this runner can serve.
    */
   installed(): LanguageServerConfig[] {
+    return this.languages.filter((language) => installedExecutable(language) !== undefined);
+  }
+
+  /** Languages whose command is found, runnable or not (a sandbox binds their installations). */
+  found(): LanguageServerConfig[] {
     return this.languages.filter(
       (language) => findExecutable(language.command, language.env?.PATH ?? process.env.PATH) !== undefined,
     );

@@ -1,6 +1,6 @@
 // What each configured language server is and whether this machine can run it: for
 // `lspmesh --version` and the start-up lines of `serve`, without starting any server.
-import { findExecutable } from "../process/commandLookup.js";
+import { installedExecutable } from "../process/serverStartFailure.js";
 import { loadLanguages } from "./languageConfig.js";
 
 export interface LanguageServerSummary {
@@ -12,7 +12,7 @@ export interface LanguageServerSummary {
   args: string[];
   /** Name and version when known ("pyright 1.1.414"), else the command. */
   server: string;
-  /** The executable found (absolute path), or undefined when it is not installed. */
+  /** The executable found (absolute path), or undefined when it is not installed (or a rustup proxy without it). */
   executable: string | undefined;
   /** How to install it, when it is not. */
   install?: string;
@@ -22,7 +22,7 @@ export interface LanguageServerSummary {
 export async function languageServers(languagesFile?: string): Promise<LanguageServerSummary[]> {
   const languages = await loadLanguages(languagesFile);
   return languages.map((language) => {
-    const executable = findExecutable(language.command, language.env?.PATH ?? process.env.PATH);
+    const executable = installedExecutable(language);
     const summary: LanguageServerSummary = {
       id: language.id,
       extensions: Object.keys(language.extensions),

@@ -124,7 +124,7 @@ export class LanguageSession {
 
   /** Starts the server and completes the initialize handshake. */
   static async start(options: SessionOptions): Promise<LanguageSession> {
-    assertServerInstalled(options.language);
+    assertServerInstalled(options.language, options.root);
     const session = new LanguageSession(options);
     try {
       await session.initialize();
