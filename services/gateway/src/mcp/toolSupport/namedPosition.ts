@@ -8,7 +8,7 @@ import type { WorkspaceTarget } from "../../workspaces.js";
 import { counted, lines } from "../text.js";
 import type { ToolCall } from "../toolCall.js";
 import type { AnswerStatusOutput, PositionAt } from "./shared.js";
-import { lookupDeclarations } from "./symbolLookup.js";
+import { type DeclarationLookup, lookupDeclarations } from "./symbolLookup.js";
 
 /** Candidates listed when a name is ambiguous, at most. */
 const MAX_CANDIDATES = 20;
@@ -48,7 +48,7 @@ export async function resolveNamedPosition(
   name: string,
 ): Promise<NamedPosition> {
   const lookup = await lookupDeclarations(call, [workspace], parseNameQuery(name), {});
-  return namedPosition(name, workspace.workspace, resolveName(lookup.matches), lookup.status);
+  return namedPosition(name, workspace.workspace, resolveName(lookup.matches), lookup);
 }
 
 /** The outcome of a lookup as a position, a list of candidates, or the NOT_FOUND error. */
@@ -56,9 +56,10 @@ export function namedPosition(
   name: string,
   workspace: string,
   resolution: NameResolution,
-  status: AnswerStatusOutput,
+  lookup: Pick<DeclarationLookup, "status" | "settling">,
 ): NamedPosition {
-  if (resolution.outcome === "none") throw notFound(name, workspace, resolution.similar, status);
+  const { status } = lookup;
+  if (resolution.outcome === "none") throw notFound(name, workspace, resolution.similar, lookup);
   if (resolution.outcome === "ambiguous") {
     const { candidates } = resolution;
     const shown = candidates.slice(0, MAX_CANDIDATES).map(declarationOf);
@@ -102,15 +103,13 @@ function notFound(
   name: string,
   workspace: string,
   similar: readonly Declaration[],
-  status: AnswerStatusOutput,
+  { status, settling }: Pick<DeclarationLookup, "status" | "settling">,
 ): GatewayError {
   const names = [...new Set(similar.map((declaration) => qualifiedName(declaration)))];
   const alike = names.length > 0 ? ` (names starting so: ${names.join(", ")})` : "";
-  // Retrying helps while an index is built or a server loads; not for files the index passed over.
-  const passes = status.state !== "ready" || /being built|indexing|starting|asked .* live/.test(status.note ?? "");
   const incomplete =
     status.partial && status.note
-      ? `; the lookup is not complete (${status.note})${passes ? ", so retry shortly" : ""}`
+      ? `; the lookup is not complete (${status.note})${settling ? ", so retry shortly" : ""}`
       : "";
   return new GatewayError(
     "NOT_FOUND",

@@ -33,6 +33,12 @@ export interface DeclarationLookup {
   matches: DeclarationMatches;
   /** The symbol index as the answering "server", merged with the live answers; partial when not complete. */
   status: AnswerStatusOutput;
+  /**
+   * Whether what the lookup lacks comes with time: an index being built, workspaces or languages
+   * asked live because their index is not there yet, a server not ready. Not for files the index
+   * passed over (too large, over the cap): asking again finds no more there.
+   */
+  settling: boolean;
 }
 
 export async function lookupDeclarations(
@@ -74,7 +80,12 @@ export async function lookupDeclarations(
   if (statuses.length === 0 && gaps.length === 0) {
     Object.assign(status, { state: "ready", partial: false, server: "symbol index" });
   }
-  return { matches, status };
+  // A server that is not installed will not be there next time either.
+  const settling =
+    results.some(({ result }) => result.error?.code !== "NO_LANGUAGE_SERVER") ||
+    indexed.some(({ view }) => view.meta !== undefined && view.meta.state !== "ready") ||
+    statuses.some((each) => each.state !== "ready");
+  return { matches, status, settling };
 }
 
 /** What a workspace's index does not know yet: files still to index, files it passed over. */
