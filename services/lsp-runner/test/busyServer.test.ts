@@ -1,8 +1,11 @@
 // A language server that misses the liveness probe while it keeps a CPU busy is working through
 // something large (pyright on a 20 MB module blocks its message loop for minutes), not hung: it is
-// left to finish, its callers told it is busy, up to the policy's maxBusyMs; one that misses the
-// probe without using the CPU is hung and replaced at once. Real processes, real CPU time read
-// from /proc; the server is a small one whose hover takes as long as the hovered file says.
+// left to finish, its callers told it is busy, up to its language's (or the policy's) maxBusyMs,
+// unless file events keep arriving meanwhile; one that misses the probe without using the CPU is
+// hung and replaced at once. Real processes, real CPU time read from /proc, real file events; the
+// server is a small one whose hover takes as long as the hovered file says.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ServiceError } from "@lspmesh/grpc";
 import { waitFor } from "@lspmesh/test-kit";
@@ -15,7 +18,14 @@ const SLOW_SERVER = fileURLToPath(new URL("./support/slowServer.mjs", import.met
 const REQUEST_TIMEOUT_MS = 1_000;
 const PROBE_TIMEOUT_MS = 300;
 
-async function slowRunner(maxBusyMs: number, events: LifecycleEvent[]): Promise<FixtureRunner> {
+interface Patience {
+  /** The language's own maxBusyMs. */
+  language?: number;
+  /** The session policy's, for every language. */
+  policy?: number;
+}
+
+async function slowRunner(patience: Patience, events: LifecycleEvent[]): Promise<FixtureRunner> {
   return startFixtureRunner({
     files: { "quick.slow": "quick\n", "spin.slow": "spin 6000\n", "block.slow": "block 3000\n" },
     languages: new LanguageRegistry([
@@ -25,11 +35,12 @@ async function slowRunner(maxBusyMs: number, events: LifecycleEvent[]): Promise<
         command: process.execPath,
         args: [SLOW_SERVER],
         requestTimeoutMs: REQUEST_TIMEOUT_MS,
+        maxBusyMs: patience.language,
       },
     ]),
     sessionPolicy: {
       probeTimeoutMs: PROBE_TIMEOUT_MS,
-      maxBusyMs,
+      maxBusyMs: patience.policy,
       restart: { initialBackoffMs: 20, maxBackoffMs: 100, coolDownMs: 1_000 },
     },
     onLifecycleEvent: (event) => events.push(event),
@@ -50,11 +61,11 @@ function hover(env: FixtureRunner, file: string): Promise<string> {
 
 const failures = (events: LifecycleEvent[]) => events.filter((event) => event.kind === "failed");
 
-describe("a server left to work (maxBusyMs 30 s)", () => {
+describe("a server left to work (its language's maxBusyMs 30 s)", () => {
   const events: LifecycleEvent[] = [];
   let env: FixtureRunner;
   beforeAll(async () => {
-    env = await slowRunner(30_000, events);
+    env = await slowRunner({ language: 30_000 }, events);
   });
   afterAll(() => env?.close());
 
@@ -89,13 +100,33 @@ describe("a server left to work (maxBusyMs 30 s)", () => {
     });
     expect(after).not.toBe(before);
   });
+
+  test("busy while file events keep arriving: replaced at once, the reason says so", async () => {
+    const before = await hover(env, "quick.slow");
+    const failedBefore = failures(events).length;
+    // A writer changing files all along, as a sync service or a folder swapped in a loop does.
+    let written = 0;
+    const writer = setInterval(() => writeFileSync(join(env.dir, `churn-${written++ % 5}.txt`), `${written}\n`), 100);
+    try {
+      expect(await hover(env, "spin.slow")).toMatch(/^TIMEOUT: /);
+      const failed = await waitFor("the flooded server failed", () => failures(events)[failedBefore]);
+      expect(failed.reason).toMatch(/it has kept a CPU busy for \d+ s while file events kept arriving\)$/);
+    } finally {
+      clearInterval(writer);
+    }
+    const after = await waitFor("a new server's answer", async () => {
+      const answer = await hover(env, "quick.slow");
+      return answer.startsWith("pid") ? answer : undefined;
+    });
+    expect(after).not.toBe(before);
+  });
 });
 
-describe("a server busy for longer than maxBusyMs (1 s)", () => {
+describe("a server busy for longer than the policy's maxBusyMs (1 s, over its language's 30 s)", () => {
   const events: LifecycleEvent[] = [];
   let env: FixtureRunner;
   beforeAll(async () => {
-    env = await slowRunner(1_000, events);
+    env = await slowRunner({ language: 30_000, policy: 1_000 }, events);
   });
   afterAll(() => env?.close());
 

@@ -1,9 +1,10 @@
 import { expect, test } from "vitest";
 import { GatewayError } from "../../errors.js";
+import type { NameResolution } from "../../symbols/declarationLookup.js";
 import { namedPosition } from "./namedPosition.js";
 import type { AnswerStatusOutput } from "./shared.js";
 
-const none = { outcome: "none", similar: [] } as const;
+const none: NameResolution = { outcome: "none", similar: [] };
 
 function notFoundMessage(status: AnswerStatusOutput, settling: boolean): string {
   try {

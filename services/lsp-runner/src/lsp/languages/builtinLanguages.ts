@@ -12,6 +12,12 @@ const require = createRequire(import.meta.url);
 
 /** Heap limit of the Node-based servers (tsserver, pyright), MB. */
 const SERVER_HEAP_MB = 3072;
+/**
+ * How long tsserver and pyright may keep a CPU busy without answering before they are restarted,
+ * ms: a 20 MB Python module takes pyright ~42 s, a very large project's first load tsserver as
+ * long, and a restart would only begin the same work again (file events arriving meanwhile end it).
+ */
+const LONG_WORK_MS = 120_000;
 
 /** Preloaded into tsserver: every plugin a no-op (plain CommonJS, copied into dist by the build). */
 export const TSSERVER_PLUGIN_GUARD = runnerFile("lsp/languages/tsserverPluginGuard.cjs");
@@ -29,6 +35,7 @@ export function typescriptLanguage(): LanguageServerConfig {
     sandboxReadOnly: [TSSERVER_PLUGIN_GUARD],
     // The wrapper outlives a killed tsserver and then answers every request empty.
     watchProcessTree: true,
+    maxBusyMs: LONG_WORK_MS,
     // Its pushes cannot tell a file's complete check from a syntax-only first result.
     diagnosticsPull: "tsserverRequest",
     serverDescription: `typescript-language-server ${packageVersion("typescript-language-server")} (TypeScript ${packageVersion("typescript")})`,
@@ -141,6 +148,7 @@ export function pythonLanguage(): LanguageServerConfig {
         analysis: { autoSearchPaths: true, useLibraryCodeForTypes: true, diagnosticMode: "openFilesOnly" },
       },
     },
+    maxBusyMs: LONG_WORK_MS,
     install: "pyright is a dependency of @lspmesh/lsp-runner: run npm ci",
   };
 }

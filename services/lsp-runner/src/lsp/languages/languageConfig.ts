@@ -33,6 +33,7 @@ const languageEntrySchema = z.strictObject({
     .optional(),
   requestTimeoutMs: z.int().min(1).max(MAX_TIMEOUT_MS).optional(),
   startTimeoutMs: z.int().min(1).max(MAX_TIMEOUT_MS).optional(),
+  maxBusyMs: z.int().min(0).max(MAX_TIMEOUT_MS).optional(),
   diagnosticsSettleMs: z.int().min(0).max(60_000).optional(),
   watchProcessTree: z.boolean().optional(),
   readinessProbe: z.literal("workspaceSymbol").optional(),
@@ -185,6 +186,8 @@ function overrideLanguage(base: LanguageDefinition, entry: LanguageEntry): Langu
     env: mergeJson(base.env, entry.env) as Record<string, string> | undefined,
     requestTimeoutMs: entry.requestTimeoutMs ?? base.requestTimeoutMs,
     startTimeoutMs: entry.startTimeoutMs ?? base.startTimeoutMs,
+    // Patience is earned by the built-in server's known long work, not by another command.
+    maxBusyMs: commandChanged ? entry.maxBusyMs : (entry.maxBusyMs ?? base.maxBusyMs),
     diagnosticsSettleMs: entry.diagnosticsSettleMs ?? base.diagnosticsSettleMs,
     // Another command has another process tree: the built-in's setting does not carry over.
     watchProcessTree: commandChanged ? entry.watchProcessTree : (entry.watchProcessTree ?? base.watchProcessTree),

@@ -17,6 +17,13 @@ export interface LanguageServerConfig {
   readonly requestTimeoutMs?: number;
   /** Time allowed for `initialize` in ms (default 60 000). */
   readonly startTimeoutMs?: number;
+  /**
+   * How long the server may keep a CPU busy without answering (it missed the liveness probe while
+   * its processes used at least a tenth of a CPU) before it is restarted, ms (default 0: at once;
+   * the built-in typescript and python 120 000). Never while file events keep arriving: a server
+   * flooded by changes recovers sooner restarted.
+   */
+  readonly maxBusyMs?: number;
   /** Quiet time in ms after the last pushed diagnostics before they count as settled (default 300). */
   readonly diagnosticsSettleMs?: number;
   /**

@@ -6,7 +6,6 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from "../process/messageSizeGuard.js";
 import type { Sandbox } from "../process/sandbox.js";
 import { type ChildLimits, DEFAULT_CHILD_LIMITS } from "../process/serverLaunch.js";
 import { DEFAULT_MAX_CONSECUTIVE_TIMEOUTS, DEFAULT_PROBE_TIMEOUT_MS } from "../session/languageSession.js";
-import { DEFAULT_MAX_BUSY_MS } from "../session/sessionHealth.js";
 import { DEFAULT_RESTART_BUDGET, type RestartBudgetOptions } from "./restartBudget.js";
 
 export interface SessionPolicy {
@@ -21,10 +20,10 @@ export interface SessionPolicy {
   restartStoppedServers: boolean;
   /**
    * A server that misses the liveness probe while its processes keep a CPU busy is working (a very
-   * large file), not hung: it is left to finish for this long before it is restarted, ms (default 0:
-   * restarted at once, which recovers a tsserver flooded by file events sooner).
+   * large file), not hung: it is left to finish for this long before it is restarted, ms, for every
+   * language (default unset: each language's own maxBusyMs).
    */
-  maxBusyMs: number;
+  maxBusyMs?: number;
   /** Backoff, restart budget and cool-down for failed servers (5 restarts in 5 min, then 60 s). */
   restart: RestartBudgetOptions;
   /** A server that failed within this many ms shows `degraded` in workspace status (default 60 000). */
@@ -80,7 +79,6 @@ export const DEFAULT_SESSION_POLICY: SessionPolicy = {
   probeTimeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
   maxConsecutiveTimeouts: DEFAULT_MAX_CONSECUTIVE_TIMEOUTS,
   restartStoppedServers: true,
-  maxBusyMs: DEFAULT_MAX_BUSY_MS,
   restart: DEFAULT_RESTART_BUDGET,
   degradedAfterFailureMs: 60_000,
   idleTimeoutMs: 30 * 60_000,

@@ -278,6 +278,7 @@ export class LanguageSession {
    */
   didChangeWatchedFiles(events: readonly FileEvent[], synced?: ReadonlySet<string>): Promise<number> {
     if (events.some(changesLayout)) this.layoutEpoch++;
+    this.health.noteFileEvents();
     return this.documents.didChangeWatchedFiles(events, synced);
   }
 

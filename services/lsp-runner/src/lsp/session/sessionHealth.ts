@@ -6,7 +6,9 @@
 // stopped process in the server's tree, or with `watchProcessTree` a lost one. Any answer clears
 // the suspicion. A server that misses the probe while its tree keeps a CPU busy is working, not
 // hung — pyright parsing a 20 MB module blocks its message loop for minutes, and restarting it
-// only starts the same work again — so with a maxBusyMs policy it is left to finish that long.
+// only starts the same work again — so it is left to finish for its language's maxBusyMs, unless
+// file events kept arriving meanwhile (a folder swapped in a loop floods tsserver with reloads:
+// with patience the cross-tenant swap race took 770 s, restarted at once 388 s).
 import { ExecuteCommandRequest, InitializeRequest, ResponseError } from "vscode-languageserver-protocol";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import { groupCpuMs } from "../process/processGroups.js";
@@ -19,11 +21,9 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 /** Requests in a row that may time out while the probe still answers, before a restart (default 3). */
 export const DEFAULT_MAX_CONSECUTIVE_TIMEOUTS = 3;
 /**
- * How long a server may keep a CPU busy without answering before it is restarted, ms (default 0:
- * at once, as a hung one). Off by default: a tsserver flooded by file events (a folder swapped in a
- * loop) is busy too, and restarting it recovers sooner — the cross-tenant swap race took 770 s with
- * 5 minutes of patience against 388 s without. A policy may give a server that works through very
- * large files (pyright on a 20 MB module, ~42 s) the time it needs.
+ * How long a server may keep a CPU busy without answering before it is restarted, ms, when neither
+ * the policy nor its language says (0: at once, as a hung one). The built-in servers known to work
+ * that long on very large files (pyright on a 20 MB module, ~42 s) set their own.
  */
 export const DEFAULT_MAX_BUSY_MS = 0;
 /**
@@ -48,7 +48,7 @@ export interface HealthPolicy {
   maxConsecutiveTimeouts?: number;
   /** A stopped process in the server's tree fails the session (default true). */
   restartStoppedServers?: boolean;
-  /** How long a server missing the probe with a CPU busy is left to work, ms (default DEFAULT_MAX_BUSY_MS). */
+  /** How long a server missing the probe with a CPU busy is left to work, ms (default its language's maxBusyMs). */
   maxBusyMs?: number;
 }
 
@@ -73,6 +73,8 @@ export class SessionHealth {
   private consecutiveTimeouts = 0;
   /** Since when (ms since the epoch) the server has worked without answering, when a probe found it so. */
   private busySince: number | undefined;
+  /** When file events were last sent to the server, ms since the epoch. */
+  private fileEventsAt: number | undefined;
   private check: Promise<void> | undefined;
   private treeWatch: ProcessTreeWatch | undefined;
   /** The server's process group (its leader's pid), once it runs. */
@@ -112,6 +114,11 @@ export class SessionHealth {
     // A server that stopped answering or broke the framing will not answer `shutdown` either.
     if (stop) this.host.stopServer();
     this.host.onFailure(failure);
+  }
+
+  /** File events were sent to the server: work it did not choose, which patience must not wait out. */
+  noteFileEvents(): void {
+    this.fileEventsAt = Date.now();
   }
 
   /** Diagnostics pushed for an open document: the server's answer to didOpen/didChange. */
@@ -162,14 +169,21 @@ export class SessionHealth {
       this.consecutiveTimeouts = 0;
       this.busySince ??= Date.now() - timeoutMs - probeMs;
       const busyMs = Date.now() - this.busySince;
-      if (busyMs >= (this.host.policy.maxBusyMs ?? DEFAULT_MAX_BUSY_MS)) {
-        const reason = `stopped answering (${missed}; it has kept a CPU busy for ${Math.round(busyMs / 1000)} s without answering)`;
+      const flooded = this.fileEventsAt !== undefined && this.fileEventsAt >= this.busySince;
+      if (flooded || busyMs >= this.maxBusyMs()) {
+        const why = flooded ? "while file events kept arriving" : "without answering";
+        const reason = `stopped answering (${missed}; it has kept a CPU busy for ${Math.round(busyMs / 1000)} s ${why})`;
         this.fail({ code: "TIMEOUT", reason }, { stop: true });
       }
     } else if (this.consecutiveTimeouts >= maxTimeouts) {
       const reason = `let ${this.consecutiveTimeouts} requests in a row time out`;
       this.fail({ code: "UNAVAILABLE", reason }, { stop: true });
     }
+  }
+
+  private maxBusyMs(): number {
+    const { policy } = this.host;
+    return policy.maxBusyMs ?? policy.language.maxBusyMs ?? DEFAULT_MAX_BUSY_MS;
   }
 
   /** CPU time the server's process group has used so far, ms; undefined when it cannot be read. */

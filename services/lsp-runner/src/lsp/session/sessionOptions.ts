@@ -37,7 +37,7 @@ export interface SessionSettings {
   maxConsecutiveTimeouts?: number;
   /** A stopped process in the server's tree fails the session (default true). */
   restartStoppedServers?: boolean;
-  /** How long a server missing the liveness probe with a CPU busy is left to work, ms (default 0: restarted at once). */
+  /** How long a server missing the liveness probe with a CPU busy is left to work, ms (default the language's maxBusyMs). */
   maxBusyMs?: number;
   limits?: ChildLimits;
   parentWatchdog?: boolean;
