@@ -18,9 +18,11 @@ import {
 } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
 import { diagnosticsSettleMs } from "../lsp/languages/languageServerConfig.js";
+import type { LanguageSession } from "../lsp/session/languageSession.js";
 import { fromLspRange, toLspRange } from "../lsp/session/positionEncoding.js";
 import { isServerBreakdown } from "../lsp/session/serverErrors.js";
 import { lookupSetting } from "../lsp/session/serverRequests.js";
+import { isTsserverRefactoring, tsserverRefactorEdit } from "../lsp/session/tsserverRefactor.js";
 import type {
   AnswerStatus,
   CodeAction,
@@ -94,6 +96,9 @@ export class EditingQueries {
     for (let action of result ?? []) {
       if (isCodeAction(action) && !action.edit && action.data !== undefined && canResolve && resolvable-- > 0) {
         action = await this.engine.query(session, CodeActionResolveRequest.type, action, signal).catch(() => action);
+      }
+      if (isCodeAction(action) && !action.edit && isTsserverRefactoring(action.command) && resolvable-- > 0) {
+        action = await this.refactoringEdit(session, action, action.command, signal);
       }
       actions.push(await this.convertAction(context, action));
     }
@@ -253,6 +258,27 @@ export class EditingQueries {
     if (projects && preview.status.partial) throw partialEditRefusal(preview.status);
     await this.applier.apply(ref, edit);
     return { ...preview, applied: true };
+  }
+
+  /** A typescript-language-server refactoring with tsserver's edit in place of its command (tsserverRefactor.ts). */
+  private async refactoringEdit(
+    session: LanguageSession,
+    action: LspCodeAction,
+    command: Command,
+    signal: AbortSignal | undefined,
+  ): Promise<LspCodeAction> {
+    const { command: _run, ...rest } = action;
+    try {
+      const found = await tsserverRefactorEdit(
+        (method, params) => this.engine.query(session, method, params, signal),
+        command,
+      );
+      return "edit" in found ? { ...rest, edit: found.edit } : { ...rest, disabled: { reason: found.notApplicable } };
+    } catch (error) {
+      // tsserver refusing or failing this one refactoring leaves the others listed; a timeout does not.
+      if (!(error instanceof RunnerError) || !["INVALID_ARGUMENT", "SERVER_FAILED"].includes(error.code)) throw error;
+      return { ...rest, disabled: { reason: `tsserver could not compute its edit (${error.message})` } };
+    }
   }
 
   private async convertAction(context: DocumentContext, action: LspCodeAction | Command): Promise<CodeAction> {

@@ -68,3 +68,34 @@ test("the delta is asked only with apply_title, the deadline growing by wait_ms"
   expect(seen[1]?.options).toEqual({ write: true, extraMs: 2000 });
   expect(seen[1]?.request).toMatchObject({ applyTitle: fix.title, delta: { enabled: true, waitMs: 2000 } });
 });
+
+test("actions that cannot be applied say why, in the text and the structured answer", () => {
+  const answer = create(CodeActionsAnswerSchema, {
+    status: ready,
+    actions: [
+      { title: "Move to file", kind: "refactor.move.file", disabledReason: "Selection is not a valid statement" },
+      { title: "Run tests", kind: "", command: "_custom.runTests" },
+      {
+        title: "Extract to constant",
+        kind: "refactor.extract.constant",
+        edit: {
+          files: [
+            {
+              file: "src/a.ts",
+              edits: [{ range: { start: { line: 1, column: 1 }, end: { line: 1, column: 1 } }, newText: "x" }],
+            },
+          ],
+        },
+      },
+    ],
+  });
+  const listed = codeActionsAnswer(answer, "src/a.ts:1", undefined);
+  expect(listed.text).toContain(
+    "1. Move to file [refactor.move.file]\n   cannot be applied: Selection is not a valid statement\n2. Run tests\n   cannot be applied: it works by running the server command '_custom.runTests', which lspmesh does not run\n3. Extract to constant",
+  );
+  expect(listed.structured.actions.map((action) => action.disabled_reason)).toEqual([
+    "Selection is not a valid statement",
+    "it works by running the server command '_custom.runTests', which lspmesh does not run",
+    undefined,
+  ]);
+});

@@ -44,7 +44,13 @@ const output = z.object({
       title: z.string(),
       kind: z.string().describe("e.g. quickfix, refactor.extract.function, source.organizeImports."),
       preferred: z.boolean().describe("The server marks this as the preferred fix."),
-      edit: workspaceEditOutput.describe("What applying it changes (empty when the action runs a command)."),
+      edit: workspaceEditOutput.describe("What applying it changes (empty when it cannot be applied)."),
+      disabled_reason: z
+        .string()
+        .optional()
+        .describe(
+          "Set when the action cannot be applied here: the server's reason, or that it works by a server command lspmesh does not run.",
+        ),
     }),
   ),
   applied: z.boolean().describe("True when apply_title named an action and it was applied."),
@@ -59,14 +65,21 @@ export function codeActionsAnswer(
   applyTitle: string | undefined,
 ): ToolAnswer<z.output<typeof output>> {
   const status = statusFrom(answer.status);
-  const actions = answer.actions.map((action) => ({
-    title: action.title,
-    kind: action.kind,
-    preferred: action.preferred,
-    edit: editFrom(action.edit),
-  }));
+  const actions = answer.actions.map((action) => {
+    const out: z.output<typeof output>["actions"][number] = {
+      title: action.title,
+      kind: action.kind,
+      preferred: action.preferred,
+      edit: editFrom(action.edit),
+    };
+    const disabled = disabledReason(action);
+    if (disabled) out.disabled_reason = disabled;
+    return out;
+  });
   const described = actions.map((action, index) => {
-    const preview = editPreview(action.edit);
+    const preview = action.disabled_reason
+      ? [`cannot be applied: ${action.disabled_reason}`]
+      : editPreview(action.edit);
     return lines(
       `${index + 1}. ${action.title}${action.kind ? ` [${action.kind}]` : ""}${action.preferred ? " (preferred)" : ""}`,
       ...preview.map((line) => `   ${line}`),
@@ -89,6 +102,16 @@ export function codeActionsAnswer(
   const structured: z.output<typeof output> = { ...status, actions, applied: answer.applied };
   if (delta) structured.delta = delta;
   return { text, structured };
+}
+
+/** Why an action cannot be applied: the server's reason, or a command with no edit of its own. */
+function disabledReason(action: CodeActionsAnswer["actions"][number]): string | undefined {
+  if (action.disabledReason) return action.disabledReason;
+  const edit = action.edit;
+  const empty = !edit || (edit.operations.length === 0 && edit.files.every((file) => file.edits.length === 0));
+  if (empty && action.command)
+    return `it works by running the server command '${action.command}', which lspmesh does not run`;
+  return undefined;
 }
 
 export const codeActionsTool = defineTool({
