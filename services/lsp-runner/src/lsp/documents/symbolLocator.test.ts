@@ -86,3 +86,17 @@ describe("around a line hint, comment lines come last", () => {
     expect(locateSymbol(c, { name: "LIMIT", lineHint: 3 }, "a.c")).toEqual({ line: 2, column: 9 });
   });
 });
+
+test("without a hint, the first mention in code comes before one in a doc comment above it", () => {
+  // As cobra.go: the doc comment names the function on the line above its declaration.
+  const go = [
+    "package cobra",
+    "",
+    "// CheckErr prints the msg with the prefix 'Error:' and exits.",
+    "func CheckErr(msg interface{}) {",
+    "}",
+  ];
+  expect(locateSymbol(go, { name: "CheckErr" }, "cobra.go")).toEqual({ line: 4, column: 6 });
+  const onlyComments = ["// CheckErr is gone", "package cobra"];
+  expect(locateSymbol(onlyComments, { name: "CheckErr" }, "cobra.go")).toEqual({ line: 1, column: 4 });
+});

@@ -42,17 +42,22 @@ export function findOnLine(lineText: string, name: string): number[] {
 const COMMENT_LINE = /^\s*(\/\/|\/\*|\*(\s|\/|$)|#(\s|!|$))/;
 
 /**
- * Lines to try, nearest first: hint, hint+1, hint-1, hint+2, … (1-based, within the file). Around
- * a hint, comment lines come after the others: an agent's line a few off a declaration must not
- * land on the name in its doc comment (lodash's `* _.chunk(…)` examples above `function chunk`).
+ * Lines to try, nearest first: hint, hint+1, hint-1, hint+2, … (1-based, within the file), or every
+ * line from the top without a hint. Comment lines come after the others (except the hinted line
+ * itself): a name must not resolve to its mention in a doc comment above the declaration (lodash's
+ * `* _.chunk(…)` examples above `function chunk`, Go's `// CheckErr prints …` above `func CheckErr`),
+ * where servers find no identifier.
  */
 function candidateLines(lines: readonly string[], hint: number | undefined): number[] {
-  if (!hint) return Array.from({ length: lines.length }, (_, i) => i + 1);
+  const isComment = (line: number) => COMMENT_LINE.test(lines[line - 1] ?? "");
+  const codeFirst = (candidates: number[]) => [
+    ...candidates.filter((line) => !isComment(line)),
+    ...candidates.filter(isComment),
+  ];
+  if (!hint) return codeFirst(Array.from({ length: lines.length }, (_, i) => i + 1));
   const around: number[] = [];
   for (let d = 1; d <= SYMBOL_SEARCH_RADIUS; d++) around.push(hint + d, hint - d);
-  const inFile = around.filter((line) => line >= 1 && line <= lines.length);
-  const isComment = (line: number) => COMMENT_LINE.test(lines[line - 1] ?? "");
-  return [hint, ...inFile.filter((line) => !isComment(line)), ...inFile.filter(isComment)];
+  return [hint, ...codeFirst(around.filter((line) => line >= 1 && line <= lines.length))];
 }
 
 export function locateSymbol(lines: readonly string[], query: SymbolQuery, file: string): Position {
