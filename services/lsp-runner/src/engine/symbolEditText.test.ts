@@ -29,6 +29,32 @@ describe("replace", () => {
   });
 });
 
+describe("replace when words precede the symbol on its line", () => {
+  // gopls starts a type's range at its name, after `type`.
+  const go = "package p\n\ntype Group struct {\n\tID string\n}\n";
+  const group = { start: { line: 3, column: 6 }, end: { line: 5, column: 2 } };
+
+  test("a text repeating them replaces them too", () => {
+    expect(edited("replace", "type Group struct {\n\tName string\n}", group, go)).toBe(
+      "package p\n\ntype Group struct {\n\tName string\n}\n",
+    );
+    const indented = "class A {\n  export m() {}\n}\n";
+    expect(
+      edited(
+        "replace",
+        "export m() { return 1; }",
+        { start: { line: 2, column: 10 }, end: { line: 2, column: 16 } },
+        indented,
+      ),
+    ).toBe("class A {\n  export m() { return 1; }\n}\n");
+  });
+
+  test("a text without them keeps them", () => {
+    expect(edited("replace", "Group struct{}", group, go)).toBe("package p\n\ntype Group struct{}\n");
+    expect(edited("replace", "typed struct{}", group, go)).toBe("package p\n\ntype typed struct{}\n");
+  });
+});
+
 describe("insert", () => {
   test("before: at column 1 of the symbol's first line, a line break added", () => {
     expect(edited("insertBefore", "  // m")).toBe(

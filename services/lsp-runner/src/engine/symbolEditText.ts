@@ -3,7 +3,9 @@
 //
 // - replace: the range is replaced by the text. When the text's first line is indented and only
 //   indentation precedes the symbol on its line, the replacement starts at column 1 (the text
-//   carries its own indentation); otherwise the symbol's indentation is kept before the text.
+//   carries its own indentation); otherwise the symbol's indentation is kept before the text. When
+//   words precede the symbol on its line (`type ` before a Go type's name) and the text starts with
+//   them, they are replaced too.
 // - insertBefore: the text goes at column 1 of the symbol's first line, a line break added when it
 //   does not end with one (no indentation is added).
 // - insertAfter: the text goes after the end of the symbol's last line, on a line of its own (a
@@ -33,8 +35,19 @@ export function symbolTextEdit(
   switch (mode) {
     case "replace": {
       const before = [...(lines[start.line - 1] ?? "")].slice(0, start.column - 1).join("");
-      const fromLineStart = before.trim() === "" && /^[ \t]/.test(text);
-      return { range: { start: fromLineStart ? { line: start.line, column: 1 } : start, end }, newText: text };
+      const indented = /^[ \t]/.test(text);
+      if (before.trim() === "") {
+        return { range: { start: indented ? { line: start.line, column: 1 } : start, end }, newText: text };
+      }
+      // A text that repeats the words before the symbol on its line (gopls starts a type at its
+      // name, after `type`; a server may start a declaration after `export`) replaces them too.
+      const words = before.trim();
+      const given = text.trimStart();
+      if (given.startsWith(words) && /^\s/.test(given.slice(words.length))) {
+        const indentation = codePointLength(before) - codePointLength(before.trimStart());
+        return { range: { start: { line: start.line, column: indented ? 1 : indentation + 1 }, end }, newText: text };
+      }
+      return { range: { start, end }, newText: text };
     }
     case "insertBefore": {
       const at = { line: start.line, column: 1 };
