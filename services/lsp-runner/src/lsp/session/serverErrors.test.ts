@@ -53,6 +53,17 @@ describe("server messages keep no host paths", () => {
     );
   });
 
+  test("module paths and URLs are kept whole: they name what is missing", () => {
+    const message =
+      'go: github.com/cpuguy83/go-md2man/v2@v2.0.6: Get "https://proxy.golang.org/github.com/cpuguy83/go-md2man/v2/@v/v2.0.6.mod": dial tcp: lookup proxy.golang.org: no such host (from /root/go/pkg/mod/cache/x.lock)';
+    expect(sanitizeServerMessage(message, ROOT)).toBe(
+      'go: github.com/cpuguy83/go-md2man/v2@v2.0.6: Get "https://proxy.golang.org/github.com/cpuguy83/go-md2man/v2/@v/v2.0.6.mod": dial tcp: lookup proxy.golang.org: no such host (from …/x.lock)',
+    );
+    expect(sanitizeServerMessage('package "github.com/spf13/cobra" has errors', ROOT)).toBe(
+      'package "github.com/spf13/cobra" has errors',
+    );
+  });
+
   test("long messages are cut and blank ones named", () => {
     expect(sanitizeServerMessage("x".repeat(1000), ROOT)).toHaveLength(301);
     expect(sanitizeServerMessage("  ", ROOT)).toBe("no details given");

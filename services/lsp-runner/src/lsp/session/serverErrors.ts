@@ -89,14 +89,16 @@ export function workspaceRelativeText(text: string, root: string): string {
 }
 
 /**
- * Workspace paths relative, other absolute paths reduced to their last segment, network addresses
+ * Workspace paths relative, other absolute paths reduced to their last segment (module paths and
+ * URLs kept: a missing module must be named), network addresses
  * (the runner's resolver or proxy in a failed download, say: the operator's, not the tenant's)
  * replaced, length capped.
  */
 export function sanitizeServerMessage(message: string, root: string): string {
   let text = workspaceRelativeText(message, root);
+  // Only a path that starts one: not the slashes of a module path (github.com/a/b) or a URL.
   text = text.replace(
-    /(?:file:\/\/)?(?:\/[^\s/'"`:()[\]]+){2,}/g,
+    /(?<![\w.@:/~-])(?:file:\/\/)?(?:\/[^\s/'"`:()[\]]+){2,}/g,
     (path) => `…/${path.slice(path.lastIndexOf("/") + 1)}`,
   );
   text = text
