@@ -24,7 +24,7 @@ import { type ResolvedFile, WorkspacePaths } from "../workspace/workspacePaths.j
 import { AnswerCache, type ServerAnswer } from "./answerCache.js";
 import type { AnswerStatus, Location, PositionTarget, WorkspaceRef } from "./answers.js";
 import { recoverInterruptedEdits } from "./editJournal.js";
-import { externalName } from "./externalFiles.js";
+import { externalName, languageLibraryFolders } from "./externalFiles.js";
 import { FileLines, snippetOf } from "./fileLines.js";
 import {
   firstOpenableFile,
@@ -82,8 +82,12 @@ export class EngineContext {
   /** Per workspace root: edits a crash interrupted, rolled back or finished before first use. */
   private readonly recoveries = new Map<string, Promise<void>>();
 
+  /** Library folders the languages read, shown in answers (externalFiles.ts). */
+  private readonly libraryFolders: string[];
+
   constructor(readonly options: EngineOptions) {
     this.answers = options.answers ?? new AnswerCache();
+    this.libraryFolders = languageLibraryFolders(options.languages.languages);
   }
 
   /**
@@ -303,7 +307,10 @@ export class EngineContext {
     if (file !== undefined) return { absolute, file, external: false };
     // Outside the workspace (a symlink pointing out included): only a library of the runner or the
     // system is shown (read-only), and only by a path that is not inside the workspace.
-    const external = showExternal && paths.toWorkspacePath(absolute) === undefined ? externalName(absolute) : undefined;
+    const external =
+      showExternal && paths.toWorkspacePath(absolute) === undefined
+        ? externalName(absolute, this.libraryFolders)
+        : undefined;
     return external === undefined ? undefined : { absolute, file: external, external: true };
   }
 

@@ -1,8 +1,13 @@
 // Library files outside the workspace that answers may point into: those of the runner's own
-// installation (the TypeScript lib files, pyright's bundled typeshed) and of the system (C headers,
-// a Go or Python installation). Anything else outside the workspace — another tenant's workspace,
-// a home directory — is never shown.
+// installation (the TypeScript lib files, pyright's bundled typeshed), of the system (C headers,
+// a Go or Python installation), and the library folders the languages are configured to read (the
+// Go module cache and SDKs, rustup's toolchains and cargo's registry: their `sandboxReadOnly`, and
+// GOMODCACHE/GOROOT set in their environment). Anything else outside the workspace — another
+// tenant's workspace, a home directory — is never shown.
 import { createRequire } from "node:module";
+import { isAbsolute, sep } from "node:path";
+import type { LanguageServerConfig } from "../lsp/languages/languageServerConfig.js";
+import { homePath } from "../lsp/process/sandbox.js";
 
 const require = createRequire(import.meta.url);
 
@@ -16,11 +21,34 @@ const RUNNER_MODULES = (() => {
 /** System library folders, shown by their absolute path. */
 const SYSTEM_FOLDERS = ["/usr/include/", "/usr/lib/", "/usr/local/include/", "/usr/local/lib/", "/usr/share/"];
 
-/** How an external library file is named in answers; undefined when it must not be shown. */
-export function externalName(absolute: string): string | undefined {
+/** Environment variables of a language that name a library folder its server reads. */
+const LIBRARY_VARIABLES = ["GOMODCACHE", "GOROOT"];
+
+/** The library folders the languages read beyond the system's, absolute, each ending with a slash. */
+export function languageLibraryFolders(languages: readonly LanguageServerConfig[]): string[] {
+  const folders = new Set<string>();
+  for (const language of languages) {
+    const configured = [
+      ...(language.sandboxReadOnly ?? []),
+      ...LIBRARY_VARIABLES.map((name) => language.env?.[name] ?? ""),
+    ];
+    for (const path of configured.map(homePath)) {
+      // The root itself, or a folder with less than two levels, would show too much.
+      if (isAbsolute(path) && path.split(sep).filter(Boolean).length >= 2) folders.add(path.replace(/\/*$/, "/"));
+    }
+  }
+  return [...folders];
+}
+
+/**
+ * How an external library file is named in answers; undefined when it must not be shown.
+ * `libraries`: the languages' own library folders (languageLibraryFolders), shown by absolute path.
+ */
+export function externalName(absolute: string, libraries: readonly string[] = []): string | undefined {
   if (absolute.includes("/../")) return undefined;
   if (RUNNER_MODULES && absolute.startsWith(RUNNER_MODULES)) {
     return `node_modules/${absolute.slice(RUNNER_MODULES.length)}`;
   }
-  return SYSTEM_FOLDERS.some((folder) => absolute.startsWith(folder)) ? absolute : undefined;
+  const shown = (folder: string) => absolute.startsWith(folder);
+  return SYSTEM_FOLDERS.some(shown) || libraries.some(shown) ? absolute : undefined;
 }

@@ -88,12 +88,17 @@ export function installationPaths(server: SandboxedServer): string[] {
   add(process.execPath);
   for (const arg of server.args) if (isAbsolute(arg)) add(arg);
   for (const extra of server.readOnly ?? []) {
-    const path = extra.startsWith("~/") ? join(homedir(), extra.slice(2)) : extra;
+    const path = homePath(extra);
     if (isAbsolute(path) && existsSync(path)) found.add(path);
   }
   // A folder inside another one already bound adds nothing.
   const sorted = [...found].sort((a, b) => a.length - b.length);
   return sorted.filter((path, i) => !sorted.slice(0, i).some((outer) => path.startsWith(outer + sep)));
+}
+
+/** A configured path with `~/` standing for the runner's home folder. */
+export function homePath(path: string): string {
+  return path.startsWith("~/") ? join(homedir(), path.slice(2)) : path;
 }
 
 /** The node_modules folder a file is installed in, else the file's own folder. */
