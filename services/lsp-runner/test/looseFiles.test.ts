@@ -63,6 +63,15 @@ test.runIf(isFaultsTier())("cold: the first rename in lib/, applied, changes the
   expect(env.read("lib/app.js")).toContain("utils.entityTag(body)");
 });
 
+test("cold: moving a file of lib/ updates the requires in tests that lib/ never imports, complete", async () => {
+  const answer = await env.client.renameFile({ workspace: ws, file: "lib/utils.js", newFile: "lib/util2.js" });
+  const edits = answer.edit!.files.flatMap((file) =>
+    file.edits.map((edit) => `${file.file}:${edit.range?.start?.line} ${edit.newText}`),
+  );
+  expect(edits.sort()).toEqual(["lib/app.js:1 ./util2", "test/app.js:1 ../lib/util2", "test/utils.js:2 ../lib/util2"]);
+  expect(answer.status?.partial).toBe(false);
+});
+
 test("a loose file's diagnostics are as when it is opened alone: JavaScript is not type-checked", async () => {
   const answer = await env.client.diagnostics({ workspace: ws, files: ["lib/app.js"], waitMs: 20_000 });
   const file = answer.files[0]!;

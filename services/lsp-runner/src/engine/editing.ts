@@ -215,6 +215,9 @@ export class EditingQueries {
       );
     }
     const target = await context.paths.resolveNewFile(newFile);
+    // Importers are found in every project the server has loaded (tsserver): load them all first,
+    // files outside every tsconfig/jsconfig included, or a move would leave their imports broken.
+    const projects = await this.engine.loadProjects(context);
     const result = await this.engine.query(
       session,
       WillRenameFilesRequest.type,
@@ -225,7 +228,7 @@ export class EditingQueries {
     );
     const edit = await fromLspWorkspaceEdit(context.paths, session, result);
     edit.operations.push({ kind: "rename", file: context.file.path, newFile: target.path });
-    return this.finish(ref, context, edit, apply);
+    return this.finish(ref, context, edit, apply, undefined, projects);
   }
 
   /** Applies a caller's edit (e.g. a preview from before) and syncs the servers. */
