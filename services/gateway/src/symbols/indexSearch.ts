@@ -38,7 +38,11 @@ export interface IndexSearchResult {
   textTotal: number;
   /** Matches per workspace (declarations and text matches). */
   counts: Map<string, number>;
-  /** Per workspace, the languages with text matches (files indexed as words: declarations there unknown). */
+  /**
+   * Per workspace, the languages of files indexed as words that have a word the query matches as a
+   * language server would (its characters in order, as workspace/symbol matches): declarations
+   * there are unknown, whether or not the word is shown as a text match.
+   */
   textLanguages: Map<string, Set<string>>;
 }
 
@@ -67,11 +71,13 @@ export function searchIndexes(
   const textHits: IndexHit[] = [];
   const counts = new Map<string, number>();
   const allowed = fileFilter(filters);
+  const textLanguages = new Map<string, Set<string>>();
   let total = 0;
   for (const { workspace, view } of views) {
     const flat = flatIndexOf(view);
     const { masks, lower } = flat;
     let count = 0;
+    const undecided = new Set<string>();
     for (let i = 0; i < masks.length; i++) {
       if ((masks[i]! & queryMask) !== queryMask) continue; // a character of the query is missing
       const name = lower[i]!;
@@ -81,6 +87,7 @@ export function searchIndexes(
       const position = flat.position[i]!;
       const symbol = file.entry.symbols[position]!;
       if (file.entry.source === "text") {
+        undecided.add(file.entry.language);
         if (filters.kinds || filters.exportedOnly) continue;
         const match = matchWord(symbol.name, name, query, lowerQuery);
         if (match === -1) continue;
@@ -98,6 +105,7 @@ export function searchIndexes(
       bucket.positions.push(position);
     }
     counts.set(workspace, count);
+    if (undecided.size > 0) textLanguages.set(workspace, undecided);
   }
   const symbols: IndexHit[] = [];
   const collect = () => {
@@ -118,12 +126,6 @@ export function searchIndexes(
       bucket.positions.push(position);
     }
     collect();
-  }
-  const textLanguages = new Map<string, Set<string>>();
-  for (const hit of textHits) {
-    const languages = textLanguages.get(hit.workspace) ?? new Set<string>();
-    languages.add(hit.language);
-    textLanguages.set(hit.workspace, languages);
   }
   const textMatches = textHits.sort((a, b) => a.match - b.match || compareWithinBucket(a, b)).slice(0, limit);
   return { symbols, total, textMatches, textTotal: textHits.length, counts, textLanguages };

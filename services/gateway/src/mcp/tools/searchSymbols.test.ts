@@ -197,6 +197,21 @@ test("text matches are listed apart, never among the declarations", () => {
   expect(structured.partial).toBe(true);
 });
 
+test("a word that matches only as a server would (its characters in order) leaves the workspace partial, with no text match", () => {
+  const click = {
+    files: { "src/click/globals.py": [declared("get_current_context", "text", false)] },
+    source: "text" as const,
+  };
+  const { structured, text } = searchAnswer(parts({ query: "gcc", indexed: indexes({ click }) }));
+  expect(structured.text_matches).toEqual([]);
+  expect(structured.partial).toBe(true);
+  expect(structured.workspaces[0]).toMatchObject({ outcome: "partial" });
+  expect(structured.workspaces[0]?.message).toMatch(
+    /^its lua files are indexed as words until their server runs: declarations there are not known yet/,
+  );
+  expect(text).toMatch(/^No symbols matching "gcc" found so far; some workspaces are not complete/);
+});
+
 test("a workspace whose words do not match is complete, and files a server failed on or too large make it partial", () => {
   const scripts = { files: { "tools/build.lua": [declared("Other", "text", false)] }, source: "text" as const };
   const { structured } = searchAnswer(parts({ indexed: indexes({ scripts }) }));

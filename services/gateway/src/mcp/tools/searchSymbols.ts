@@ -247,7 +247,7 @@ function indexedOutcome(
     if (textLanguages.size > 0) {
       const languages = [...textLanguages].sort().join(", ");
       unknown.push(
-        `its ${languages} files are indexed as words until their server runs: the text matches there may be declarations (find_symbol asks the server live)`,
+        `its ${languages} files are indexed as words until their server runs: declarations there are not known yet (close word matches are listed as text matches; find_symbol asks the server live)`,
       );
     }
     const passedOver = unindexedFiles(meta);
