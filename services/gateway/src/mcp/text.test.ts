@@ -70,6 +70,12 @@ describe("answers from a server that is not ready", () => {
     expect(statusHeader(ready)).toBeUndefined();
   });
 
+  test("a complete answer about a file's own content from a server not ready gets no 'partial' header", () => {
+    // gopls that cannot load the workspace still outlines a file: partial false, and the text agrees.
+    expect(statusHeader({ ...ready, state: "degraded" })).toBeUndefined();
+    expect(answerText({ ...ready, state: "degraded" }, true, "none", "func main")).toBe("func main");
+  });
+
   test("an empty answer from a ready server says there is nothing", () => {
     expect(emptyAnswerText(ready, "No definition found.")).toBe("No definition found.");
   });

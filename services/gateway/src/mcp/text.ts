@@ -46,9 +46,13 @@ export function isNotReady(status: AnswerStatusOutput): boolean {
   return status.partial || status.state !== "ready";
 }
 
-/** First line for a non-empty answer from a server that is not ready; undefined otherwise. */
+/**
+ * First line for a partial non-empty answer; undefined otherwise. A server not ready may still
+ * answer completely about one file's own content (its outline on a degraded or indexing server:
+ * partial false): results it gave are then not called incomplete, as `partial` says.
+ */
 export function statusHeader(status: AnswerStatusOutput): string | undefined {
-  if (!isNotReady(status)) return undefined;
+  if (!status.partial) return undefined;
   // A ready server's partial answer has a reason that waiting does not fix (a cap, skipped files).
   if (status.state === "ready" && status.note) return `Partial answer, results may be incomplete: ${status.note}.`;
   return `Partial answer: ${serverName(status)} ${STATE_PHRASES[status.state]}, so results may be incomplete; ${RETRY_ADVICE[status.state]} for more.${noteSuffix(status)}`;
@@ -86,7 +90,7 @@ export function answerText(
 ): string {
   if (!found) return emptyAnswerText(status, none);
   // A complete answer may still say something (results outside the workspace withheld): said last.
-  const aside = !isNotReady(status) && status.note ? `Note: ${status.note}.` : undefined;
+  const aside = !status.partial && status.note ? `Note: ${status.note}.` : undefined;
   return lines(statusHeader(status), ...results, aside);
 }
 
