@@ -51,6 +51,26 @@ describe("finding declarations by name", () => {
     ]);
   });
 
+  test("a name with dots of its own matches a dotted query only whole, never as a prefix", () => {
+    // tsserver names callbacks by the call they are passed to: `route.dispatch() callback`.
+    const callbacks = tenantIndex({
+      default: {
+        "test/Route.js": [indexed("route.dispatch() callback", "function", 39, { container: "it('…') callback" })],
+        "lib/handlers.js": [indexed("exports.handler", "function", 3)],
+      },
+    });
+    const found = (name: string) =>
+      described(
+        findIndexedDeclarations(
+          [...callbacks.workspaces].map(([workspace, view]) => ({ workspace, view })),
+          parseNameQuery(name),
+          {},
+        ),
+      );
+    expect(found("Route.dispatch")).toEqual([]);
+    expect(found("exports.handler")).toEqual(["0 .exports.handler lib/handlers.js"]);
+  });
+
   test("a name path matches the container; an outer container is checked in the same file", () => {
     expect(described(find("Greeter.greet"))).toEqual([
       "0 Greeter.greet src/greeter.ts",

@@ -192,10 +192,12 @@ function nameMatcher(query: NameQuery): NameMatcher {
   }
   const inner = containers.at(-1)!;
   return {
-    // A name with dots of its own (rare) matches as a whole too.
+    // A name with dots of its own matches as a whole too, but only whole (`exports.handler`): a
+    // prefix would take tsserver's callbacks (`route.dispatch() callback`) for `Route.dispatch`.
     mayMatch: (lower) => lower.startsWith(lowerName) || lower.startsWith(lowerWhole),
     match(symbol, lower, fileSymbols) {
-      const asWhole = byWhole(symbol, lower);
+      const whole = byWhole(symbol, lower);
+      const asWhole = whole !== undefined && whole <= MATCH.exactIgnoringCase ? whole : undefined;
       const container = symbol.container;
       if (container === undefined || container.toLowerCase() !== inner.toLowerCase()) return asWhole;
       if (!outerContainersHold(containers, fileSymbols)) return asWhole;
