@@ -21,6 +21,17 @@ describe("search_symbols ranking", () => {
     expect(matchClass(name, query)).toBe(expected);
   });
 
+  test("a name qualified by its receiver (gopls: Command.ExecuteC) matches as its own last part", () => {
+    expect(matchClass("Command.ExecuteC", "ExecuteC")).toBe(0);
+    expect(matchClass("Command.ExecuteContext", "ExecuteC")).toBe(2);
+    expect(matchClass("Command.ExecuteC", "Command.ExecuteC")).toBe(0);
+    const ranked = rankSymbols(
+      [symbol("executeCommand"), symbol("ExecuteContextC"), symbol("Command.ExecuteC", "method")],
+      "ExecuteC",
+    ).map((s) => s.name);
+    expect(ranked[0]).toBe("Command.ExecuteC");
+  });
+
   test("exact > prefix > substring > fuzzy, whatever the kind", () => {
     const ranked = rankSymbols(
       [

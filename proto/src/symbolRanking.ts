@@ -19,8 +19,17 @@ export interface RankedSymbol {
   location: { file: string; line: number; column: number };
 }
 
-/** 0 = exact … 6 = no visible match (servers match more loosely than we can see). */
+/**
+ * 0 = exact … 6 = no visible match (servers match more loosely than we can see). A name qualified
+ * by its receiver or container (gopls: `Command.ExecuteC`) matches as well as its own last part.
+ */
 export function matchClass(name: string, query: string): number {
+  const dot = name.lastIndexOf(".");
+  const own = dot > 0 && !query.includes(".") ? plainMatchClass(name.slice(dot + 1), query) : 6;
+  return Math.min(own, plainMatchClass(name, query));
+}
+
+function plainMatchClass(name: string, query: string): number {
   if (name === query) return 0;
   const lowerName = name.toLowerCase();
   const lowerQuery = query.toLowerCase();
