@@ -64,6 +64,9 @@ describe("assistance", () => {
     const inner = await client.signatureHelp({ workspace: ws, at: at("src/main.ts", 5, 54) });
     expect(inner.signatures).toEqual(["Square(side: number): Square"]);
     expect(inner.activeParameterLabel).toBe("side: number");
+    // Inside `正方形.area()`: a signature without parameters has no active one.
+    const none = await client.signatureHelp({ workspace: ws, at: at("src/main.ts", 6, 57) });
+    expect(none).toMatchObject({ signatures: ["area(): number"], activeParameter: -1, activeParameterLabel: "" });
   });
 
   test("inlay hints for a range land at exact code-point columns", async () => {

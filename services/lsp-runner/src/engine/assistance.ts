@@ -115,7 +115,9 @@ export class AssistanceQueries {
     const activeSignature =
       signatures.length === 0 ? -1 : Math.min(result?.activeSignature ?? 0, signatures.length - 1);
     const active = signatures[activeSignature];
-    const activeParameter = active?.activeParameter ?? result?.activeParameter ?? 0;
+    const given = active?.activeParameter ?? result?.activeParameter ?? 0;
+    // -1 when the signature has no such parameter (gopls says 0 for a call of a function without any).
+    const activeParameter = given >= 0 && given < (active?.parameters?.length ?? 0) ? given : -1;
     const parameter = active?.parameters?.[activeParameter];
     let activeParameterLabel = "";
     if (active && parameter) {
