@@ -435,11 +435,19 @@ export class EngineContext {
     if (found.notLoaded > 0) notes.push(`${found.notLoaded} more project(s) not loaded (the limit is ${MAX_PROJECTS})`);
     const loose = await this.loadLooseFiles(context, found.looseFiles, found.looseNotLoaded);
     notes.push(...loose.notes);
+    const left = found.outsideInclude;
+    if (left) {
+      const some = left.outside.slice(0, 3).join(", ");
+      notes.push(
+        `${context.session.serverName} searches only the files its ${left.config} includes (${left.settings.join("; ")}) and those open: ${left.outside.length} file(s) left out (${some}${left.outside.length > 3 ? ", …" : ""}) were not searched; include them there to search them`,
+      );
+    }
     if (skipped.length > 0) {
       const listed = skipped.slice(0, 3).map((skip) => `${skip.file} (${skip.reason})`);
       notes.push(`skipped ${skipped.length} file(s): ${listed.join(", ")}${skipped.length > 3 ? ", …" : ""}`);
     }
-    return { notes, incomplete: found.notLoaded > 0 || loose.incomplete, anchorUris: opened };
+    const incomplete = found.notLoaded > 0 || loose.incomplete || left !== undefined;
+    return { notes, incomplete, anchorUris: opened };
   }
 
   /**

@@ -9,7 +9,9 @@
 // cannot be given (too large, binary) are never anchors: they are skipped and reported.
 import { open, stat } from "node:fs/promises";
 import { join, posix } from "node:path";
+import { parseJsonc } from "../lsp/languages/jsonc.js";
 import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
+import { outsidePyrightInclude, type PyrightInclude } from "../lsp/languages/pyrightInclude.js";
 import { globToRegExp } from "../lsp/session/globPattern.js";
 import { readRegularFile } from "../workspace/metadata.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
@@ -50,6 +52,8 @@ export interface ProjectAnchors {
   looseNotLoaded: number;
   /** Every project found (the files outside every project as one more), by the files it includes. */
   projects: ProjectGroup[];
+  /** pyright's configured `include` and the source files it leaves out (pyrightInclude.ts), if any. */
+  outsideInclude?: PyrightInclude;
 }
 
 /** One project's source files: those no other project includes, and those it shares. */
@@ -116,6 +120,7 @@ export async function projectAnchors(
   const looseFiles =
     projectNames.length > 0 ? await withinSize(root, loose.slice(0, MAX_LOOSE_FILES), maxFileBytes) : [];
   const looseNotLoaded = projectNames.length > 0 ? Math.max(0, loose.length - MAX_LOOSE_FILES) : 0;
+  const outsideInclude = language.includeConfig === "pyright" ? await outsidePyrightInclude(root, sources) : undefined;
   return {
     anchors,
     notLoaded: Math.max(0, found - MAX_PROJECTS),
@@ -123,6 +128,7 @@ export async function projectAnchors(
     looseFiles,
     looseNotLoaded,
     projects: foundProjects,
+    ...(outsideInclude ? { outsideInclude } : {}),
   };
 }
 
@@ -252,33 +258,10 @@ function typescriptFirst(files: readonly string[]): string[] {
 /** tsconfig.json allows comments and trailing commas; undefined when unreadable. */
 async function readJsonc(path: string): Promise<Record<string, unknown> | undefined> {
   try {
-    const text = (await readRegularFile(path)).toString("utf8");
-    return JSON.parse(withoutComments(text).replace(/,(\s*[}\]])/g, "$1")) as Record<string, unknown>;
+    return parseJsonc((await readRegularFile(path)).toString("utf8"));
   } catch {
     return undefined;
   }
-}
-
-/** The text without // and /* *\/ comments, leaving strings ("src/**\/*") alone. */
-function withoutComments(text: string): string {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (char === '"') {
-      const start = i;
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
-      out += text.slice(start, i + 1);
-    } else if (char === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-      out += "\n";
-    } else if (char === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = end < 0 ? text.length : end + 1;
-    } else {
-      out += char;
-    }
-  }
-  return out;
 }
 
 /** Why a file cannot be given to a server, or undefined when it can. */

@@ -148,6 +148,7 @@ export function pythonLanguage(): LanguageServerConfig {
         analysis: { autoSearchPaths: true, useLibraryCodeForTypes: true, diagnosticMode: "openFilesOnly" },
       },
     },
+    includeConfig: "pyright",
     maxBusyMs: LONG_WORK_MS,
     install: "pyright is a dependency of @lspmesh/lsp-runner: run npm ci",
   };

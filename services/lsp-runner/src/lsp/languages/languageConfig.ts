@@ -192,6 +192,7 @@ function overrideLanguage(base: LanguageDefinition, entry: LanguageEntry): Langu
     // Another command has another process tree: the built-in's setting does not carry over.
     watchProcessTree: commandChanged ? entry.watchProcessTree : (entry.watchProcessTree ?? base.watchProcessTree),
     readinessProbe: commandChanged ? entry.readinessProbe : (entry.readinessProbe ?? base.readinessProbe),
+    includeConfig: commandChanged ? undefined : base.includeConfig,
     indexProgress: commandChanged ? undefined : indexProgressFor(base.indexProgress, entry.args),
     diagnosticsPull: commandChanged ? entry.diagnosticsPull : (entry.diagnosticsPull ?? base.diagnosticsPull),
     workspaceSymbolLimit: commandChanged

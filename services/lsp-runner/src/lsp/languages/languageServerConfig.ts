@@ -45,6 +45,12 @@ export interface LanguageServerConfig {
    */
   readonly readinessProbe?: "workspaceSymbol";
   /**
+   * Where the server reads which workspace files are its project's: "pyright" (`include` of
+   * pyrightconfig.json or pyproject.toml's [tool.pyright]). Files outside are searched only while
+   * open, so workspace-wide answers say which are left out (engine/pyrightInclude.ts). Built-in only.
+   */
+  readonly includeConfig?: "pyright";
+  /**
    * A server that indexes the whole project in the background and says so only once it starts
    * (clangd: work-done progress titled "indexing", begun some time after the first file opens,
    * later still on a busy machine): until one such progress has begun and ended, the session

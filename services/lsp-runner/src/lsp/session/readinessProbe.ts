@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { WorkspaceSymbolRequest } from "vscode-languageserver-protocol";
 import { readRegularFile } from "../../workspace/metadata.js";
 import { listSourceFiles } from "../../workspace/sourceFiles.js";
+import { outsidePyrightInclude } from "../languages/pyrightInclude.js";
 
 /** How long the probe keeps asking before the server counts as ready anyway, in ms (default 60 000). */
 export const DEFAULT_READINESS_TIMEOUT_MS = 60_000;
@@ -15,14 +16,27 @@ export const DEFAULT_READINESS_TIMEOUT_MS = 60_000;
 const PROBE_INTERVAL_MS = 250;
 /** Files read while looking for a declared name. */
 const FILES_READ = 50;
+/** Files listed to find those pyright includes among (its `include` may leave the first ones out). */
+const FILES_LISTED = 5_000;
 
 /** A declaration keyword followed by the declared name (Python, and most languages alike). */
 const DECLARATION =
   /^[ \t]*(?:export[ \t]+)?(?:async[ \t]+)?(?:def|class|function|func|fn|struct|interface|enum)[ \t]+([A-Za-z][A-Za-z0-9_]{2,})/m;
 
-/** A name declared in one of the workspace's files of these extensions; undefined when none is found. */
-export async function declaredName(root: string, extensions: readonly string[]): Promise<string | undefined> {
-  const { files } = await listSourceFiles(root, new Set(extensions), FILES_READ);
+/**
+ * A name declared in one of the workspace's files of these extensions; undefined when none is found.
+ * With pyright's configuration, only files it includes: it never lists the others' symbols, and a
+ * name from tests/ outside `include` kept the probe asking until its timeout.
+ */
+export async function declaredName(
+  root: string,
+  extensions: readonly string[],
+  includeConfig?: "pyright",
+): Promise<string | undefined> {
+  const pyright = includeConfig === "pyright";
+  const { files: listed } = await listSourceFiles(root, new Set(extensions), pyright ? FILES_LISTED : FILES_READ);
+  const leftOut = new Set(pyright ? ((await outsidePyrightInclude(root, listed))?.outside ?? []) : []);
+  const files = listed.filter((file) => !leftOut.has(file)).slice(0, FILES_READ);
   for (const file of files) {
     const text = await readRegularFile(join(root, file)).then(
       (bytes) => bytes.toString("utf8"),

@@ -204,7 +204,7 @@ export class ServerLoading {
       isAlive: () => this.host.isAlive(),
     };
     void (async () => {
-      const name = await declaredName(options.root, Object.keys(language.extensions));
+      const name = await declaredName(options.root, Object.keys(language.extensions), language.includeConfig);
       if (!name) return;
       const found = await probeUntilFound(target, name, timeoutMs);
       if (!found && target.isAlive())
