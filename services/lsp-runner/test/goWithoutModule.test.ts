@@ -6,7 +6,7 @@ import { ServerState } from "@lspmesh/proto";
 import { needs, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { goLanguage, LanguageRegistry } from "./runnerInternals.js";
-import { symbol } from "./support/calls.js";
+import { failure, symbol } from "./support/calls.js";
 import { type FixtureRunner, startFixtureRunner, ws } from "./support/fixtureRunner.js";
 
 const FILES: Record<string, string> = {
@@ -44,5 +44,13 @@ describe.skipIf(!needs("gopls", "goWithoutModule"))("gopls that cannot load the 
       /^the go server reports "Error loading workspace: .+": answers may be incomplete$/,
     );
     expect(references.status?.note).not.toContain("indexing");
+  });
+
+  test("a request it fails names the load error it shows: the reason it could not answer", async () => {
+    const error = await failure(env.client.findDefinition({ workspace: ws, at: symbol("b/main.go", "Greet", 6) }));
+    expect(error.lspmeshCode).toBe("SERVER_FAILED");
+    expect(error.details).toMatch(
+      /\(the go server reports "Error loading workspace: .+": answers may be incomplete\)$/,
+    );
   });
 });

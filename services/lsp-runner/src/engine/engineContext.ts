@@ -127,7 +127,9 @@ export class EngineContext {
   ): Promise<ServerAnswer<R>> {
     const idleFirst = await session.waitUntilIdle(READY_WAIT_MS, signal);
     let askedWhileReady = session.state === "ready";
-    const answer = await session.request<R>(method, params, signal);
+    const answer = await session.request<R>(method, params, signal).catch((error: unknown) => {
+      throw withShownFailure(session, error);
+    });
     // "Nothing" from a server that lost part of itself is not an answer (checkProcessTree throws).
     if (isEmptyAnswer(answer)) await session.checkProcessTree();
     if (session.state !== "indexing") return { value: answer, askedWhileReady };
@@ -580,4 +582,14 @@ export interface ProjectLoad {
   incomplete?: boolean;
   /** Documents opened to load the other projects (not the one asked about). */
   anchorUris?: string[];
+}
+
+/**
+ * A server's refusal or failure, with the failure it shows (gopls: "Error loading workspace: …")
+ * when it shows one: that is usually why it could not answer.
+ */
+function withShownFailure(session: LanguageSession, error: unknown): unknown {
+  if (!(error instanceof RunnerError) || !["SERVER_FAILED", "UNSUPPORTED"].includes(error.code)) return error;
+  const note = session.progress.failure ? session.incompleteNote : undefined;
+  return note ? new RunnerError(error.code, `${error.message} (${note})`, { cause: error.cause }) : error;
 }

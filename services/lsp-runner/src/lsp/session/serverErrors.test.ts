@@ -86,3 +86,16 @@ test("a refusal in a server's own breakdown words is the server failing, not the
   );
   expect(refused).toMatchObject({ code: "INVALID_ARGUMENT" });
 });
+
+test("gopls without a package for the file: UNSUPPORTED saying why and that retrying will not help", () => {
+  const error = serverAnswerError(
+    "go",
+    "textDocument/definition",
+    { code: ErrorCodes.InternalError, message: `no package metadata for file file://${ROOT}/command.go` },
+    ROOT,
+  );
+  expect(error.code).toBe("UNSUPPORTED");
+  expect(error.message).toBe(
+    "the go language server has no package holding this file (no package metadata for file command.go), so it cannot answer textDocument/definition there: its module did not load (workspace_status names the server's error: a missing dependency, a go.mod it cannot read), or build constraints (//go:build, a _windows.go name) leave the file out; retrying will not help until that is fixed",
+  );
+});

@@ -26,6 +26,9 @@ export function isServerBreakdown(message: string): boolean {
   return BREAKDOWN.test(message);
 }
 
+/** gopls has loaded no package holding the file: its module did not load, or build tags leave it out. */
+const NO_PACKAGE = /no package metadata for file|no packages? (?:found )?for (?:open )?file/i;
+
 /** Asking again may succeed; a server that cancelled says so itself (`retriggerRequest`). */
 export function isRetryable(error: { code: number; data?: unknown }): boolean {
   if (!RETRYABLE.has(error.code)) return false;
@@ -43,6 +46,13 @@ export function serverAnswerError(
   const { code } = error;
   const said = sanitizeServerMessage(error.message, root);
   const cause = { cause: error };
+  if (NO_PACKAGE.test(error.message)) {
+    return new RunnerError(
+      "UNSUPPORTED",
+      `the ${language} language server has no package holding this file (${said}), so it cannot answer ${method} there: its module did not load (workspace_status names the server's error: a missing dependency, a go.mod it cannot read), or build constraints (//go:build, a _windows.go name) leave the file out; retrying will not help until that is fixed`,
+      cause,
+    );
+  }
   switch (code) {
     case ErrorCodes.ServerNotInitialized:
       return new RunnerError(
