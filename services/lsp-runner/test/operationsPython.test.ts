@@ -64,6 +64,21 @@ describe.skipIf(!languages.get("python"))("python operations (pyright)", () => {
     ]);
   });
 
+  test("outgoing calls into the standard library are left out and counted as such, not as withheld", async () => {
+    const answer = await client.callHierarchy({
+      workspace: ws,
+      at: symbol("src/geometry.py", "total_area", 21),
+      direction: HierarchyRequest_Direction.OUTGOING,
+      depth: 1,
+    });
+    // `sum` and the like are typeshed's (pyright's bundled stubs): left out; `measure` is the workspace's.
+    expect(answer.root?.children.map((c) => c.name)).toEqual(["measure"]);
+    expect(answer.status?.partial).toBe(false);
+    expect(answer.status?.note).toMatch(
+      /^\d+ items? in libraries outside the workspace left out \(hierarchies show the workspace's own code\)$/,
+    );
+  });
+
   test("a call pyright reaches twice (a static method called through self) is one call site", async () => {
     writeFileSync(
       join(env.dir, "src/padding.py"),

@@ -82,12 +82,16 @@ export class EngineContext {
   /** Per workspace root: edits a crash interrupted, rolled back or finished before first use. */
   private readonly recoveries = new Map<string, Promise<void>>();
 
-  /** Library folders the languages read, shown in answers (externalFiles.ts). */
-  private readonly libraryFolders: string[];
+  /** Library folders the languages read, shown in answers (externalFiles.ts); found on first use. */
+  private libraryFoldersFound: string[] | undefined;
 
   constructor(readonly options: EngineOptions) {
     this.answers = options.answers ?? new AnswerCache();
-    this.libraryFolders = languageLibraryFolders(options.languages.languages);
+  }
+
+  private get libraryFolders(): string[] {
+    this.libraryFoldersFound ??= languageLibraryFolders(this.options.languages.languages);
+    return this.libraryFoldersFound;
   }
 
   /**

@@ -36,7 +36,10 @@ interface Child {
 class Walk {
   readonly lines: FileLines;
   nodes = 0;
+  /** Items outside the workspace that may not be shown (counted as withheld). */
   omitted = 0;
+  /** Items in libraries outside the workspace (the standard library's stubs): left out, said so. */
+  libraries = 0;
   truncated = false;
 
   constructor(
@@ -49,11 +52,13 @@ class Walk {
 
   async node(item: Item): Promise<HierarchyNode | undefined> {
     const { paths, session } = this.context;
-    const location = await this.engine.convertLocation(paths, this.lines, session, item.uri, item.selectionRange, {
-      external: false,
-    });
+    const location = await this.engine.convertLocation(paths, this.lines, session, item.uri, item.selectionRange);
     if (!location) {
       this.omitted++;
+      return undefined;
+    }
+    if (location.external) {
+      this.libraries++;
       return undefined;
     }
     this.nodes++;
@@ -212,6 +217,10 @@ export class HierarchyQueries {
       { root },
       { empty: !root, resolved: at.symbol ? resolved : undefined, omitted: walk.omitted, projects },
     );
+    if (walk.libraries > 0) {
+      const left = `${walk.libraries} item${walk.libraries === 1 ? "" : "s"} in libraries outside the workspace left out (hierarchies show the workspace's own code)`;
+      answer.status.note = [answer.status.note, left].filter(Boolean).join("; ");
+    }
     if (walk.truncated) {
       answer.status.partial = true;
       answer.status.note = [`stopped at ${MAX_NODES} nodes; ask for less depth`, answer.status.note]

@@ -128,6 +128,17 @@ test("hierarchies nest with kinds, locations and call sites", () => {
     "type",
   );
   expect(leaf.text).toBe("No subtypes for x (src/main.ts:5:21).");
+  const libraries = "4 items in libraries outside the workspace left out (hierarchies show the workspace's own code)";
+  const onlyLibraries = hierarchyAnswer(
+    create(HierarchyAnswerSchema, {
+      status: { ...ready, note: libraries },
+      root: { name: "get_current_context", kind: SymbolKind.FUNCTION },
+    }),
+    at,
+    "outgoing",
+    "call",
+  );
+  expect(onlyLibraries.text).toBe(`No outgoing for get_current_context (src/main.ts:5:21).\nNote: ${libraries}.`);
   expect(hierarchyAnswer(create(HierarchyAnswerSchema, { status: ready }), at, "incoming", "call").text).toBe(
     "No symbol with a call hierarchy at src/main.ts:5:21.",
   );

@@ -76,14 +76,17 @@ export function hierarchyAnswer(
   const target = describeTarget(at, status);
   const structured: z.output<typeof output> = { ...status, direction };
   if (root) structured.root = root;
+  // A complete answer may still say something (items in libraries left out): said last.
+  const aside = !status.partial && status.note ? `Note: ${status.note}.` : undefined;
   const text = !root
     ? emptyAnswerText(status, `No symbol with a ${relation} hierarchy at ${target}.`)
     : !root.children?.length
-      ? lines(statusHeader(status), `No ${direction} for ${root.name} (${target}).`)
+      ? lines(statusHeader(status), `No ${direction} for ${root.name} (${target}).`, aside)
       : lines(
           statusHeader(status),
           `${direction[0]!.toUpperCase()}${direction.slice(1)} of ${root.name}:`,
           ...treeLines(root, 0),
+          aside,
         );
   return { text, structured };
 }
