@@ -125,7 +125,7 @@ describe("hierarchies", () => {
     expect(answer.status?.partial).toBe(false);
   });
 
-  test("outgoing calls leave out callees outside the workspace and say so", async () => {
+  test("outgoing calls leave out callees in libraries outside the workspace and say so", async () => {
     const answer = await client.callHierarchy({
       workspace: ws,
       at: symbol("src/geometry.ts", "totalArea", 16),
@@ -136,7 +136,10 @@ describe("hierarchies", () => {
     expect(answer.root?.children.map((c) => [c.name, c.callSitesFile, c.callSites.map(span)])).toEqual([
       ["measure", "src/geometry.ts", ["17:46-17:53"]],
     ]);
-    expect(answer.status?.note).toContain("1 result outside your workspaces withheld");
+    expect(answer.status?.note).toBe(
+      "1 item in libraries outside the workspace left out (hierarchies show the workspace's own code)",
+    );
+    expect(answer.status?.partial).toBe(false);
   });
 
   test("depth outside 1–3 and a missing direction are refused", async () => {
