@@ -43,6 +43,23 @@ describe("a symbol path", () => {
     );
   });
 
+  test("a match holding the others (an assignment and its function, alike named) is the one meant", () => {
+    // express: `exports.normalizeType = function normalizeType(type) {…}` outlines as both.
+    const inner = sym("normalizeType", 12, 61);
+    const assignment = {
+      ...sym("normalizeType", 12, 61, [inner]),
+      range: { start: { line: 61, column: 1 }, end: { line: 70, column: 2 } },
+    };
+    const nested = outlineEntries([assignment]);
+    expect(findSymbolByPath(nested, "normalizeType", "lib/utils.js", ["normalizeType"]).names).toEqual([
+      "normalizeType",
+    ]);
+    expect(findSymbolByPath(nested, "normalizeType.normalizeType", "lib/utils.js", ["normalizeType"]).names).toEqual([
+      "normalizeType",
+      "normalizeType",
+    ]);
+  });
+
   test("the same whole path twice cannot be told apart by name", () => {
     const twice = outlineEntries([sym("f", 12, 1), sym("f", 12, 4)]);
     expect(() => findSymbolByPath(twice, "f", "a.py", ["f", "f"])).toThrow(

@@ -44,6 +44,10 @@ export function findSymbolByPath(
 ): OutlineEntry {
   const matches = entries.filter((entry) => matchesPath(entry.names, path));
   if (matches.length === 1) return matches[0]!;
+  // One holding all the others (`exports.parse = function parse() {…}`: the assignment and its
+  // named function, nested and alike named): the whole declaration is meant.
+  const outer = matches.find((entry) => matches.every((other) => other === entry || holds(entry, other)));
+  if (outer) return outer;
   if (matches.length > 1) throw ambiguous(matches, path, file);
   // Each name once: overloads are one name.
   const names = [...new Set(topLevel)];
@@ -63,6 +67,16 @@ export function findSymbolByPath(
     "NOT_FOUND",
     `no symbol '${path}' in ${file}${hint}; ${known}${stateNote ? ` (${stateNote})` : ""}; document_symbols shows its outline`,
   );
+}
+
+/** Whether `other` lies within `entry` in the outline: below it by name, and within its range. */
+function holds(entry: OutlineEntry, other: OutlineEntry): boolean {
+  const below =
+    other.names.length > entry.names.length && entry.names.every((name, index) => other.names[index] === name);
+  const { start, end } = entry.symbol.range;
+  const inner = other.symbol.range;
+  const before = (a: typeof start, b: typeof start) => a.line < b.line || (a.line === b.line && a.column <= b.column);
+  return below && before(start, inner.start) && before(inner.end, end);
 }
 
 function ambiguous(matches: readonly OutlineEntry[], path: string, file: string): RunnerError {
