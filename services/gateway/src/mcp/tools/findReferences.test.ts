@@ -37,6 +37,7 @@ test("a limited answer says how many exist and how to see more", () => {
   const last = referencesAnswer(answer, at, 119);
   expect(last.text.split("\n")[0]).toBe("120 references to src/a.ts:1:17; showing 120-120:");
   expect(last.structured).not.toHaveProperty("next_offset");
+  expect(last.structured.truncated).toBe(false);
 });
 
 test("a page past the end keeps the total and says where the list ends", () => {

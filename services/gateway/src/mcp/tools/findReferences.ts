@@ -63,7 +63,7 @@ const output = z.object({
   ...answerStatusShape,
   locations: z.array(locationOutput).describe("Reference locations, at most limit of them."),
   total: z.number().int().describe("How many references exist before the limit."),
-  truncated: z.boolean().describe("True when total is larger than the locations returned."),
+  truncated: z.boolean().describe("True when more locations follow this page (next_offset says where)."),
   offset: z.number().int().describe("Index of the first location returned."),
   next_offset: z.number().int().optional().describe("Pass as offset for the next page; absent on the last page."),
   groups: z
@@ -139,15 +139,15 @@ function pageAnswer(page: ReferencesPage): ToolAnswer<Output> {
   // A page never shows more than exist; one past the end shows none and leaves the total as it is.
   const total = locations.length > 0 ? Math.max(page.total, offset + locations.length) : page.total;
   const pastEnd = locations.length === 0 && offset > 0 && offset >= total;
-  const truncated = total > locations.length && !pastEnd;
   const next = offset + locations.length < total ? offset + locations.length : undefined;
+  const truncated = next !== undefined;
   const what =
     page.source === "text_search"
       ? `${counted(total, "text match", "text matches")} of ${target}`
       : `${counted(total, "reference")} to ${target}`;
   const heading = pastEnd
     ? `${what}; ${pastTheEnd(offset)}`
-    : truncated
+    : total > locations.length
       ? `${what}; showing ${offset + 1}-${offset + locations.length}${next === undefined ? "" : ` (offset: ${next} for the next ones)`}:`
       : `${what}:`;
   // A page past the end still says how many there are.

@@ -101,7 +101,7 @@ export const findSymbolOutput = z.object({
     .array(foundOutput)
     .describe("Declarations, ranked: exact, ignoring case, prefix; exported first; then kind and path depth."),
   total: z.number().int().describe("Declarations matching before paging."),
-  truncated: z.boolean().describe("True when total is larger than the symbols returned."),
+  truncated: z.boolean().describe("True when more declarations follow this page (next_offset says where)."),
   offset: z.number().int(),
   next_offset: z.number().int().optional().describe("Pass as offset for the next page; absent on the last page."),
 });
@@ -147,7 +147,7 @@ export function findSymbolAnswer(parts: FindSymbolParts): ToolAnswer<Output> {
     name,
     symbols,
     total,
-    truncated: total > symbols.length && !pastEnd,
+    truncated: next !== undefined,
     offset,
     ...(next === undefined ? {} : { next_offset: next }),
   };
