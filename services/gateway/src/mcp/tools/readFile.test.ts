@@ -71,3 +71,16 @@ test("the tool asks the runner for the range (0 = not given) and refuses an inve
     code: "INVALID_ARGUMENT",
   });
 });
+
+test("an empty file says it is empty", () => {
+  const empty = create(ReadFileAnswerSchema, {
+    file: "src/__init__.py",
+    size: 0n,
+    contentSha256: SHA,
+    text: "",
+    startLine: 1,
+    endLine: 1,
+    totalLines: 1,
+  });
+  expect(readFileAnswer(empty).text).toBe(`src/__init__.py: empty (0 bytes), sha256 ${SHA}`);
+});

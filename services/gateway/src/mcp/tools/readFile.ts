@@ -60,7 +60,10 @@ export function readFileAnswer(answer: ReadFileAnswer): ToolAnswer<z.output<type
             (endLine < answer.totalLines ? `Read on with start_line ${endLine + 1}.` : "It is the last line."),
         ]
       : [`… more lines not shown: read on with start_line ${endLine + 1}.`];
-  const header = `${answer.file}: lines ${answer.startLine}–${endLine} of ${answer.totalLines}, sha256 ${answer.contentSha256}`;
+  const header =
+    Number(answer.size) === 0
+      ? `${answer.file}: empty (0 bytes), sha256 ${answer.contentSha256}`
+      : `${answer.file}: lines ${answer.startLine}–${endLine} of ${answer.totalLines}, sha256 ${answer.contentSha256}`;
   const next = truncated && endLine < answer.totalLines ? endLine + 1 : undefined;
   return {
     text: [header, ...numbered.slice(0, shown), ...more].join("\n"),
