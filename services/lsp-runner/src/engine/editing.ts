@@ -191,7 +191,8 @@ export class EditingQueries {
       }
     }
     const current = target?.placeholder ?? wordAt(document.lines[resolved.line - 1] ?? "", resolved.column);
-    const reason = invalidRenameReason(session.language.id, current, newName);
+    // The file's own language (javascript in a .js file), which its rules and the wording follow.
+    const reason = invalidRenameReason(document.languageId || session.language.id, current, newName);
     if (reason) throw new RunnerError("INVALID_ARGUMENT", `cannot rename '${current}' to '${newName}': ${reason}`);
     if (current === newName)
       throw new RunnerError("INVALID_ARGUMENT", `'${current}' already has that name; give a new one`);

@@ -13,6 +13,9 @@ test("non-identifiers, reserved words and empty names are refused with the reaso
   expect(invalidRenameReason("typescript", "makeGreeting", "1 bad")).toMatch(/not a valid typescript identifier/);
   expect(invalidRenameReason("typescript", "makeGreeting", "a-b")).toMatch(/not a valid/);
   expect(invalidRenameReason("typescript", "makeGreeting", "class")).toMatch(/reserved word/);
+  // A file's own language id names the rule and the wording.
+  expect(invalidRenameReason("javascript", "send", "class")).toBe("'class' is a reserved word in javascript");
+  expect(invalidRenameReason("typescriptreact", "Button", "if")).toBe("'if' is a reserved word in typescriptreact");
   expect(invalidRenameReason("python", "make_greeting", "lambda")).toMatch(/reserved word/);
   expect(invalidRenameReason("go", "x", "")).toMatch(/empty/);
   expect(invalidRenameReason("typescript", "x", "a\nb")).toMatch(/line breaks/);

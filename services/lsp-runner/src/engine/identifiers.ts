@@ -30,7 +30,9 @@ const PYTHON: IdentifierRule = {
 /** Rules by language id; other languages are left to their server. */
 const RULES: Readonly<Record<string, IdentifierRule>> = {
   typescript: JAVASCRIPT,
+  typescriptreact: JAVASCRIPT,
   javascript: JAVASCRIPT,
+  javascriptreact: JAVASCRIPT,
   python: PYTHON,
 };
 
