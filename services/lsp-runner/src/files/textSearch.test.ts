@@ -17,6 +17,7 @@ beforeAll(() => {
   write("src/greet.ts", "export function greet(name: string) {\n  return name;\n}\n");
   write("test/greet.test.ts", 'greet("x");\n');
   write("vendor/lib.js", "greet();\n");
+  write("CHANGES.md", "- `function greet` learned names\n");
   write("ignored/skip.ts", "greet();\n");
   write(".gitignore", "ignored/\n");
   // rg honours .gitignore only inside a git repository unless told otherwise: an .ignore file works everywhere.
@@ -27,7 +28,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const base = { regex: false, globs: [], caseSensitive: false, includeIgnored: false, limit: 0, offset: 0 };
 
-test("matches are ranked: declaration, source, tests, vendored; columns count code points", async () => {
+test("matches are ranked: declaration, source, tests, prose and vendored; columns count code points", async () => {
   const answer = await searchText({ ...base, root, query: "greet" });
   expect(answer.matches.map((m) => `${m.file}:${m.range.start.line}:${m.range.start.column}:${m.rank}`)).toEqual([
     "src/greet.ts:1:17:0",
@@ -35,9 +36,11 @@ test("matches are ranked: declaration, source, tests, vendored; columns count co
     "src/use.ts:1:26:1",
     "src/use.ts:2:17:1",
     "test/greet.test.ts:1:1:2",
+    // A changelog's `function greet` is prose, not a declaration.
+    "CHANGES.md:1:13:3",
     "vendor/lib.js:1:1:3",
   ]);
-  expect(answer).toMatchObject({ total: 6, totalAtLeast: false, filesWithMatches: 4, partial: false });
+  expect(answer).toMatchObject({ total: 7, totalAtLeast: false, filesWithMatches: 5, partial: false });
 });
 
 test("ignored files are searched only when asked; paging keeps the total", async () => {

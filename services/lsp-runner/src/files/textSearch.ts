@@ -169,17 +169,22 @@ export function matchesOfLine(jsonLine: string): TextMatch[] {
   });
 }
 
-type PathCategory = "source" | "test" | "vendored";
+type PathCategory = "source" | "test" | "vendored" | "prose";
 
-const RANK_OF_CATEGORY: Record<PathCategory, number> = { source: 1, test: 2, vendored: 3 };
+/** Prose (a changelog, the docs) names code in passing: after the tests, with vendored code. */
+const RANK_OF_CATEGORY: Record<PathCategory, number> = { source: 1, test: 2, vendored: 3, prose: 3 };
 
 const VENDORED =
   /(^|\/)(vendor|vendored|third_party|third-party|node_modules|dist|build|out|generated|__generated__|\.yarn)\/|\.min\.(js|css|mjs)$|\.(generated|gen|g)\.\w+$|_pb2?\.\w+$|\.pb\.go$|\.map$|(^|\/)(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lock)$/;
 const TEST =
   /(^|\/)(tests?|__tests__|__mocks__|spec|specs|testdata|fixtures?)\/|\.(test|spec)\.\w+$|_test\.\w+$|(^|\/)test_[^/]*\.py$|_spec\.rb$|Tests?\.\w+$/;
 
+/** Documentation: Markdown, reStructuredText, AsciiDoc and plain text files. */
+const PROSE = /\.(md|mdx|markdown|rst|adoc|asciidoc|txt)$/i;
+
 export function pathCategory(file: string): PathCategory {
   if (VENDORED.test(file)) return "vendored";
+  if (PROSE.test(file)) return "prose";
   if (TEST.test(file)) return "test";
   return "source";
 }

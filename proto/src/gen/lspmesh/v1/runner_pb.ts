@@ -1937,7 +1937,7 @@ export type TextMatch = Message<"lspmesh.v1.TextMatch"> & {
 
   /**
    * Lower ranks first: 0 a declaration in source, 1 other source, 2 tests, 3 vendored,
-   * generated or minified code; ties by path and position.
+   * generated or minified code and prose (Markdown, text); ties by path and position.
    *
    * @generated from field: uint32 rank = 4;
    */

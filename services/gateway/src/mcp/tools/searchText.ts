@@ -49,7 +49,11 @@ const matchOutput = z.object({
   end_line: z.number().describe("1-based (matches lie within one line: equal to line)."),
   end_column: z.number().describe("Exclusive."),
   text: z.string().describe("The matched line, trimmed (cut at 300 code points)."),
-  rank: z.number().describe("0 declaration in source, 1 other source, 2 tests, 3 vendored/generated/minified."),
+  rank: z
+    .number()
+    .describe(
+      "0 declaration in source, 1 other source, 2 tests, 3 vendored/generated/minified code or prose (Markdown, text).",
+    ),
 });
 
 const output = z.object({
@@ -243,7 +247,7 @@ export const searchTextTool = defineTool({
   title: "Search text",
   description:
     'Literal or regex text search (ripgrep) in a workspace or across your workspaces (workspaces: [..] or "*"), .gitignore respected, ' +
-    "ranked: declarations in source first, then other source, tests, vendored/generated code. Filter paths with globs; paged with limit/offset. " +
+    "ranked: declarations in source first, then other source, tests, vendored/generated code and prose docs. Filter paths with globs; paged with limit/offset. " +
     "Use it for strings, comments, config and languages without a language server; use find_references for semantic uses.",
   input,
   output,
