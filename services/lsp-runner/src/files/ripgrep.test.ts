@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, test, vi } from "vitest";
-import { globArguments, runRipgrep } from "./ripgrep.js";
+import { globArguments, regexProblem, runRipgrep } from "./ripgrep.js";
 
 let root: string;
 
@@ -61,4 +61,12 @@ test("without rg on PATH the error names the package to install", async () => {
 test("NUL and control characters in globs are refused as input errors", () => {
   expect(() => globArguments(["\u0000/./secret.ts/outside"])).toThrow(/control character/);
   expect(() => globArguments(["src/\n*.ts"])).toThrow(/control character/);
+});
+
+test("ripgrep's regex error becomes one line with its reason and where", () => {
+  const stderr = "regex parse error:\n    get_current_context(\n                       ^\nerror: unclosed group\n";
+  expect(regexProblem(stderr)).toBe(
+    "the query is not a valid regex: unclosed group at character 20 of 'get_current_context('; escape the special characters, or search literally (regex: false)",
+  );
+  expect(regexProblem("error parsing glob '**/[': unclosed character class")).toBeUndefined();
 });

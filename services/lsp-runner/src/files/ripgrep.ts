@@ -86,7 +86,12 @@ export function runRipgrep({ cwd, args, onLine, signal }: RipgrepRun): Promise<R
         code === 2 &&
         /regex parse error|error parsing glob|unrecognized|not allowed in a regex/i.test(stderr)
       ) {
-        reject(new RunnerError("INVALID_ARGUMENT", `ripgrep refused the query: ${firstLines(stderr)}`));
+        reject(
+          new RunnerError(
+            "INVALID_ARGUMENT",
+            regexProblem(stderr) ?? `ripgrep refused the query: ${firstLines(stderr)}`,
+          ),
+        );
         return;
       }
       resolve({ stopped, stderr });
@@ -123,6 +128,23 @@ export function globArguments(globs: readonly string[]): string[] {
  */
 export function commonArguments(includeIgnored: boolean): string[] {
   return ["--hidden", "--no-require-git", "--glob", "!.git", ...(includeIgnored ? ["--no-ignore"] : [])];
+}
+
+/**
+ * ripgrep's regex error as one line: its reason and where in the pattern, from the caret it draws
+ * under the pattern (`regex parse error:` / `    pattern` / `       ^` / `error: unclosed group`).
+ */
+export function regexProblem(stderr: string): string | undefined {
+  const lines = stderr.split("\n");
+  const start = lines.findIndex((line) => /^regex parse error:/.test(line.trim()));
+  if (start < 0) return undefined;
+  const pattern = lines[start + 1] ?? "";
+  const caret = lines[start + 2] ?? "";
+  const reason = lines.slice(start + 1).find((line) => line.startsWith("error:"));
+  if (!reason || !/^\s*\^+\s*$/.test(caret)) return undefined;
+  const indent = pattern.length - pattern.trimStart().length;
+  const at = caret.indexOf("^") - indent + 1;
+  return `the query is not a valid regex: ${reason.slice("error:".length).trim()} at character ${at} of '${pattern.trim()}'; escape the special characters, or search literally (regex: false)`;
 }
 
 function firstLines(text: string): string {
