@@ -356,9 +356,12 @@ export async function writeToolsAttack(deployment: CrossTenantDeployment): Promi
 export async function lateSymlinkAttack(deployment: CrossTenantDeployment): Promise<string[]> {
   const { acmeDir, globexDir, canary, runnerPath, own } = deployment.workspaces;
   const search = (query: string) => deployment.acme("search_symbols", { query });
-  await waitFor("acme's index", async () => JSON.stringify(await search("viaAbsolute")).includes("absImport.ts"), {
-    timeoutMs: 90_000,
-  });
+  // Declared in src/absImport.ts, or wherever an earlier attack's applied code action moved it.
+  const declared = async (name: string) =>
+    ((await search(name)).structuredContent as { symbols?: Array<{ name: string }> } | undefined)?.symbols?.some(
+      (symbol) => symbol.name === name,
+    ) ?? false;
+  await waitFor("acme's index", () => declared("viaAbsolute"), { timeoutMs: 90_000 });
   symlinkSync(runnerPath(join(globexDir, "src/secret.ts")), join(acmeDir, "src/lateLink.ts"));
   symlinkSync(runnerPath(join(globexDir, "src")), join(acmeDir, "lateDir"));
   writeFileSync(join(acmeDir, "src/lateMarker.ts"), "export const acmeLateMarker = 1;\n");
