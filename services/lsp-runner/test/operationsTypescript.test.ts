@@ -271,6 +271,15 @@ describe("edit previews", () => {
     ]);
   });
 
+  test("kinds filter the actions listed: no quick fix where only organize imports is asked", async () => {
+    const at = { workspace: ws, file: "src/needsImport.ts", range: { start: { line: 1, column: 25 } } };
+    const all = await client.codeActions({ ...at, kinds: [] });
+    expect(all.actions.some((action) => action.kind === "quickfix")).toBe(true);
+    const organize = await client.codeActions({ ...at, kinds: ["source.organizeImports"] });
+    expect(organize.actions.map((action) => action.kind)).not.toContain("quickfix");
+    for (const action of organize.actions) expect(action.kind).toMatch(/^source\.organizeImports/);
+  });
+
   // Writes nothing: afterAll compares the whole tree with its snapshot.
   test("a refactoring comes with tsserver's edit in place of its command", async () => {
     const answer = await client.codeActions({

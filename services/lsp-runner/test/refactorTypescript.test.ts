@@ -38,6 +38,22 @@ test("refactorings are listed with their edits, and listing writes nothing", asy
   expect(existsSync(join(env.dir, "src/total.ts"))).toBe(false);
 });
 
+test("kinds filter what is listed, and an action not applicable here comes with the server's reason", async () => {
+  const extract = await env.client.codeActions({
+    workspace: ws,
+    file: "src/main.ts",
+    range: { start: { line: 6, column: 30 }, end: { line: 6, column: 54 } },
+    kinds: ["refactor.extract.type"],
+  });
+  expect(extract.actions.length).toBeGreaterThan(0);
+  for (const action of extract.actions) {
+    expect(action.kind).toMatch(/^refactor\.extract\.type/);
+    // An expression is no type: tsserver says why each cannot apply.
+    expect(action.disabledReason).toBe("Selection is not a valid type node");
+    expect(action.edit?.files ?? []).toEqual([]);
+  }
+});
+
 test("moving a declaration to a new file, applied: the new file holds it with its import, the old one lost it", async () => {
   const main = env.read("src/main.ts");
   const answer = await env.client.codeActions({

@@ -94,6 +94,9 @@ export class EditingQueries {
     let resolvable = MAX_RESOLVED_ACTIONS;
     const actions: CodeAction[] = [];
     for (let action of result ?? []) {
+      // The client filters by kind (LSP: "actions not of this kind are filtered out by the client"):
+      // typescript-language-server's quick fixes come whatever `only` says.
+      if (!ofKinds(action, kinds)) continue;
       if (isCodeAction(action) && !action.edit && action.data !== undefined && canResolve && resolvable-- > 0) {
         action = await this.engine.query(session, CodeActionResolveRequest.type, action, signal).catch(() => action);
       }
@@ -313,6 +316,13 @@ export class EditingQueries {
       disabledReason,
     };
   }
+}
+
+/** Whether the action is of one of the kinds asked for (a kind or one below it: `refactor` holds `refactor.extract`); all when none are. */
+function ofKinds(action: LspCodeAction | Command, kinds: readonly string[]): boolean {
+  if (kinds.length === 0) return true;
+  const kind = isCodeAction(action) ? (action.kind ?? "") : "";
+  return kinds.some((wanted) => kind === wanted || kind.startsWith(`${wanted}.`));
 }
 
 function isCodeAction(action: LspCodeAction | Command): action is LspCodeAction {

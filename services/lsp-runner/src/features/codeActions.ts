@@ -18,6 +18,9 @@ export const codeActionsFeature = defineFeature({
           codeActionKind: { valueSet: ["", "quickfix", "refactor", "refactor.extract", "refactor.rewrite", "source"] },
         },
         resolveSupport: { properties: ["edit"] },
+        // Actions offered but not applicable here come with the server's reason (disabled_reason),
+        // instead of being left out (typescript-language-server drops them otherwise).
+        disabledSupport: true,
       },
     },
   },

@@ -93,6 +93,12 @@ test("actions that cannot be applied say why, in the text and the structured ans
   expect(listed.text).toContain(
     "1. Move to file [refactor.move.file]\n   cannot be applied: Selection is not a valid statement\n2. Run tests\n   cannot be applied: it works by running the server command '_custom.runTests', which lspmesh does not run\n3. Extract to constant",
   );
+  const nothing = codeActionsAnswer(
+    create(CodeActionsAnswerSchema, { status: ready, actions: [{ title: "Fix all", kind: "source.fixAll.ts" }] }),
+    "src/a.ts:1",
+    undefined,
+  );
+  expect(nothing.text).toContain("1. Fix all [source.fixAll.ts]\n   changes nothing here");
   expect(listed.structured.actions.map((action) => action.disabled_reason)).toEqual([
     "Selection is not a valid statement",
     "it works by running the server command '_custom.runTests', which lspmesh does not run",

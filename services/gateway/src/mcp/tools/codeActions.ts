@@ -79,7 +79,9 @@ export function codeActionsAnswer(
   const described = actions.map((action, index) => {
     const preview = action.disabled_reason
       ? [`cannot be applied: ${action.disabled_reason}`]
-      : editPreview(action.edit);
+      : isEmpty(action.edit) && !answer.applied
+        ? ["changes nothing here"]
+        : editPreview(action.edit);
     return lines(
       `${index + 1}. ${action.title}${action.kind ? ` [${action.kind}]` : ""}${action.preferred ? " (preferred)" : ""}`,
       ...preview.map((line) => `   ${line}`),
@@ -102,6 +104,10 @@ export function codeActionsAnswer(
   const structured: z.output<typeof output> = { ...status, actions, applied: answer.applied };
   if (delta) structured.delta = delta;
   return { text, structured };
+}
+
+function isEmpty(edit: z.output<typeof workspaceEditOutput>): boolean {
+  return edit.operations.length === 0 && edit.files.every((file) => file.edits.length === 0);
 }
 
 /** Why an action cannot be applied: the server's reason, or a command with no edit of its own. */
