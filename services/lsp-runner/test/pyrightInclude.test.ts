@@ -3,6 +3,7 @@
 // answer says so (partial, naming the setting and the files), and a rename is not applied from it.
 // Real pyright.
 import { GrpcStatus } from "@lspmesh/grpc";
+import { HierarchyRequest_Direction } from "@lspmesh/proto";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { LanguageRegistry, pythonLanguage } from "./runnerInternals.js";
 import { failure, places, symbol } from "./support/calls.js";
@@ -46,4 +47,23 @@ test("a rename from such a view is previewed, never applied", async () => {
   expect([error.code, error.lspmeshCode]).toEqual([GrpcStatus.UNIMPLEMENTED, "UNSUPPORTED"]);
   expect(error.details).toContain("tests/test_core.py");
   expect(env.snapshot()).toEqual(before);
+});
+
+test("incoming calls say so too", async () => {
+  const answer = await env.client.callHierarchy({
+    workspace: ws,
+    at: greet,
+    direction: HierarchyRequest_Direction.INCOMING,
+    depth: 1,
+  });
+  expect(answer.root?.children.map((child) => child.callSitesFile)).toEqual(["src/greetings/cli.py"]);
+  expect(answer.status?.partial).toBe(true);
+  expect(answer.status?.note).toContain("1 file(s) left out (tests/test_core.py) were not searched");
+});
+
+test("once the file left out is open, pyright searches it: the answer is complete", async () => {
+  await env.client.hover({ workspace: ws, at: symbol("tests/test_core.py", "greet", 5) });
+  const answer = await env.client.findReferences({ workspace: ws, at: greet, includeDeclaration: true, limit: 100 });
+  expect(places(answer.locations)).toContain("tests/test_core.py:5:12");
+  expect(answer.status?.partial).toBe(false);
 });

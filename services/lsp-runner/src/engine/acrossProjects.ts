@@ -41,7 +41,11 @@ export async function askOtherProjects<T>(
   signal?: AbortSignal,
 ): Promise<OtherProjects<T>> {
   const groups = await engine.projectGroups(context);
-  if (groups.length <= 1) return { found: [] };
+  if (groups.length <= 1) {
+    // One project, but perhaps one its server's include leaves files out of (pyright's).
+    const gap = await engine.includeGap(context);
+    return gap ? { found: [], projects: gap } : { found: [] };
+  }
   const asked = context.file.path;
   // Uses in every project: they are only found once every project is loaded.
   const load = await engine.loadProjects(context);

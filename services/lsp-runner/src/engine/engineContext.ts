@@ -363,14 +363,33 @@ export class EngineContext {
    * project-based server has loaded every project before a workspace-wide question. Returns what
    * an answer must admit: projects left unloaded, files that could not be anchors.
    */
-  loadProjects(context: DocumentContext): Promise<ProjectLoad> {
+  async loadProjects(context: DocumentContext): Promise<ProjectLoad> {
     const { session } = context;
-    const cached = this.projectLoads.get(session);
+    let load = this.projectLoads.get(session);
     // Loaded again once files were created or deleted: a project that appeared has an anchor to open.
-    if (cached?.layoutEpoch === session.layoutEpoch) return cached.load;
-    const load = this.openAnchors(context).catch((): ProjectLoad => ({ notes: [] }));
-    this.projectLoads.set(session, { layoutEpoch: session.layoutEpoch, load });
-    return load;
+    if (load?.layoutEpoch !== session.layoutEpoch) {
+      const loading = this.openAnchors(context).catch((): ProjectLoad => ({ notes: [] }));
+      load = { layoutEpoch: session.layoutEpoch, load: loading };
+      this.projectLoads.set(session, load);
+    }
+    const [loaded, gap] = await Promise.all([load.load, this.includeGap(context)]);
+    return gap ? { ...loaded, notes: [...loaded.notes, ...gap.notes], incomplete: true } : loaded;
+  }
+
+  /**
+   * What a server's own include/exclude (pyright's) leaves out of a workspace-wide answer now: the
+   * files outside it that are not open (it searches open files too). Undefined when none.
+   */
+  async includeGap(context: DocumentContext): Promise<ProjectLoad | undefined> {
+    const left = (await this.projectsOf(context).catch(() => undefined))?.outsideInclude;
+    if (!left) return undefined;
+    const { session, paths } = context;
+    const open = new Set(session.openDocuments().flatMap((document) => paths.pathOfUri(document.uri) ?? []));
+    const closed = left.outside.filter((file) => !open.has(file));
+    if (closed.length === 0) return undefined;
+    const some = `${closed.slice(0, 3).join(", ")}${closed.length > 3 ? ", …" : ""}`;
+    const note = `${session.serverName} searches only the files its ${left.config} includes (${left.settings.join("; ")}) and those open: ${closed.length} file(s) left out (${some}) were not searched; include them there to search them`;
+    return { notes: [note], incomplete: true };
   }
 
   private readonly projectLoads = new WeakMap<LanguageSession, { layoutEpoch: number; load: Promise<ProjectLoad> }>();
@@ -441,19 +460,11 @@ export class EngineContext {
     if (found.notLoaded > 0) notes.push(`${found.notLoaded} more project(s) not loaded (the limit is ${MAX_PROJECTS})`);
     const loose = await this.loadLooseFiles(context, found.looseFiles, found.looseNotLoaded);
     notes.push(...loose.notes);
-    const left = found.outsideInclude;
-    if (left) {
-      const some = left.outside.slice(0, 3).join(", ");
-      notes.push(
-        `${context.session.serverName} searches only the files its ${left.config} includes (${left.settings.join("; ")}) and those open: ${left.outside.length} file(s) left out (${some}${left.outside.length > 3 ? ", …" : ""}) were not searched; include them there to search them`,
-      );
-    }
     if (skipped.length > 0) {
       const listed = skipped.slice(0, 3).map((skip) => `${skip.file} (${skip.reason})`);
       notes.push(`skipped ${skipped.length} file(s): ${listed.join(", ")}${skipped.length > 3 ? ", …" : ""}`);
     }
-    const incomplete = found.notLoaded > 0 || loose.incomplete || left !== undefined;
-    return { notes, incomplete, anchorUris: opened };
+    return { notes, incomplete: found.notLoaded > 0 || loose.incomplete, anchorUris: opened };
   }
 
   /**
