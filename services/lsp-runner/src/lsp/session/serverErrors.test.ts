@@ -20,6 +20,13 @@ describe("an error a server answered with gets the code that says what to do", (
 
   test("content modified and cancellations are retried; a server cancel that says not to is not", () => {
     expect(isRetryable({ code: LSPErrorCodes.ContentModified })).toBe(true);
+    // pyright's own cancellation glitch: the same request a moment later answers.
+    expect(
+      isRetryable({
+        code: LSPErrorCodes.RequestFailed,
+        message: "Request textDocument/references failed with message: this._token.cancel is not a function",
+      }),
+    ).toBe(true);
     expect(isRetryable({ code: LSPErrorCodes.RequestCancelled })).toBe(true);
     expect(isRetryable({ code: LSPErrorCodes.ServerCancelled, data: { retriggerRequest: false } })).toBe(false);
     expect(isRetryable({ code: ErrorCodes.InternalError })).toBe(false);

@@ -29,8 +29,15 @@ export function isServerBreakdown(message: string): boolean {
 /** gopls has loaded no package holding the file: its module did not load, or build tags leave it out. */
 const NO_PACKAGE = /no package metadata for file|no packages? (?:found )?for (?:open )?file/i;
 
+/**
+ * pyright failing inside its own cancellation handling (`this._token.cancel is not a function`,
+ * seen after a cancelled request left a token behind): a glitch of that moment, not of the request.
+ */
+const CANCELLATION_GLITCH = /_token\.cancel is not a function/;
+
 /** Asking again may succeed; a server that cancelled says so itself (`retriggerRequest`). */
-export function isRetryable(error: { code: number; data?: unknown }): boolean {
+export function isRetryable(error: { code: number; data?: unknown; message?: string }): boolean {
+  if (CANCELLATION_GLITCH.test(error.message ?? "")) return true;
   if (!RETRYABLE.has(error.code)) return false;
   if (error.code !== LSPErrorCodes.ServerCancelled) return true;
   return (error.data as { retriggerRequest?: boolean } | undefined)?.retriggerRequest !== false;
