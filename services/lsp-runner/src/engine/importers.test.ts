@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { expect, test } from "vitest";
-import { importsAny, readsImportsOf } from "./importers.js";
+import { findImporters, importsAny, readsImportsOf } from "./importers.js";
 
 test("TypeScript relative specifiers resolve by extension, index and .js written for .ts", () => {
   const targets = new Set(["src/greeter.ts", "src/util/index.ts"]);
@@ -39,4 +42,31 @@ test("C and C++ includes: beside the includer, or by a trailing part of the head
 test("imports are read in TypeScript/JavaScript, Python and C/C++ files only", () => {
   expect(["a.ts", "b.py", "c.h", "d.cpp", "e.mjs"].map(readsImportsOf)).toEqual([true, true, true, true, true]);
   expect(["main.go", "lib.rs", "init.lua"].map(readsImportsOf)).toEqual([false, false, false]);
+});
+
+test("importers through a package's __init__.py and a folder's index module count, direct ones first", async () => {
+  const root = mkdtempSync(join(tmpdir(), "lspmesh-importers-"));
+  try {
+    const files: Record<string, string> = {
+      // As encode/httpx: tests reach httpx/_models.py through `import httpx`.
+      "httpx/__init__.py": "from ._models import *\n",
+      "httpx/_models.py": "class Headers: ...\n",
+      "httpx/_client.py": "from ._models import Headers\n",
+      "tests/test_headers.py": "import httpx\n",
+      "tests/test_other.py": "import json\n",
+      "web/lib/index.ts": 'export * from "./greeter";\n',
+      "web/lib/greeter.ts": "export const greet = 1;\n",
+      "web/app.ts": 'import { greet } from "./lib";\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(root, file)), { recursive: true });
+      writeFileSync(join(root, file), text);
+    }
+    const python = await findImporters(root, ["httpx/_models.py"], new Set([".py"]));
+    expect(python.files).toEqual(["httpx/__init__.py", "httpx/_client.py", "tests/test_headers.py"]);
+    const script = await findImporters(root, ["web/lib/greeter.ts"], new Set([".ts"]));
+    expect(script.files).toEqual(["web/lib/index.ts", "web/app.ts"]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -5,7 +5,8 @@
 // suffix of the file's module path, and relative imports), and C/C++ #include/#import (the included
 // path relative to the includer, or any trailing part of the header's path: include directories
 // vary). Path aliases and package names are not followed; the answer says how many importers were
-// found beyond the cap. Other languages' imports are not read (readsImportsOf).
+// found beyond the cap. Importers of a package's __init__.py or a folder's index module count as
+// importers of what it imports. Other languages' imports are not read (readsImportsOf).
 import { extname, join, posix } from "node:path";
 import { readRegularFileBeneath } from "../workspace/metadata.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
@@ -48,26 +49,48 @@ export interface Importers {
   scanTruncated: boolean;
 }
 
-/** Files (of the given extensions, other than `edited`) importing any of `edited`. */
+/** How many layers of re-exporting files (a package's __init__.py, an index.ts) are followed (3). */
+const RE_EXPORT_LAYERS = 3;
+
+/**
+ * Files (of the given extensions, other than `edited`) importing any of `edited`, directly first,
+ * then through the files that re-export them: a package's `__init__.py` (`import httpx` reaches
+ * httpx/_models.py through `from ._models import *`) or a folder's `index` module.
+ */
 export async function findImporters(
   root: string,
   edited: readonly string[],
   extensions: ReadonlySet<string>,
 ): Promise<Importers> {
   const listed = await listSourceFiles(root, extensions, FILES_SCANNED);
-  const targets = new Set(edited);
+  let targets = new Set(edited);
   const found: string[] = [];
-  for (const file of listed.files) {
-    if (targets.has(file)) continue;
-    const read = await readRegularFileBeneath(root, join(root, file), BYTES_READ).catch(() => undefined);
-    const text = read?.bytes?.toString("utf8");
-    if (text !== undefined && importsAny(file, text, targets)) found.push(file);
+  const seen = new Set<string>();
+  for (let layer = 0; layer < RE_EXPORT_LAYERS; layer++) {
+    const reExporters: string[] = [];
+    for (const file of listed.files) {
+      if (targets.has(file) || seen.has(file) || edited.includes(file)) continue;
+      const read = await readRegularFileBeneath(root, join(root, file), BYTES_READ).catch(() => undefined);
+      const text = read?.bytes?.toString("utf8");
+      if (text === undefined || !importsAny(file, text, targets)) continue;
+      found.push(file);
+      seen.add(file);
+      if (reExports(file)) reExporters.push(file);
+    }
+    if (reExporters.length === 0) break;
+    targets = new Set(reExporters);
   }
   return {
     files: found.slice(0, IMPORTERS_CAP),
     notChecked: Math.max(0, found.length - IMPORTERS_CAP),
     scanTruncated: listed.truncated,
   };
+}
+
+/** A file whose importers reach what it imports: a Python package's __init__.py, a folder's index module. */
+function reExports(file: string): boolean {
+  const name = posix.basename(file);
+  return name === "__init__.py" || SCRIPT_EXTENSIONS.some((extension) => name === `index${extension}`);
 }
 
 /** Whether the imports of files like `file` are read here (TypeScript/JavaScript, Python, C/C++). */
