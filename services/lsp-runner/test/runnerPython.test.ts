@@ -88,6 +88,16 @@ describe("pyright answers, positions exact", () => {
 });
 
 describe("diagnostics", () => {
+  test("a complete whole-workspace check stays complete when asked again at once (wait_ms 0)", async () => {
+    const first = await env.client.diagnostics({ workspace: ws, files: [], waitMs: 20_000 });
+    expect(first.status?.partial).toBe(false);
+    // pyright keeps pushing after it was asked: its pushes make the checked files no less fresh.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const again = await env.client.diagnostics({ workspace: ws, files: [], waitMs: 0 });
+    expect(again.files.filter((file) => !file.fresh).map((file) => file.file)).toEqual([]);
+    expect(again.status?.partial).toBe(false);
+  });
+
   test("a type error is reported at its line and column, then fixed and reintroduced on disk", async () => {
     const first = await env.client.diagnostics({ workspace: ws, files: ["src/broken.py"], waitMs: 15_000 });
     const file = first.files[0]!;

@@ -102,10 +102,7 @@ export class DiagnosticsQueries {
       const more = skipped.length > 5 ? `, and ${skipped.length - 5} more` : "";
       notes.push(`${skipped.length} file(s) skipped: ${listed.join("; ")}${more}`);
     }
-    // State as the files are asked for (asking may show as work under way); not ready: partial.
     const sessions = [...new Set(contexts.map((c) => c.session))];
-    const status = this.engine.combinedStatus(sessions);
-    notes.push(...sessions.flatMap((session) => this.engine.incompleteNotes(session, false)));
     const deadline = Date.now() + waitMs;
     // Waiting for pushes costs nothing; pulls make the server work, so a few at a time.
     const pullSlot = concurrencyLimit(PULL_CONCURRENCY);
@@ -116,6 +113,9 @@ export class DiagnosticsQueries {
           : this.fileDiagnostics(context, deadline, signal),
       ),
     );
+    // State once the files were checked (a server cold when asked may be ready by then): not ready, partial.
+    const status = this.engine.combinedStatus(sessions);
+    notes.push(...sessions.flatMap((session) => this.engine.incompleteNotes(session, false)));
     const results = checked.map(({ pullFailure: _, ...result }) => result);
     const stale = results.filter((r) => !r.fresh).map((r) => r.file);
     const refused = checked.find((r) => r.pullFailure !== undefined);
@@ -199,7 +199,17 @@ export class DiagnosticsQueries {
     }
     // Where the server can be asked, only what it answered when asked is complete: what it pushed
     // may be a first, syntax-only result. Otherwise pushed results that settled count.
-    latest = pulled ?? (pullsNow ? newest(store.pulledOf(document.uri), store.get(document.uri)) : latest);
+    // A check asked of the server for this very content stays complete when pushes follow it
+    // (pyright keeps publishing): a later push is no reason to call the file unchecked.
+    const earlier = store.pulledOf(document.uri);
+    const current =
+      earlier?.sequence !== undefined &&
+      earlier.sequence > after &&
+      earlier.version === document.version &&
+      earlier.contentSha256 === document.hash
+        ? earlier
+        : undefined;
+    latest = pulled ?? (pullsNow ? (current ?? newest(earlier, store.get(document.uri))) : latest);
     latest ??= store.get(document.uri);
     const fresh =
       latest !== undefined &&
