@@ -1,7 +1,8 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { goLanguage } from "../lsp/languages/builtinLanguages.js";
+import { goLanguage, pythonLanguage } from "../lsp/languages/builtinLanguages.js";
+import { findExecutable } from "../lsp/process/commandLookup.js";
 import { externalName, languageLibraryFolders } from "./externalFiles.js";
 
 test("the languages' library folders: their read-only sandbox folders and the Go cache set in their environment", () => {
@@ -22,3 +23,12 @@ test("a file in a library folder is shown by its absolute path; elsewhere outsid
   expect(externalName("/srv/gomodcache/../workspaces/b/secret.go", libraries)).toBeUndefined();
   expect(externalName("/srv/workspaces/b/secret.go", libraries)).toBeUndefined();
 });
+
+test.runIf(findExecutable("python3", process.env.PATH))(
+  "pyright's language shows the standard library and site-packages of the Python it runs with",
+  () => {
+    const folders = languageLibraryFolders([pythonLanguage()]);
+    expect(folders.some((folder) => /\/(site|dist)-packages\/$/.test(folder))).toBe(true);
+    expect(folders.some((folder) => /\/python3(\.\d+)?\/$/.test(folder))).toBe(true);
+  },
+);

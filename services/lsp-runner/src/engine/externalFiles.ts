@@ -2,11 +2,15 @@
 // installation (the TypeScript lib files, pyright's bundled typeshed), of the system (C headers,
 // a Go or Python installation), and the library folders the languages are configured to read (the
 // Go module cache and SDKs, rustup's toolchains and cargo's registry: their `sandboxReadOnly`, and
-// GOMODCACHE/GOROOT set in their environment). Anything else outside the workspace — another
-// tenant's workspace, a home directory — is never shown.
+// GOMODCACHE/GOROOT set in their environment; for pyright, the standard library and site-packages
+// of the Python it resolves imports with). Anything else outside the workspace — another tenant's
+// workspace, a home directory — is never shown.
+import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { isAbsolute, sep } from "node:path";
 import type { LanguageServerConfig } from "../lsp/languages/languageServerConfig.js";
+import { childEnvironment } from "../lsp/process/childEnvironment.js";
+import { findExecutable } from "../lsp/process/commandLookup.js";
 import { homePath } from "../lsp/process/sandbox.js";
 
 const require = createRequire(import.meta.url);
@@ -31,6 +35,7 @@ export function languageLibraryFolders(languages: readonly LanguageServerConfig[
     const configured = [
       ...(language.sandboxReadOnly ?? []),
       ...LIBRARY_VARIABLES.map((name) => language.env?.[name] ?? ""),
+      ...(language.includeConfig === "pyright" ? pythonLibraryFolders(language) : []),
     ];
     for (const path of configured.map(homePath)) {
       // The root itself, or a folder with less than two levels, would show too much.
@@ -38,6 +43,32 @@ export function languageLibraryFolders(languages: readonly LanguageServerConfig[
     }
   }
   return [...folders];
+}
+
+/** What the interpreter says its library folders are: standard library and site-packages. */
+const PYTHON_PATHS =
+  "import json, sysconfig; print(json.dumps([v for k, v in sysconfig.get_paths().items() if k in ('stdlib', 'platstdlib', 'purelib', 'platlib')]))";
+
+/**
+ * The standard library and site-packages of the Python that pyright resolves imports with (the
+ * `python3` or `python` on the server's PATH, run isolated, once); none when there is none.
+ */
+function pythonLibraryFolders(language: LanguageServerConfig): string[] {
+  const path = language.env?.PATH ?? process.env.PATH;
+  const python = findExecutable("python3", path) ?? findExecutable("python", path);
+  if (!python) return [];
+  try {
+    const said = execFileSync(python, ["-I", "-c", PYTHON_PATHS], {
+      encoding: "utf8",
+      env: childEnvironment(language.env),
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 5_000,
+    });
+    const folders: unknown = JSON.parse(said);
+    return Array.isArray(folders) ? folders.filter((folder): folder is string => typeof folder === "string") : [];
+  } catch {
+    return [];
+  }
 }
 
 /**
