@@ -55,6 +55,24 @@ describe("replace when words precede the symbol on its line", () => {
   });
 });
 
+describe("replace when the text ends with what follows the symbol on its line", () => {
+  // typescript-language-server's range of `exports.normalizeType = function (type) {…};` stops before the `;`.
+  const js = "exports.normalizeType = function (type) {\n  return type;\n};\nexports.x = 1;\n";
+  const assignment = { start: { line: 1, column: 1 }, end: { line: 3, column: 2 } };
+
+  test("a text ending with the `;` replaces it too: no `;;`", () => {
+    expect(edited("replace", "exports.normalizeType = function (type) {\n  return { type };\n};", assignment, js)).toBe(
+      "exports.normalizeType = function (type) {\n  return { type };\n};\nexports.x = 1;\n",
+    );
+  });
+
+  test("a text without it leaves it", () => {
+    expect(edited("replace", "exports.normalizeType = null", assignment, js)).toBe(
+      "exports.normalizeType = null;\nexports.x = 1;\n",
+    );
+  });
+});
+
 describe("insert", () => {
   test("before: at column 1 of the symbol's first line, a line break added", () => {
     expect(edited("insertBefore", "  // m")).toBe(

@@ -34,20 +34,10 @@ export function symbolTextEdit(
   const { start, end } = range;
   switch (mode) {
     case "replace": {
-      const before = [...(lines[start.line - 1] ?? "")].slice(0, start.column - 1).join("");
-      const indented = /^[ \t]/.test(text);
-      if (before.trim() === "") {
-        return { range: { start: indented ? { line: start.line, column: 1 } : start, end }, newText: text };
-      }
-      // A text that repeats the words before the symbol on its line (gopls starts a type at its
-      // name, after `type`; a server may start a declaration after `export`) replaces them too.
-      const words = before.trim();
-      const given = text.trimStart();
-      if (given.startsWith(words) && /^\s/.test(given.slice(words.length))) {
-        const indentation = codePointLength(before) - codePointLength(before.trimStart());
-        return { range: { start: { line: start.line, column: indented ? 1 : indentation + 1 }, end }, newText: text };
-      }
-      return { range: { start, end }, newText: text };
+      return {
+        range: { start: replacedStart(lines, range, text), end: replacedEnd(lines, range, text) },
+        newText: text,
+      };
     }
     case "insertBefore": {
       const at = { line: start.line, column: 1 };
@@ -61,4 +51,32 @@ export function symbolTextEdit(
       return { range: { start: at, end: at }, newText: lineBreak + body };
     }
   }
+}
+
+/**
+ * Where a replacement starts: column 1 for an indented text after only indentation (the text
+ * carries its own); before words on the symbol's line the text repeats (gopls starts a type at
+ * its name, after `type`; a server may start a declaration after `export`); else the symbol's start.
+ */
+function replacedStart(lines: readonly string[], { start }: Range, text: string): Range["start"] {
+  const before = [...(lines[start.line - 1] ?? "")].slice(0, start.column - 1).join("");
+  const indented = /^[ \t]/.test(text);
+  if (before.trim() === "") return indented ? { line: start.line, column: 1 } : start;
+  const words = before.trim();
+  const given = text.trimStart();
+  if (!given.startsWith(words) || !/^\s/.test(given.slice(words.length))) return start;
+  const indentation = codePointLength(before) - codePointLength(before.trimStart());
+  return { line: start.line, column: indented ? 1 : indentation + 1 };
+}
+
+/**
+ * Where a replacement ends: after the `;` or `,` that follows the symbol on its last line when the
+ * text ends with it too (a JavaScript assignment's range stops before its `;`: `};` became `};;`).
+ */
+function replacedEnd(lines: readonly string[], { end }: Range, text: string): Range["end"] {
+  const line = lines[end.line - 1] ?? "";
+  const after = [...line].slice(end.column - 1).join("");
+  const tail = after.trimEnd();
+  if (!/^\s*[;,]+$/.test(tail) || !text.trimEnd().endsWith(tail.trim())) return end;
+  return { line: end.line, column: end.column + codePointLength(tail) };
 }

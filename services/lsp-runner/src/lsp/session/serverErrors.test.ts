@@ -73,6 +73,11 @@ describe("server messages keep no host paths", () => {
 
   test("long messages are cut and blank ones named", () => {
     expect(sanitizeServerMessage("x".repeat(1000), ROOT)).toHaveLength(301);
+    // Between words: the module named last is whole or not there.
+    const modules = Array.from({ length: 40 }, (_, i) => `github.com/org/module${i}`).join(" ");
+    const cut = sanitizeServerMessage(`go: downloading ${modules}`, ROOT);
+    expect(cut.length).toBeLessThanOrEqual(301);
+    expect(cut).toMatch(/ github\.com\/org\/module\d+…$/);
     expect(sanitizeServerMessage("  ", ROOT)).toBe("no details given");
   });
 });

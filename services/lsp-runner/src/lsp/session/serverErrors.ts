@@ -122,5 +122,8 @@ export function sanitizeServerMessage(message: string, root: string): string {
     .replace(/\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\](?::\d+)?/g, "<address>")
     .replace(/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b/g, "<address>");
   text = text.replace(/\s+/g, " ").trim();
-  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text || "no details given";
+  if (text.length <= MAX_MESSAGE) return text || "no details given";
+  // Cut between words: a module path or URL cut in the middle names nothing.
+  const cut = text.lastIndexOf(" ", MAX_MESSAGE);
+  return `${text.slice(0, cut > MAX_MESSAGE / 2 ? cut : MAX_MESSAGE)}…`;
 }
