@@ -58,6 +58,11 @@ export class DeclarationMatches {
     this.total++;
   }
 
+  /** How many have exactly the name asked for (case-sensitive or not), the others starting with it. */
+  get exact(): number {
+    return (this.buckets.get(MATCH.exact)?.length ?? 0) + (this.buckets.get(MATCH.exactIgnoringCase)?.length ?? 0);
+  }
+
   /** The declarations of one match class, ranked. */
   of(match: MatchClass): readonly Declaration[] {
     const bucket = this.buckets.get(match) ?? [];

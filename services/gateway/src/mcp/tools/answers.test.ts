@@ -2,6 +2,7 @@
 // pass through exactly, texts say what was found and never claim "none" from a server not ready.
 import { create } from "@bufbuild/protobuf";
 import {
+  CodeActionSchema,
   CodeActionsAnswerSchema,
   CompletionAnswerSchema,
   HierarchyAnswerSchema,
@@ -93,8 +94,16 @@ test("code actions list titles, kinds and their edits; applying names the action
     end_column: 1,
     new_text: "import x;\n",
   });
-  const applied = codeActionsAnswer({ ...answer, applied: true }, "src/a.ts:3", "Add missing import");
-  expect(applied.text).toMatch(/^Applied "Add missing import" at src\/a.ts:3\./);
+  const other = { title: "Convert to ES module", kind: "refactor.rewrite", preferred: false };
+  const applied = codeActionsAnswer(
+    { ...answer, actions: [...answer.actions, create(CodeActionSchema, other)], applied: true },
+    "src/a.ts:3",
+    "Add missing import",
+  );
+  // Only the action applied, with its edit: the others' previews are of the text before it.
+  expect(applied.text).toBe(
+    'Applied "Add missing import" at src/a.ts:3.\n1. Add missing import [quickfix] (preferred)\n   1 edit in 1 file\n   src/a.ts:1:1-1:1 → "import x;\\n"',
+  );
   const missing = codeActionsAnswer(answer, "src/a.ts:3", "Nope");
   expect(missing.text).toMatch(/\(none titled "Nope", nothing applied\)/);
 });

@@ -88,10 +88,12 @@ export function codeActionsAnswer(
     );
   });
   const delta = answer.delta ? deltaFrom(answer.delta) : undefined;
+  // Applied: the action that was, with the edit it made (the others' previews are of the old text).
+  const appliedOne = described.filter((_, index) => actions[index]!.title === applyTitle);
   const text = answer.applied
     ? lines(
         `Applied "${applyTitle}" at ${where}.`,
-        ...described,
+        ...appliedOne,
         ...(delta ? deltaText(delta, "Diagnostics after the edit:") : []),
       )
     : answerText(

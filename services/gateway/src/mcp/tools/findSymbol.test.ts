@@ -216,7 +216,9 @@ test("a body cut at whole lines within the budget says which lines to read", () 
 test("a page past the end keeps the total and says where the list ends", async () => {
   const call = fakeToolCall({ index });
   const { text, structured } = await findSymbolTool.invoke({ name: "greet", offset: 9 }, call);
-  expect(text).toBe('3 declarations named "greet"; offset 9 is past the last of them (offset 0 starts from the first)');
+  expect(text).toBe(
+    '3 declarations named "greet" or starting so (2 exactly); offset 9 is past the last of them (offset 0 starts from the first)',
+  );
   expect(structured).toMatchObject({ total: 3, truncated: false, offset: 9, symbols: [] });
   expect(structured).not.toHaveProperty("next_offset");
 });

@@ -139,7 +139,7 @@ export function findSymbolAnswer(parts: FindSymbolParts): ToolAnswer<Output> {
     status,
     symbols.length > 0 || offset > 0,
     `No declaration named "${name}"${parts.filtersText}. search_symbols matches more loosely (camel case, substring, fuzzy); search_text finds it as text.`,
-    `${counted(total, "declaration")} named "${name}"${parts.filtersText}${shown}${pastEnd ? "" : ":"}`,
+    `${counted(total, "declaration")} named "${name}"${matches.exact === matches.total ? "" : ` or starting so (${matches.exact} exactly)`}${parts.filtersText}${shown}${pastEnd ? "" : ":"}`,
     ...symbols.flatMap((symbol) => symbolLines(symbol, parts.showWorkspace)),
   );
   const structured: Output = {
