@@ -7,8 +7,8 @@
 // the suspicion. A server that misses the probe while its tree keeps a CPU busy is working, not
 // hung — pyright parsing a 20 MB module blocks its message loop for minutes, and restarting it
 // only starts the same work again — so it is left to finish for its language's maxBusyMs, unless
-// file events kept arriving meanwhile (a folder swapped in a loop floods tsserver with reloads:
-// with patience the cross-tenant swap race took 770 s, restarted at once 388 s).
+// file events reached it meanwhile or in the last minute (a folder swapped in a loop floods
+// tsserver with reloads: with patience the cross-tenant swap race took 770 s, restarted at once 388 s).
 import { ExecuteCommandRequest, InitializeRequest, ResponseError } from "vscode-languageserver-protocol";
 import type { LanguageServerConfig } from "../languages/languageRegistry.js";
 import { groupCpuMs } from "../process/processGroups.js";
@@ -26,6 +26,8 @@ export const DEFAULT_MAX_CONSECUTIVE_TIMEOUTS = 3;
  * that long on very large files (pyright on a 20 MB module, ~42 s) set their own.
  */
 export const DEFAULT_MAX_BUSY_MS = 0;
+/** File events this recent (ms) make a busy server one flooded by changes: replaced at once (60 000). */
+const RECENT_FILE_EVENTS_MS = 60_000;
 /**
  * Share of one CPU the server's tree must use while it misses the probe to count as working (0.1):
  * a blocked server uses none, and a working one on a loaded 2-core machine may get a quarter or less.
@@ -169,7 +171,10 @@ export class SessionHealth {
       this.consecutiveTimeouts = 0;
       this.busySince ??= Date.now() - timeoutMs - probeMs;
       const busyMs = Date.now() - this.busySince;
-      const flooded = this.fileEventsAt !== undefined && this.fileEventsAt >= this.busySince;
+      // Events since it became busy, or in the last minute: a watch paused by an event storm
+      // (up to 30 s) delivers a folder's changes only when it resumes.
+      const since = Math.min(this.busySince, Date.now() - RECENT_FILE_EVENTS_MS);
+      const flooded = this.fileEventsAt !== undefined && this.fileEventsAt >= since;
       if (flooded || busyMs >= this.maxBusyMs()) {
         const why = flooded ? "while file events kept arriving" : "without answering";
         const reason = `stopped answering (${missed}; it has kept a CPU busy for ${Math.round(busyMs / 1000)} s ${why})`;
