@@ -108,16 +108,17 @@ export function codeActionsAnswer(
   return { text, structured };
 }
 
-function isEmpty(edit: z.output<typeof workspaceEditOutput>): boolean {
-  return edit.operations.length === 0 && edit.files.every((file) => file.edits.length === 0);
+/** No operation and no text edit (the runner's answer or the tool's output alike). */
+function isEmpty(
+  edit: { operations: readonly unknown[]; files: ReadonlyArray<{ edits: readonly unknown[] }> } | undefined,
+): boolean {
+  return !edit || (edit.operations.length === 0 && edit.files.every((file) => file.edits.length === 0));
 }
 
 /** Why an action cannot be applied: the server's reason, or a command with no edit of its own. */
 function disabledReason(action: CodeActionsAnswer["actions"][number]): string | undefined {
   if (action.disabledReason) return action.disabledReason;
-  const edit = action.edit;
-  const empty = !edit || (edit.operations.length === 0 && edit.files.every((file) => file.edits.length === 0));
-  if (empty && action.command)
+  if (isEmpty(action.edit) && action.command)
     return `it works by running the server command '${action.command}', which lspmesh does not run`;
   return undefined;
 }

@@ -47,7 +47,7 @@ export interface LanguageServerConfig {
   /**
    * Where the server reads which workspace files are its project's: "pyright" (`include` of
    * pyrightconfig.json or pyproject.toml's [tool.pyright]). Files outside are searched only while
-   * open, so workspace-wide answers say which are left out (engine/pyrightInclude.ts). Built-in only.
+   * open, so workspace-wide answers say which are left out (pyrightInclude.ts). Built-in only.
    */
   readonly includeConfig?: "pyright";
   /**
