@@ -35,6 +35,7 @@ import {
   type ProjectGroup,
   projectAnchors,
 } from "./projectAnchors.js";
+import { withShownFailure } from "./shownFailure.js";
 
 /** How long a query waits for an indexing server before answering anyway, in ms (default 20 000). */
 const READY_WAIT_MS = 20_000;
@@ -132,7 +133,7 @@ export class EngineContext {
     const idleFirst = await session.waitUntilIdle(READY_WAIT_MS, signal);
     let askedWhileReady = session.state === "ready";
     const answer = await session.request<R>(method, params, signal).catch((error: unknown) => {
-      throw withShownFailure(session, error);
+      throw withShownFailure(error, session.progress.failure ? session.incompleteNote : undefined);
     });
     // "Nothing" from a server that lost part of itself is not an answer (checkProcessTree throws).
     if (isEmptyAnswer(answer)) await session.checkProcessTree();
@@ -597,14 +598,4 @@ export interface ProjectLoad {
   incomplete?: boolean;
   /** Documents opened to load the other projects (not the one asked about). */
   anchorUris?: string[];
-}
-
-/**
- * A server's refusal or failure, with the failure it shows (gopls: "Error loading workspace: …")
- * when it shows one: that is usually why it could not answer.
- */
-function withShownFailure(session: LanguageSession, error: unknown): unknown {
-  if (!(error instanceof RunnerError) || !["SERVER_FAILED", "UNSUPPORTED"].includes(error.code)) return error;
-  const note = session.progress.failure ? session.incompleteNote : undefined;
-  return note ? new RunnerError(error.code, `${error.message} (${note})`, { cause: error.cause }) : error;
 }
