@@ -99,6 +99,20 @@ describe("finding declarations by name", () => {
     expect(matches.page(3, 10).map(({ symbol }) => symbol.name)).toEqual(["greeting", "Greeter"]);
   });
 
+  test("a Go receiver, (*Mux).Handle or (Tree[K]).Len, names the method's type as its container", () => {
+    expect(parseNameQuery("(*Mux).Handle")).toEqual({ text: "(*Mux).Handle", name: "Handle", containers: ["Mux"] });
+    expect(parseNameQuery("(Tree[K]).Len").containers).toEqual(["Tree"]);
+    expect(parseNameQuery("chi.(*Mux).Handle").containers).toEqual(["chi", "Mux"]);
+    const matches = new DeclarationMatches();
+    const live = {
+      workspace: "default",
+      file: "mux.go",
+      symbol: indexed("Handle", "method", 109, { container: "Mux" }),
+    };
+    addLiveDeclaration(matches, parseNameQuery("(*Mux).Handle"), {}, live);
+    expect(described(matches)).toEqual(["0 Mux.Handle mux.go"]);
+  });
+
   test("live answers are matched by name and their one container", () => {
     const matches = new DeclarationMatches();
     const query = parseNameQuery("Widget.draw");

@@ -17,12 +17,20 @@ export interface NameQuery {
   containers: string[];
 }
 
-/** Splits `Class.method` into containers and name; a name with no inner dot has no containers. */
+/**
+ * Splits `Class.method` into containers and name; a name with no inner dot has no containers. A Go
+ * receiver as gopls and Go's documentation write it, `(*Mux).Handle` or `(Tree[K]).Len`, is its
+ * type: the container the index records for the method (`Mux`, `Tree`).
+ */
 export function parseNameQuery(text: string): NameQuery {
   const parts = text.split(".");
   if (parts.length < 2 || parts.some((part) => part === "")) return { text, name: text, containers: [] };
-  return { text, name: parts.at(-1)!, containers: parts.slice(0, -1) };
+  const containers = parts.slice(0, -1).map((part) => GO_RECEIVER.exec(part)?.[1] ?? part);
+  return { text, name: parts.at(-1)!, containers };
 }
+
+/** A Go method's receiver in parentheses: `(*Mux)`, `(Mux)`, `(*Tree[K])`; group 1 is the type. */
+const GO_RECEIVER = /^\(\*?([A-Za-z_]\w*)(?:\[[^\]]*\])?\)$/;
 
 export interface DeclarationFilters {
   /** Only these kinds (tool-contract names, e.g. class). */

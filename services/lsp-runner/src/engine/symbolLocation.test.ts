@@ -88,3 +88,33 @@ describe("a symbol path", () => {
     );
   });
 });
+
+describe("gopls method names", () => {
+  // gopls outlines a method at the top level, named with its receiver: `(*Mux).Use`.
+  const goOutline = [sym("Mux", 23, 21), sym("(*Mux).Use", 6, 100), sym("(Tree[K]).Len", 6, 120), sym("Use", 12, 140)];
+  const goEntries = outlineEntries(goOutline);
+  const findGo = (path: string) =>
+    findSymbolByPath(
+      goEntries,
+      path,
+      "mux.go",
+      goOutline.map((symbol) => symbol.name),
+    );
+
+  test("match as the receiver's type and the method's name, as find_symbol names them", () => {
+    expect(matchesPath(["(*Mux).Use"], "Mux.Use")).toBe(true);
+    expect(matchesPath(["(*Mux).Use"], "(*Mux).Use")).toBe(true);
+    expect(matchesPath(["(Mux).Use"], "(*Mux).Use")).toBe(true);
+    expect(matchesPath(["(*Mux).Use"], "Use")).toBe(true);
+    expect(matchesPath(["(Tree[K]).Len"], "Tree.Len")).toBe(true);
+    expect(matchesPath(["(*Mux).Use"], "Tree.Use")).toBe(false);
+    expect(matchesPath(["(*Mux).Use"], "ux.Use")).toBe(false);
+    expect(findGo("Mux.Use").symbol.selectionRange.start.line).toBe(100);
+    expect(findGo("(*Mux).Use").symbol.selectionRange.start.line).toBe(100);
+    expect(findGo("Tree.Len").symbol.selectionRange.start.line).toBe(120);
+  });
+
+  test("a method and a function of the same name are ambiguous by the name alone", () => {
+    expect(() => findGo("Use")).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
+  });
+});

@@ -22,8 +22,28 @@ export function outlineEntries(symbols: readonly DocumentSymbol[], outer: readon
   });
 }
 
-/** Whether the entry's last names, joined by ".", are the path. */
+/**
+ * gopls names a method by its receiver's type and its own name, `(*Mux).Use` or `(Tree[K]).Len`
+ * (a top-level symbol, not a child of the type): group 1 is the type, group 2 the method.
+ */
+const GO_RECEIVER_NAME = /^\(\*?([A-Za-z_]\w*)(?:\[[^\]]*\])?\)\.([A-Za-z_]\w*)$/;
+
+/**
+ * Whether the entry's last names, joined by ".", are the path. A gopls method name matches as its
+ * type and own name too (`Use`, `Mux.Use`, as find_symbol and the position tools take it), and a
+ * path written that way (`(*Mux).Use`) as `Mux.Use`.
+ */
 export function matchesPath(names: readonly string[], path: string): boolean {
+  if (lastNamesAre(names, path)) return true;
+  const split = names.flatMap((name) => {
+    const receiver = GO_RECEIVER_NAME.exec(name);
+    return receiver ? [receiver[1]!, receiver[2]!] : [name];
+  });
+  if (split.length === names.length) return false;
+  return lastNamesAre(split, path.replace(/\(\*?([A-Za-z_]\w*)(?:\[[^\]]*\])?\)\./g, "$1."));
+}
+
+function lastNamesAre(names: readonly string[], path: string): boolean {
   for (let first = names.length - 1; first >= 0; first--) {
     if (names.slice(first).join(".") === path) return true;
   }
