@@ -16,6 +16,8 @@ const FILES: Record<string, string> = {
   "src/greetings/cli.py": 'from greetings.core import greet\n\nprint(greet("cli"))\n',
   "tests/test_core.py":
     'from greetings.core import greet\n\n\ndef test_greet() -> None:\n    assert greet("x") == "hi x"\n',
+  // Left out too, but without the name asked about: it cannot use it, so it is not counted.
+  "tests/test_other.py": "def test_other() -> None:\n    assert 1 + 1 == 2\n",
 };
 
 let env: FixtureRunner;
@@ -37,7 +39,7 @@ test("references asked in src/ say that tests/ was left out by pyright's include
   ]);
   expect(answer.status?.partial).toBe(true);
   expect(answer.status?.note).toContain(
-    'searches only the files its pyproject.toml includes (include = ["src"]) and those open: 1 file(s) left out (tests/test_core.py) were not searched',
+    'searches only the files its pyproject.toml includes (include = ["src"]) and those open: 1 file(s) left out that mention `greet` (tests/test_core.py) were not searched',
   );
 });
 
@@ -58,7 +60,7 @@ test("incoming calls say so too", async () => {
   });
   expect(answer.root?.children.map((child) => child.callSitesFile)).toEqual(["src/greetings/cli.py"]);
   expect(answer.status?.partial).toBe(true);
-  expect(answer.status?.note).toContain("1 file(s) left out (tests/test_core.py) were not searched");
+  expect(answer.status?.note).toContain("1 file(s) left out that mention `greet` (tests/test_core.py) were not searched");
 });
 
 test("once the file left out is open, pyright searches it: the answer is complete", async () => {

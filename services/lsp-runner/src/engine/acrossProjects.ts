@@ -43,7 +43,7 @@ export async function askOtherProjects<T>(
   const groups = await engine.projectGroups(context);
   if (groups.length <= 1) {
     // One project, but perhaps one its server's include leaves files out of (pyright's).
-    const gap = await engine.includeGap(context);
+    const gap = await engine.includeGap(context, engine.nameAt(context, position));
     return gap ? { found: [], projects: gap } : { found: [] };
   }
   const asked = context.file.path;

@@ -41,7 +41,7 @@ import {
   requireCapability,
   unsupported,
 } from "./engineContext.js";
-import { invalidRenameReason } from "./identifiers.js";
+import { invalidRenameReason, wordAt } from "./identifiers.js";
 import type { ApplyEditQuery, CodeActionsQuery, FormatQuery, RenameFileQuery, RenameSymbolQuery } from "./queries.js";
 import { changingEdits } from "./textEdits.js";
 import { emptyEdit, fromLspWorkspaceEdit, isEmptyEdit } from "./workspaceEdits.js";
@@ -170,9 +170,9 @@ export class EditingQueries {
     const context = await this.engine.openDocument(ref, at.file);
     const { session, document } = context;
     requireCapability(session, "renameProvider", RenameRequest.method);
-    // Uses in other projects are renamed only when those projects are loaded.
-    const projects = await this.engine.loadProjects(context);
     const resolved = this.engine.resolvePosition(context, at);
+    // Uses in other projects are renamed only when those projects are loaded.
+    const projects = await this.engine.loadProjects(context, this.engine.nameAt(context, resolved));
     const params = this.engine.positionParams(context, resolved);
     const where = `${context.file.path}:${resolved.line}:${resolved.column}`;
     let target: RenameTarget | undefined;
@@ -358,17 +358,6 @@ async function refusedAsInvalid<T>(request: Promise<T>, what: string): Promise<T
 function textOf(lines: readonly string[], range: Range): string {
   if (range.start.line !== range.end.line) return "";
   return [...(lines[range.start.line - 1] ?? "")].slice(range.start.column - 1, range.end.column - 1).join("");
-}
-
-/** The identifier around a column, for servers without prepareRename. */
-function wordAt(line: string, column: number): string {
-  const chars = [...line];
-  const isWord = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}\p{Mn}\p{Mc}\p{Pc}$]/u.test(c);
-  let start = column - 1;
-  let end = column - 1;
-  while (start > 0 && isWord(chars[start - 1])) start--;
-  while (isWord(chars[end])) end++;
-  return chars.slice(start, end).join("");
 }
 
 /**

@@ -1,7 +1,7 @@
 // What every engine query needs: the workspace and file, the session and synced document, the
 // resolved position, queries that wait out indexing, and the conversion of server answers.
 
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Location as LspLocation, RequestType, ServerCapabilities } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
@@ -19,6 +19,7 @@ import {
   toLspPosition,
 } from "../lsp/session/positionEncoding.js";
 import { openLooseFilesProject } from "../lsp/session/tsserverLooseFiles.js";
+import { readRegularFile } from "../workspace/metadata.js";
 import type { WorkspaceLocator } from "../workspace/workspaceLocator.js";
 import { type ResolvedFile, WorkspacePaths } from "../workspace/workspacePaths.js";
 import { AnswerCache, type ServerAnswer } from "./answerCache.js";
@@ -26,6 +27,7 @@ import type { AnswerStatus, Location, PositionTarget, WorkspaceRef } from "./ans
 import { recoverInterruptedEdits } from "./editJournal.js";
 import { externalName, languageLibraryFolders } from "./externalFiles.js";
 import { FileLines, snippetOf } from "./fileLines.js";
+import { hasWord, wordAt } from "./identifiers.js";
 import {
   firstOpenableFile,
   isProjectBased,
@@ -36,6 +38,9 @@ import {
   projectAnchors,
 } from "./projectAnchors.js";
 import { withShownFailure } from "./shownFailure.js";
+
+/** Files left out of a server's view read at most to tell which mention the name asked about. */
+const MAX_GAP_FILES_READ = 500;
 
 /** How long a query waits for an indexing server before answering anyway, in ms (default 20 000). */
 const READY_WAIT_MS = 20_000;
@@ -364,7 +369,7 @@ export class EngineContext {
    * project-based server has loaded every project before a workspace-wide question. Returns what
    * an answer must admit: projects left unloaded, files that could not be anchors.
    */
-  async loadProjects(context: DocumentContext): Promise<ProjectLoad> {
+  async loadProjects(context: DocumentContext, name?: string): Promise<ProjectLoad> {
     const { session } = context;
     let load = this.projectLoads.get(session);
     // Loaded again once files were created or deleted: a project that appeared has an anchor to open.
@@ -373,24 +378,60 @@ export class EngineContext {
       load = { layoutEpoch: session.layoutEpoch, load: loading };
       this.projectLoads.set(session, load);
     }
-    const [loaded, gap] = await Promise.all([load.load, this.includeGap(context)]);
+    const [loaded, gap] = await Promise.all([load.load, this.includeGap(context, name)]);
     return gap ? { ...loaded, notes: [...loaded.notes, ...gap.notes], incomplete: true } : loaded;
   }
 
   /**
-   * What a server's own include/exclude (pyright's) leaves out of a workspace-wide answer now: the
-   * files outside it that are not open (it searches open files too). Undefined when none.
+   * What a server's own include/exclude (pyright's) or conventions (gopls's `./...`) leave out of a
+   * workspace-wide answer now: the files outside it that are not open (it searches open files too;
+   * gopls every file of an open file's folder). With `name`, the identifier asked about, only the
+   * files that have it as a word: the others cannot use it. Undefined when none.
    */
-  async includeGap(context: DocumentContext): Promise<ProjectLoad | undefined> {
+  async includeGap(context: DocumentContext, name?: string): Promise<ProjectLoad | undefined> {
     const left = (await this.projectsOf(context).catch(() => undefined))?.outsideInclude;
     if (!left) return undefined;
     const { session, paths } = context;
     const open = new Set(session.openDocuments().flatMap((document) => paths.pathOfUri(document.uri) ?? []));
-    const closed = left.outside.filter((file) => !open.has(file));
+    const openFolders = new Set([...open].map((file) => posix.dirname(file)));
+    let closed = left.outside.filter(
+      (file) => !open.has(file) && !(left.byFolder && openFolders.has(posix.dirname(file))),
+    );
+    const named = name ? await this.filesNaming(paths, closed, name) : undefined;
+    if (named) closed = named;
     if (closed.length === 0) return undefined;
     const some = `${closed.slice(0, 3).join(", ")}${closed.length > 3 ? ", …" : ""}`;
-    const note = `${session.serverName} searches only the files its ${left.config} includes (${left.settings.join("; ")}) and those open: ${closed.length} file(s) left out (${some}) were not searched; include them there to search them`;
+    const which = named ? ` that mention \`${name}\`` : "";
+    const note = `${session.serverName} searches only ${left.searches}: ${closed.length} file(s) left out${which} (${some}) were not searched; ${left.fix}`;
     return { notes: [note], incomplete: true };
+  }
+
+  /**
+   * The files of `files` that have `name` as a word; undefined (not known: count them all) when
+   * there are too many to read or one cannot be read.
+   */
+  private async filesNaming(
+    paths: WorkspacePaths,
+    files: readonly string[],
+    name: string,
+  ): Promise<string[] | undefined> {
+    if (files.length > MAX_GAP_FILES_READ || !/^[\p{L}\p{N}_$]+$/u.test(name)) return undefined;
+    const read = await Promise.all(
+      files.map((file) =>
+        readRegularFile(join(paths.root, file)).then(
+          (bytes) =>
+            bytes.length > this.options.sessions.maxFileBytes ? undefined : hasWord(bytes.toString("utf8"), name),
+          () => undefined,
+        ),
+      ),
+    );
+    if (read.some((found) => found === undefined)) return undefined;
+    return files.filter((_, index) => read[index]);
+  }
+
+  /** The identifier at a position of the context's document ("" when none). */
+  nameAt(context: DocumentContext, position: Position): string {
+    return wordAt(context.document.lines[position.line - 1] ?? "", position.column);
   }
 
   private readonly projectLoads = new WeakMap<LanguageSession, { layoutEpoch: number; load: Promise<ProjectLoad> }>();

@@ -51,3 +51,23 @@ export function invalidRenameReason(language: string, currentName: string, newNa
   if (rule.reserved.has(newName)) return `'${newName}' is a reserved word in ${language}`;
   return undefined;
 }
+
+/** The identifier around a column (1-based, code points) of a line; "" when none is there. */
+export function wordAt(line: string, column: number): string {
+  const chars = [...line];
+  const isWord = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}\p{Mn}\p{Mc}\p{Pc}$]/u.test(c);
+  let start = column - 1;
+  let end = column - 1;
+  while (start > 0 && isWord(chars[start - 1])) start--;
+  while (isWord(chars[end])) end++;
+  return chars.slice(start, end).join("");
+}
+
+/** Whether `text` has `name` as a whole word (not inside a longer identifier). */
+export function hasWord(text: string, name: string): boolean {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(
+    `(?<![\\p{L}\\p{N}\\p{Mn}\\p{Mc}\\p{Pc}$])${escaped}(?![\\p{L}\\p{N}\\p{Mn}\\p{Mc}\\p{Pc}$])`,
+    "u",
+  ).test(text);
+}

@@ -114,9 +114,9 @@ export class NavigationQueries {
   }: ReferencesQuery): Promise<ReferencesAnswer> {
     const context = await this.engine.openDocument(ref, at.file);
     requireCapability(context.session, "referencesProvider", ReferencesRequest.method);
-    // References in other projects are found only when those projects are loaded.
-    const projects = await this.engine.loadProjects(context);
     const resolved = this.engine.resolvePosition(context, at);
+    // References in other projects are found only when those projects are loaded.
+    const projects = await this.engine.loadProjects(context, this.engine.nameAt(context, resolved));
     const result = await this.engine.query(
       context.session,
       ReferencesRequest.type,

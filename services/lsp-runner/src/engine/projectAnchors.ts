@@ -9,9 +9,10 @@
 // cannot be given (too large, binary) are never anchors: they are skipped and reported.
 import { open, stat } from "node:fs/promises";
 import { join, posix } from "node:path";
+import { outsideGoModule } from "../lsp/languages/goModuleScope.js";
 import { parseJsonc } from "../lsp/languages/jsonc.js";
 import type { LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
-import { outsidePyrightInclude, type PyrightInclude } from "../lsp/languages/pyrightInclude.js";
+import { outsidePyrightInclude } from "../lsp/languages/pyrightInclude.js";
 import { globToRegExp } from "../lsp/session/globPattern.js";
 import { readRegularFile } from "../workspace/metadata.js";
 import { listSourceFiles } from "../workspace/sourceFiles.js";
@@ -52,8 +53,19 @@ export interface ProjectAnchors {
   looseNotLoaded: number;
   /** Every project found (the files outside every project as one more), by the files it includes. */
   projects: ProjectGroup[];
-  /** pyright's configured `include` and the source files it leaves out (pyrightInclude.ts), if any. */
-  outsideInclude?: PyrightInclude;
+  /** Source files the server searches only while open (pyright's `include`, gopls's `./...`), if any. */
+  outsideInclude?: ServerScope;
+}
+
+/** Workspace files a server leaves out of workspace-wide answers unless they are open. */
+export interface ServerScope {
+  outside: string[];
+  /** What the server searches, after "<server> searches only": "the files its … includes …". */
+  searches: string;
+  /** What brings the files left out in. */
+  fix: string;
+  /** An open file brings in its whole folder (gopls loads its package: every file of the folder). */
+  byFolder: boolean;
 }
 
 /** One project's source files: those no other project includes, and those it shares. */
@@ -120,7 +132,7 @@ export async function projectAnchors(
   const looseFiles =
     projectNames.length > 0 ? await withinSize(root, loose.slice(0, MAX_LOOSE_FILES), maxFileBytes) : [];
   const looseNotLoaded = projectNames.length > 0 ? Math.max(0, loose.length - MAX_LOOSE_FILES) : 0;
-  const outsideInclude = language.includeConfig === "pyright" ? await outsidePyrightInclude(root, sources) : undefined;
+  const outsideInclude = await serverScope(root, language, sources);
   return {
     anchors,
     notLoaded: Math.max(0, found - MAX_PROJECTS),
@@ -129,6 +141,38 @@ export async function projectAnchors(
     looseNotLoaded,
     projects: foundProjects,
     ...(outsideInclude ? { outsideInclude } : {}),
+  };
+}
+
+/** What the server's configuration (pyright) or conventions (gopls) leave out of `sources`. */
+async function serverScope(
+  root: string,
+  language: LanguageServerConfig,
+  sources: readonly string[],
+): Promise<ServerScope | undefined> {
+  if (language.includeConfig === "pyright") {
+    const left = await outsidePyrightInclude(root, sources);
+    if (!left) return undefined;
+    return {
+      outside: left.outside,
+      searches: `the files its ${left.config} includes (${left.settings.join("; ")}) and those open`,
+      fix: "include them there to search them",
+      byFolder: false,
+    };
+  }
+  if (language.includeConfig !== "go") return undefined;
+  const left = await outsideGoModule(root, sources);
+  if (!left) return undefined;
+  const modules = left.nestedModules;
+  const nested =
+    modules.length > 0
+      ? `; other modules below it (${modules.slice(0, 3).join(", ")}${modules.length > 3 ? ", …" : ""}) are read as loose files, their dependencies unresolved`
+      : "";
+  return {
+    outside: left.outside,
+    searches: `the packages of the module at the workspace root (./..., which skips folders starting with _ or .) and those of open files${nested}`,
+    fix: `open a file of each such folder (hover on it) to have its package searched${modules.length > 0 ? ", or serve a nested module as its own workspace" : ""}`,
+    byFolder: true,
   };
 }
 

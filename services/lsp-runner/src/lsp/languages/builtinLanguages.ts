@@ -165,6 +165,8 @@ export function goLanguage(): LanguageServerConfig {
     // answers, do not take places among the 100 workspace/symbol matches.
     settings: { gopls: { directoryFilters: ["-**/node_modules"], symbolScope: "workspace" } },
     env: { GOTOOLCHAIN: "local" },
+    // Folders `./...` skips (`_examples/`) and nested modules are searched only while open.
+    includeConfig: "go",
     // gopls answers workspace/symbol with its best 100 matches, a fixed cap.
     workspaceSymbolLimit: { most: 100 },
     // In the sandbox: the module cache (read-only: no downloads) and a Go toolchain outside /usr.

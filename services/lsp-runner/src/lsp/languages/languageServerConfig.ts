@@ -46,10 +46,11 @@ export interface LanguageServerConfig {
   readonly readinessProbe?: "workspaceSymbol";
   /**
    * Where the server reads which workspace files are its project's: "pyright" (`include` of
-   * pyrightconfig.json or pyproject.toml's [tool.pyright]). Files outside are searched only while
-   * open, so workspace-wide answers say which are left out (pyrightInclude.ts). Built-in only.
+   * pyrightconfig.json or pyproject.toml's [tool.pyright]); "go" (gopls: the root module's
+   * `./...`, goModuleScope.ts). Files outside are searched only while open, so workspace-wide
+   * answers say which are left out (pyrightInclude.ts). Built-in only.
    */
-  readonly includeConfig?: "pyright";
+  readonly includeConfig?: "pyright" | "go";
   /**
    * A server that indexes the whole project in the background and says so only once it starts
    * (clangd: work-done progress titled "indexing", begun some time after the first file opens,

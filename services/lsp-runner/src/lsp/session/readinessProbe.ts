@@ -31,7 +31,7 @@ const DECLARATION =
 export async function declaredName(
   root: string,
   extensions: readonly string[],
-  includeConfig?: "pyright",
+  includeConfig?: "pyright" | "go",
 ): Promise<string | undefined> {
   const pyright = includeConfig === "pyright";
   const { files: listed } = await listSourceFiles(root, new Set(extensions), pyright ? FILES_LISTED : FILES_READ);
