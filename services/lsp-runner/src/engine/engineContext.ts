@@ -28,6 +28,7 @@ import { recoverInterruptedEdits } from "./editJournal.js";
 import { externalName, languageLibraryFolders } from "./externalFiles.js";
 import { FileLines, snippetOf } from "./fileLines.js";
 import { hasWord, wordAt } from "./identifiers.js";
+import { openedDocumentsChecked } from "./openedPackages.js";
 import {
   firstOpenableFile,
   isProjectBased,
@@ -379,6 +380,8 @@ export class EngineContext {
       this.projectLoads.set(session, load);
     }
     const [loaded, gap] = await Promise.all([load.load, this.includeGap(context, name)]);
+    // gopls loads an opened file's package after didOpen, answering from a partial view meanwhile.
+    if (session.language.includeConfig === "go") await openedDocumentsChecked(session);
     return gap ? { ...loaded, notes: [...loaded.notes, ...gap.notes], incomplete: true } : loaded;
   }
 

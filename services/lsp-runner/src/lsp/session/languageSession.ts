@@ -111,7 +111,8 @@ export class LanguageSession {
       isInitialized: () => this.initialized,
       onContentChange: (change) => {
         this.contentEpoch++;
-        if (change !== "opened") this.contentChanges++;
+        // gopls loads an opened file's package (a folder ./... skips): its answers change (openedPackages.ts).
+        if (change !== "opened" || options.language.includeConfig === "go") this.contentChanges++;
         this.emit({ type: "content", session: this });
       },
       onChange,
