@@ -127,6 +127,32 @@ describe("finding declarations by name", () => {
     expect(described(matches)).toEqual(["0 Widget.draw src/w.py"]);
     expect(matches.page(0, 1)[0]!.origin).toBe("live");
   });
+
+  test("C++'s `::` separates a name path as `.` does, in the index and in clangd's qualified live containers", () => {
+    expect(parseNameQuery("shop::Page::render")).toEqual({
+      text: "shop::Page::render",
+      name: "render",
+      containers: ["shop", "Page"],
+    });
+    expect(described(find("shop::Page::render"))).toEqual(["0 Page.render src/ns.ts"]);
+    const live = (container: string) => ({
+      workspace: "default",
+      file: "include/fmt/base.h",
+      symbol: indexed("push_back", "method", 1829, { container }),
+    });
+    for (const [name, found] of [
+      ["fmt::detail::buffer::push_back", 1],
+      ["buffer.push_back", 1],
+      ["detail::buffer::push_back", 1],
+      ["push_back", 1],
+      ["other::buffer::push_back", 0],
+      ["fmt::push_back", 0],
+    ] as const) {
+      const matches = new DeclarationMatches();
+      addLiveDeclaration(matches, parseNameQuery(name), {}, live("fmt::detail::buffer"));
+      expect([name, matches.total]).toEqual([name, found]);
+    }
+  });
 });
 
 describe("resolving a name to one declaration", () => {

@@ -18,12 +18,13 @@ export interface NameQuery {
 }
 
 /**
- * Splits `Class.method` into containers and name; a name with no inner dot has no containers. A Go
- * receiver as gopls and Go's documentation write it, `(*Mux).Handle` or `(Tree[K]).Len`, is its
- * type: the container the index records for the method (`Mux`, `Tree`).
+ * Splits `Class.method` (or C++'s and Rust's `ns::Class::method`) into containers and name; a name
+ * with no inner dot or `::` has no containers. A Go receiver as gopls and Go's documentation write
+ * it, `(*Mux).Handle` or `(Tree[K]).Len`, is its type: the container the index records for the
+ * method (`Mux`, `Tree`).
  */
 export function parseNameQuery(text: string): NameQuery {
-  const parts = text.split(".");
+  const parts = text.split(/::|\./);
   if (parts.length < 2 || parts.some((part) => part === "")) return { text, name: text, containers: [] };
   const containers = parts.slice(0, -1).map((part) => GO_RECEIVER.exec(part)?.[1] ?? part);
   return { text, name: parts.at(-1)!, containers };
@@ -164,7 +165,11 @@ export function undecidedTextLanguages(
   return out;
 }
 
-/** A declaration a language server answered live, added when it matches (its container is the only one known). */
+/**
+ * A declaration a language server answered live, added when it matches (its container is the only
+ * one known). clangd names the container qualified (`fmt::detail::buffer`): its last part is the
+ * container, and the name path's outer containers must end the rest.
+ */
 export function addLiveDeclaration(
   into: DeclarationMatches,
   query: NameQuery,
@@ -174,11 +179,20 @@ export function addLiveDeclaration(
   const { symbol } = found;
   if (filters.kinds && !filters.kinds.has(symbol.kind)) return;
   if (filters.file && !filters.file(found.file)) return;
+  const qualified = symbol.container?.includes("::") ? symbol.container.split("::") : undefined;
+  if (qualified && !endsWithIgnoringCase(qualified, query.containers)) return;
   const matcher = nameMatcher({ ...query, containers: query.containers.slice(-1) });
   const lower = symbol.name.toLowerCase();
   if (!matcher.mayMatch(lower)) return;
-  const match = matcher.match(symbol, lower, []);
+  const match = matcher.match(qualified ? { ...symbol, container: qualified.at(-1)! } : symbol, lower, []);
   if (match !== undefined) into.add({ ...found, origin: "live", match });
+}
+
+/** `parts` ends with `tail` (ignoring case); an empty tail always. */
+function endsWithIgnoringCase(parts: readonly string[], tail: readonly string[]): boolean {
+  if (tail.length > parts.length) return false;
+  const offset = parts.length - tail.length;
+  return tail.every((part, i) => part.toLowerCase() === parts[offset + i]!.toLowerCase());
 }
 
 /** The class a match falls to when only ignoring case holds. */

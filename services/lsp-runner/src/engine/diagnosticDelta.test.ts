@@ -41,3 +41,30 @@ test("an error on a line whose text changed (a rename on it) stays unchanged whe
   const after = { lines: ["let a: number = renamed;"], diagnostics: [diagnostic(1, "not assignable")] };
   expect(compareDiagnostics("a.ts", before, after).map((c) => c.state)).toEqual(["unchanged"]);
 });
+
+test("clangd's '(fix available)' ending, which follows its index and not the edit, does not make a diagnostic new", () => {
+  const lines = ["size_t n;", "f();"];
+  const clangd = (line: number, message: string): Diagnostic => ({
+    ...diagnostic(line, message, "unknown_typename"),
+    source: "clang",
+  });
+  const before = {
+    lines,
+    diagnostics: [
+      clangd(1, "Unknown type name 'size_t'"),
+      clangd(2, "Use of undeclared identifier 'f' (fix available)"),
+    ],
+  };
+  const after = {
+    lines,
+    diagnostics: [
+      clangd(1, "Unknown type name 'size_t' (fix available)"),
+      clangd(2, "Use of undeclared identifier 'f' (fixes available)"),
+    ],
+  };
+  const states = compareDiagnostics("a.cc", before, after).map((c) => `${c.state}:${c.diagnostic.message}`);
+  expect(states).toEqual([
+    "unchanged:Unknown type name 'size_t' (fix available)",
+    "unchanged:Use of undeclared identifier 'f' (fixes available)",
+  ]);
+});

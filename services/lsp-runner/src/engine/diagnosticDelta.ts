@@ -3,6 +3,8 @@
 // (severity, source, code) and message on the same line text pairs up wherever the line moved;
 // the nearest non-blank lines around it break ties, so a copied line's old error pairs the original;
 // last, the same rule and message on the same line number pair (an edit of that line's text).
+// clangd ends a message with " (fix available)" when its include fixer found a fix, which depends
+// on what its index holds at that moment, not on the edit: that ending is no part of the message.
 import type { Diagnostic } from "./answers.js";
 
 export type DiagnosticState = "new" | "fixed" | "unchanged";
@@ -74,11 +76,16 @@ export function byStateAndPosition(a: DiagnosticChange, b: DiagnosticChange): nu
 function anchored({ diagnostics, lines }: DiagnosedText): Anchored[] {
   return diagnostics.map((diagnostic) => {
     const index = diagnostic.range.start.line - 1;
-    const rule = `${diagnostic.severity}\0${diagnostic.source}\0${diagnostic.code}\0${diagnostic.message}`;
+    const rule = `${diagnostic.severity}\0${diagnostic.source}\0${diagnostic.code}\0${withoutFixCount(diagnostic.message)}`;
     const lineKey = `${rule}\0${normalized(lines[index])}`;
     const context = `${nearest(lines, index - 1, -1)}\n${nearest(lines, index + 1, 1)}`;
     return { diagnostic, lineKey, exactKey: `${lineKey}\0${context}`, sameLineKey: `${rule}\0${index}` };
   });
+}
+
+/** clangd's " (fix available)" / " (fixes available)" ending left out. */
+function withoutFixCount(message: string): string {
+  return message.replace(/ \((?:fix|fixes) available\)$/, "");
 }
 
 function nearest(lines: readonly string[], from: number, step: number): string {

@@ -7,6 +7,7 @@ import type { RunnerPart, ToolCall } from "../toolCall.js";
 import {
   checkLanguage,
   createRestartLanguageServerTool,
+  DEFAULT_WAIT_MS,
   knownLanguages,
   restartAnswer,
   restartLanguageServerTool,
@@ -176,4 +177,9 @@ describe("restart_language_server calls", () => {
     await tool.invoke({ language: "typescript" }, call);
     expect(sent).toHaveLength(1);
   });
+});
+
+test("the default wait leaves room under an MCP client's 60 s request timeout", () => {
+  // @modelcontextprotocol/client's DEFAULT_REQUEST_TIMEOUT_MSEC: a 60 s wait answered after it.
+  expect(DEFAULT_WAIT_MS).toBeLessThanOrEqual(50_000);
 });

@@ -12,8 +12,12 @@ import type { RunnerPart, ToolCall } from "../toolCall.js";
 import { waitArgument, wireWaitMs } from "../toolSupport/diagnosticsDelta.js";
 import { answerStatusShape, statusFrom, workspaceArgument } from "../toolSupport/shared.js";
 
-/** Default and largest wait for the new server to be ready, in ms (the runner's default is 60 000). */
-const DEFAULT_WAIT_MS = 60_000;
+/**
+ * Default and largest wait for the new server to be ready, in ms. The default stays under the
+ * 60 s request timeout of the official MCP clients: a server that indexes longer (clangd on a
+ * whole C++ project) is answered as not ready yet, rather than the client giving up on the call.
+ */
+export const DEFAULT_WAIT_MS = 45_000;
 const MAX_WAIT_MS = 120_000;
 
 const input = z.object({

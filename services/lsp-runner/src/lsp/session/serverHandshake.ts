@@ -136,6 +136,9 @@ export class ServerLoading {
   private missingNote: string | undefined;
   /** indexProgress: the index did not start within its start timeout. */
   private late = false;
+  /** indexProgress: the missing database was found since (databaseAppeared), and when it was last looked for. */
+  private appeared: string | undefined;
+  private databaseCheckedAt = Date.now();
   private indexStartTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly host: ServerLoadingHost) {}
@@ -156,10 +159,27 @@ export class ServerLoading {
     }
     const index = this.host.options.language.indexProgress;
     if (!index) return undefined;
-    if (this.missingNote) return this.missingNote;
+    if (this.missingNote) {
+      const appeared = this.databaseAppeared();
+      return appeared ? databaseAppearedNote(appeared) : this.missingNote;
+    }
     if (this.late && !this.host.progress.hasBegun(index.title))
       return `${index.label} after ${(index.startTimeoutMs ?? DEFAULT_INDEX_START_TIMEOUT_MS) / 1000} s (its project database may name files outside the workspace, or the machine is too busy for it): answers cover the files opened so far`;
     return undefined;
+  }
+
+  /**
+   * A project database that was missing when the server started is there now (a build generated
+   * it meanwhile). Checked at most once a second; once seen, it stays seen.
+   */
+  private databaseAppeared(): string | undefined {
+    if (this.appeared) return this.appeared;
+    const now = Date.now();
+    if (now - this.databaseCheckedAt < DATABASE_RECHECK_MS) return undefined;
+    this.databaseCheckedAt = now;
+    const { language, root } = this.host.options;
+    this.appeared = language.indexProgress?.databases.find((file) => isFile(resolve(root, file)));
+    return this.appeared;
   }
 
   /** Stops waiting for the index to start. Idempotent. */
@@ -216,6 +236,18 @@ export class ServerLoading {
         this.host.onChange();
       });
   }
+}
+
+/** How often a missing project database is looked for again, ms. */
+const DATABASE_RECHECK_MS = 1_000;
+
+/**
+ * Why answers stay incomplete after a project database appeared while the server ran: the server
+ * built the files it had open with guessed flags (clangd keeps them until they change), and the
+ * session never waited for the index it may start now. A restart starts from the database.
+ */
+function databaseAppearedNote(database: string): string {
+  return `${database} appeared after the language server started: the files it opened before keep guessed flags and its index may be incomplete; call restart_language_server to load it`;
 }
 
 /** Followed: a compile_commands.json linked to build/ is the usual setup (stat opens nothing). */
