@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ServiceError } from "@lspmesh/grpc";
-import { ServerState } from "@lspmesh/proto";
+import { HierarchyRequest_Direction, ServerState } from "@lspmesh/proto";
 import { needs, waitFor } from "@lspmesh/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cppLanguage, LanguageRegistry } from "./runnerInternals.js";
@@ -23,6 +23,10 @@ describe.skipIf(!needs("clangd", "runnerCpp"))("clangd answers, positions exact"
       (_, i) => `int route_${String(i).padStart(3, "0")}(int x) { return x + ${i}; }`,
     );
     writeFileSync(join(env.dir, "src/many.cpp"), `${many.join("\n")}\n`);
+    writeFileSync(
+      join(env.dir, "src/shapes.h"),
+      "#pragma once\nstruct Shape {};\nstruct Circle : Shape {};\nstruct Ring : Circle {};\nstruct Square : Shape {};\n",
+    );
     const commands = ["greeter.cpp", "main.cpp", "broken.cpp", "many.cpp"].map((file) => ({
       directory: env.dir,
       file: `src/${file}`,
@@ -85,6 +89,38 @@ describe.skipIf(!needs("clangd", "runnerCpp"))("clangd answers, positions exact"
       "src/greeter.h",
       6,
     ]);
+  });
+
+  test("type hierarchy: clangd 14's own textDocument/typeHierarchy answers when the standard request is unknown", async () => {
+    const sub = await env.client.typeHierarchy({
+      workspace: ws,
+      at: symbol("src/shapes.h", "Shape", 2),
+      direction: HierarchyRequest_Direction.INCOMING,
+      depth: 2,
+    });
+    // Each node as [name, line, children by line] (clangd lists subtypes in its index's order).
+    type Node = { name: string; location?: { range?: { start?: { line: number } } }; children: Node[] };
+    const line = (node: Node) => node.location?.range?.start?.line ?? 0;
+    const tree = (node: Node): unknown => [
+      node.name,
+      line(node),
+      [...node.children].sort((a, b) => line(a) - line(b)).map(tree),
+    ];
+    expect(tree(sub.root as Node)).toEqual([
+      "Shape",
+      2,
+      [
+        ["Circle", 3, [["Ring", 4, []]]],
+        ["Square", 5, []],
+      ],
+    ]);
+    const up = await env.client.typeHierarchy({
+      workspace: ws,
+      at: symbol("src/shapes.h", "Ring", 4),
+      direction: HierarchyRequest_Direction.OUTGOING,
+      depth: 3,
+    });
+    expect(tree(up.root as Node)).toEqual(["Ring", 4, [["Circle", 3, [["Shape", 2, []]]]]]);
   });
 
   test("workspace symbols past clangd's default 100: every match is counted, and the answer is complete", async () => {

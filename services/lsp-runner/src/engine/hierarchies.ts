@@ -7,12 +7,13 @@ import {
   CallHierarchyIncomingCallsRequest,
   CallHierarchyOutgoingCallsRequest,
   CallHierarchyPrepareRequest,
+  ErrorCodes,
   type TextDocumentPositionParams,
   TypeHierarchyPrepareRequest,
   TypeHierarchySubtypesRequest,
   TypeHierarchySupertypesRequest,
 } from "vscode-languageserver-protocol";
-import { invalidArgument } from "../errors.js";
+import { invalidArgument, RunnerError } from "../errors.js";
 import { fromLspRange, type Position } from "../lsp/session/positionEncoding.js";
 import { askOtherProjects } from "./acrossProjects.js";
 import type { HierarchyAnswer, HierarchyNode, PositionTarget, Range } from "./answers.js";
@@ -161,7 +162,9 @@ export class HierarchyQueries {
             return { children: others.found, projects: belowFirstLevel(others.projects, levels) };
           }
         : undefined;
-    return this.walk(context, at, CallHierarchyPrepareRequest.type, children, levels, signal, { widen });
+    const prepare = (params: TextDocumentPositionParams) =>
+      this.engine.query(context.session, CallHierarchyPrepareRequest.type, params, signal);
+    return this.walk(context, at, prepare, children, levels, { widen });
   }
 
   async typeHierarchy({ ref, at, direction, depth, signal }: TypeHierarchyQuery): Promise<HierarchyAnswer> {
@@ -182,25 +185,45 @@ export class HierarchyQueries {
       return (items ?? []).map((child) => ({ item: child }));
     };
     const projects = direction === "subtypes" ? await this.engine.ownProjectOnly(context, "subtypes") : undefined;
-    return this.walk(context, at, TypeHierarchyPrepareRequest.type, children, levels, signal, { projects });
+    const prepare = (params: TextDocumentPositionParams) =>
+      this.engine.query(context.session, TypeHierarchyPrepareRequest.type, params, signal);
+    try {
+      return await this.walk(context, at, prepare, children, levels, { projects });
+    } catch (error) {
+      if (!isMethodNotFound(error)) throw error;
+    }
+    // clangd before 16 answers only its own textDocument/typeHierarchy, the levels resolved inline.
+    const legacy = (params: TextDocumentPositionParams) =>
+      this.engine.query<LegacyItem | null>(
+        context.session,
+        LEGACY_TYPE_HIERARCHY,
+        { ...params, resolve: levels, direction: direction === "supertypes" ? 1 : 0 },
+        signal,
+      );
+    const inline = async (item: Item): Promise<Child[]> =>
+      ((direction === "supertypes" ? (item as LegacyItem).parents : (item as LegacyItem).children) ?? []).map(
+        (child) => ({ item: child }),
+      );
+    return this.walk(
+      context,
+      at,
+      async (params) => [await legacy(params)].flatMap((item) => (item ? [item] : [])),
+      inline,
+      levels,
+      {},
+    );
   }
 
   private async walk(
     context: DocumentContext,
     at: PositionTarget,
-    prepare: typeof CallHierarchyPrepareRequest.type | typeof TypeHierarchyPrepareRequest.type,
+    prepare: (params: TextDocumentPositionParams) => Promise<Item[] | null>,
     children: (item: Item) => Promise<Child[]>,
     depth: number,
-    signal: AbortSignal | undefined,
     across: { projects?: ProjectLoad; widen?: (resolved: Position, root: Item) => Promise<Widened> },
   ): Promise<HierarchyAnswer> {
     const resolved = this.engine.resolvePosition(context, at);
-    const prepared: Item[] | null = await this.engine.query<TextDocumentPositionParams, Item[] | null>(
-      context.session,
-      prepare,
-      this.engine.positionParams(context, resolved),
-      signal,
-    );
+    const prepared = await prepare(this.engine.positionParams(context, resolved));
     const first = prepared?.[0];
     let { projects } = across;
     let rootChildren = children;
@@ -274,6 +297,21 @@ function belowFirstLevel(projects: ProjectLoad | undefined, levels: number): Pro
     ],
     incomplete: true,
   };
+}
+
+/** clangd's type hierarchy before the standard one (clangd 14, Debian bookworm's): one request, `resolve` levels inline. */
+const LEGACY_TYPE_HIERARCHY = "textDocument/typeHierarchy";
+
+interface LegacyItem extends TypeHierarchyItem {
+  children?: LegacyItem[];
+  parents?: LegacyItem[];
+}
+
+/** The server has no such method (UNSUPPORTED from its MethodNotFound). */
+function isMethodNotFound(error: unknown): boolean {
+  if (!(error instanceof RunnerError) || error.code !== "UNSUPPORTED") return false;
+  const cause = error.cause as { code?: unknown } | undefined;
+  return cause?.code === ErrorCodes.MethodNotFound;
 }
 
 function checkDepth(depth: number): number {
