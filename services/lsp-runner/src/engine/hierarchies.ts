@@ -192,7 +192,7 @@ export class HierarchyQueries {
     } catch (error) {
       if (!isMethodNotFound(error)) throw error;
     }
-    // clangd before 16 answers only its own textDocument/typeHierarchy, the levels resolved inline.
+    // An older clangd (14) answers only its own textDocument/typeHierarchy, the levels resolved inline.
     const legacy = (params: TextDocumentPositionParams) =>
       this.engine.query<LegacyItem | null>(
         context.session,
