@@ -9,7 +9,7 @@ import type {
 import type { z } from "zod";
 import { GatewayError } from "../errors.js";
 import { runTool } from "./pipeline/runTool.js";
-import { withinBudget } from "./text.js";
+import { TEXT_BUDGET, withinBudget } from "./text.js";
 import type { ToolCall, ToolDeps } from "./toolCall.js";
 import { describeUnknown, unknownArguments } from "./unknownArguments.js";
 
@@ -31,6 +31,8 @@ export interface ToolDefinition<Input extends z.ZodObject, Output extends z.ZodO
   /** True when these arguments make the call write files (lsp:write, no retry, audit). Default: never. */
   writes?: (args: z.output<Input>) => boolean;
   run(args: z.output<Input>, call: ToolCall): Promise<ToolAnswer<z.output<Output>>>;
+  /** How a text cut at the budget says to see the rest (default: withinBudget's, by limit, offset or range). */
+  narrow?: string;
 }
 
 /** What runs a tools/call of one tool: raw arguments in, the MCP result out (errors as tool errors). */
@@ -106,7 +108,10 @@ function toolHandler<Input extends z.ZodObject, Output extends z.ZodObject>(
     }
     const body = async (call: ToolCall): Promise<CallToolResult> => {
       const answer = await definition.run(args, call);
-      return { content: [{ type: "text", text: withinBudget(answer.text) }], structuredContent: answer.structured };
+      return {
+        content: [{ type: "text", text: withinBudget(answer.text, TEXT_BUDGET, definition.narrow) }],
+        structuredContent: answer.structured,
+      };
     };
     return runTool(deps, ctx, definition.name, body, { write: writes(args) });
   };

@@ -138,9 +138,9 @@ export const TEXT_BUDGET = 24_000;
 
 /**
  * The text cut at a line boundary to fit `budget`, with how many lines were left out and where
- * they are. Tools keep their own answers shorter (limits, paging); this is the backstop.
+ * they are (`narrow`: how to see them, for a tool whose arguments cannot narrow it). Tools keep their own answers shorter (limits, paging); this is the backstop.
  */
-export function withinBudget(text: string, budget = TEXT_BUDGET): string {
+export function withinBudget(text: string, budget = TEXT_BUDGET, narrow = NARROW_BY_ARGUMENTS): string {
   if (text.length <= budget) return text;
   const room = budget - 300;
   const cut = text.lastIndexOf("\n", room);
@@ -149,5 +149,8 @@ export function withinBudget(text: string, budget = TEXT_BUDGET): string {
     .slice(kept.length)
     .split("\n")
     .filter((line) => line !== "").length;
-  return `${kept}\n… ${counted(left, "more line")} not shown: a text answer is kept under ${budget} characters. structuredContent has everything; or narrow the request (limit and offset, a line range, one file).`;
+  return `${kept}\n… ${counted(left, "more line")} not shown: a text answer is kept under ${budget} characters. structuredContent has everything; or ${narrow}.`;
 }
+
+/** How withinBudget's last line says to see the rest, for tools that page or take a range. */
+export const NARROW_BY_ARGUMENTS = "narrow the request (limit and offset, a line range, one file)";

@@ -1,7 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { DocumentSymbolsAnswerSchema, ServerState, SymbolKind } from "@lspmesh/proto";
 import { expect, test } from "vitest";
-import { documentSymbolsAnswer } from "./documentSymbols.js";
+import { TEXT_BUDGET, withinBudget } from "../text.js";
+import { documentSymbolsAnswer, OUTLINE_NARROW } from "./documentSymbols.js";
 
 function range(startLine: number, startColumn: number, endLine: number, endColumn: number) {
   return { start: { line: startLine, column: startColumn }, end: { line: endLine, column: endColumn } };
@@ -61,4 +62,22 @@ test("an empty outline: plain from a ready server, not-ready wording while index
   expect(documentSymbolsAnswer(indexing, "a.py").text).toBe(
     "No results yet: the python server is indexing; try again shortly. (indexing 40%)",
   );
+});
+
+test("a large outline cut at the text budget points at what shows a part, not at arguments document_symbols refuses", () => {
+  const symbols = Array.from({ length: 800 }, (_, i) => ({
+    name: `function_number_${i}`,
+    kind: SymbolKind.FUNCTION,
+    detail: "auto (format_string<T...>, T &&...) -> std::string",
+    range: range(i + 1, 1, i + 1, 40),
+    selectionRange: range(i + 1, 6, i + 1, 20),
+  }));
+  const answer = create(DocumentSymbolsAnswerSchema, {
+    status: { state: ServerState.READY, language: "cpp" },
+    symbols,
+  });
+  const cut = withinBudget(documentSymbolsAnswer(answer, "include/fmt/format.h").text, TEXT_BUDGET, OUTLINE_NARROW);
+  const last = cut.split("\n").at(-1)!;
+  expect(last).toMatch(/more lines not shown: .*structuredContent has everything; or see a part: find_symbol/);
+  expect(last).not.toMatch(/limit|offset/);
 });

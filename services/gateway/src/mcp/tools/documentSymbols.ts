@@ -87,6 +87,10 @@ export function documentSymbolsAnswer(
   return { text, structured: { ...status, file, symbols } };
 }
 
+/** document_symbols takes no limit or range: what its cut text points at instead. */
+export const OUTLINE_NARROW =
+  "see a part: find_symbol with name and file (include_body: true for its source), or read_file with start_line and end_line";
+
 export const documentSymbolsTool = defineTool({
   name: "document_symbols",
   title: "Document symbols",
@@ -95,6 +99,7 @@ export const documentSymbolsTool = defineTool({
     "the 1-based line and column of its name (ready to pass to the position tools) and the lines it spans.",
   input,
   output,
+  narrow: OUTLINE_NARROW,
   async run(args, call) {
     const workspace = await call.workspace(args.workspace);
     const answer = await call.sendForFile(workspace, args.file, (runner, options) =>
