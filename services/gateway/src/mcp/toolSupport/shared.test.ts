@@ -101,6 +101,12 @@ describe("merged answers of several language servers", () => {
     expect(mergeStatuses([])).toMatchObject({ state: "degraded", partial: true });
   });
 
+  test("a reason two parts share is said once", () => {
+    const withheld = "6 results outside your workspaces withheld";
+    const cpp = { ...ready, partial: true, language: "cpp", note: `${withheld}; no compile_commands.json` } as const;
+    expect(mergeStatuses([cpp, { ...cpp, note: withheld }]).note).toBe(`${withheld}; no compile_commands.json`);
+  });
+
   test("collectParts: some answered = answers plus notes; none answered = the first error", () => {
     const down = new GatewayError("UNAVAILABLE", "down");
     expect(

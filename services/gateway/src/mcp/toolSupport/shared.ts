@@ -310,7 +310,11 @@ export function mergeStatuses(
     return empty;
   }
   const worst = statuses.reduce((a, b) => (READINESS[b.state] < READINESS[a.state] ? b : a));
-  const notes = [...statuses.map((status) => status.note ?? ""), ...missing].filter((note) => note !== "");
+  // Each reason once: two answers of one server (a workspace asked for two languages' files, both
+  // served by one runner) carry the same note.
+  const notes = [
+    ...new Set([...statuses.map((status) => status.note ?? ""), ...missing].flatMap((note) => note.split("; "))),
+  ].filter((note) => note !== "");
   const merged: AnswerStatusOutput = {
     state: worst.state,
     partial: statuses.some((status) => status.partial) || missing.length > 0,
