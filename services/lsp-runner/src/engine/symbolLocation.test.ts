@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { DocumentSymbol } from "./answers.js";
-import { findSymbolByPath, matchesPath, outlineEntries } from "./symbolLocation.js";
+import { findSymbolByPath, matchesPath, outlineEntries, qualifiedParts } from "./symbolLocation.js";
 
 /** A symbol on `line` (its name at column 3), of LSP kind `kind` (5 class, 6 method, 11 interface, 12 function). */
 const sym = (name: string, kind: number, line: number, children: DocumentSymbol[] = []): DocumentSymbol => {
@@ -116,5 +116,39 @@ describe("gopls method names", () => {
 
   test("a method and a function of the same name are ambiguous by the name alone", () => {
     expect(() => findGo("Use")).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
+  });
+});
+
+describe("clangd's qualified names of out-of-line definitions", () => {
+  test("split at :: outside template arguments", () => {
+    expect(qualifiedParts("locale_ref::get")).toEqual(["locale_ref", "get"]);
+    expect(qualifiedParts("formatter<std::nullptr_t, Char>::format")).toEqual([
+      "formatter<std::nullptr_t, Char>",
+      "format",
+    ]);
+    expect(qualifiedParts("is_integral<fmt::detail::uint128_t>")).toEqual(["is_integral<fmt::detail::uint128_t>"]);
+    expect(qualifiedParts("operator<<")).toEqual(["operator<<"]);
+    expect(qualifiedParts("::global")).toEqual(["::global"]);
+  });
+
+  test("a method defined outside its class is found by its name, Class.name and Class::name", () => {
+    const at = (line: number) => ({ start: { line, column: 1 }, end: { line: line + 2, column: 2 } });
+    const symbol = (name: string, line: number, children: DocumentSymbol[] = []): DocumentSymbol => ({
+      name,
+      kind: 6,
+      detail: "",
+      range: at(line),
+      selectionRange: at(line),
+      children,
+    });
+    const outline = outlineEntries([
+      symbol("v12", 1, [symbol("locale_ref::get", 75), symbol("file_base", 1500, [symbol("get", 1517)])]),
+    ]);
+    for (const path of ["locale_ref::get", "locale_ref.get", "v12.locale_ref.get"]) {
+      expect(findSymbolByPath(outline, path, "format-inl.h", ["v12"]).symbol.range.start.line).toBe(75);
+    }
+    expect(() => findSymbolByPath(outline, "get", "format-inl.h", ["v12"])).toThrow(
+      "'get' names 2 symbols in format-inl.h: v12.locale_ref.get (method, line 75), v12.file_base.get (method, line 1517)",
+    );
   });
 });

@@ -17,9 +17,32 @@ export interface OutlineEntry {
 /** Every symbol of a tree, depth first in source order, with its names. */
 export function outlineEntries(symbols: readonly DocumentSymbol[], outer: readonly string[] = []): OutlineEntry[] {
   return symbols.flatMap((symbol) => {
-    const names = [...outer, symbol.name];
+    const names = [...outer, ...qualifiedParts(symbol.name)];
     return [{ names, symbol }, ...outlineEntries(symbol.children, names)];
   });
+}
+
+/**
+ * A name's parts at each `::` outside template arguments: clangd names a method defined out of its
+ * class qualified (`locale_ref::get`, `formatter<std::nullptr_t, Char>::format`), so it is found
+ * as `get` and `locale_ref.get` like one defined inside. Other names are one part.
+ */
+export function qualifiedParts(name: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < name.length; i++) {
+    const char = name[i];
+    if (char === "<") depth++;
+    else if (char === ">") depth = Math.max(0, depth - 1);
+    else if (char === ":" && name[i + 1] === ":" && depth === 0) {
+      parts.push(name.slice(start, i));
+      start = i + 2;
+      i++;
+    }
+  }
+  parts.push(name.slice(start));
+  return parts.some((part) => part === "") ? [name] : parts;
 }
 
 /**
@@ -62,7 +85,9 @@ export function findSymbolByPath(
   topLevel: readonly string[],
   stateNote = "",
 ): OutlineEntry {
-  const matches = entries.filter((entry) => matchesPath(entry.names, path));
+  // `locale_ref::get` is the path `locale_ref.get` (outline names are split so).
+  const dotted = qualifiedParts(path).join(".");
+  const matches = entries.filter((entry) => matchesPath(entry.names, dotted));
   if (matches.length === 1) return matches[0]!;
   // One holding all the others (`exports.parse = function parse() {…}`: the assignment and its
   // named function, nested and alike named): the whole declaration is meant.
@@ -73,8 +98,8 @@ export function findSymbolByPath(
   const names = [...new Set(topLevel)];
   const listed = names.slice(0, MAX_LISTED).join(", ");
   const more = names.length > MAX_LISTED ? `, … (${names.length - MAX_LISTED} more)` : "";
-  const name = path.split(".").at(-1) ?? path;
-  const elsewhere = path.includes(".") ? entries.filter((entry) => entry.symbol.name === name) : [];
+  const name = dotted.split(".").at(-1) ?? dotted;
+  const elsewhere = dotted.includes(".") ? entries.filter((entry) => entry.symbol.name === name) : [];
   const hint =
     elsewhere.length > 0
       ? `; '${name}' is declared as ${elsewhere
