@@ -17,6 +17,7 @@ import {
 import type { DiagnosticsQueries } from "./diagnosticsQueries.js";
 import type { DocumentContext, EngineContext } from "./engineContext.js";
 import { findImporters, IMPORTERS_CAP, readsImportsOf } from "./importers.js";
+import { distinctNotes } from "./navigation.js";
 import { applyTextEdits } from "./textEdits.js";
 
 /** Budget of a check (diagnostics before and after), ms (default 15 000). */
@@ -297,7 +298,8 @@ export function deltaOf(
     importerFiles: files.importers,
     importersNotChecked: files.notChecked,
     partial: notes.length > 0,
-    note: [...new Set(notes)].join("; "),
+    // Each reason once: the before and after statuses both name what the server lacks.
+    note: distinctNotes(notes),
   };
 }
 

@@ -318,7 +318,7 @@ export class NavigationQueries {
     if (parts.length === 1) return { symbols, total, status: statuses[0]! };
     const status = this.engine.combinedStatus(parts.map((part) => part.session));
     status.partial = statuses.some((s) => s.partial);
-    status.note = [...new Set(statuses.map((s) => s.note).filter(Boolean))].join("; ");
+    status.note = distinctNotes(statuses.map((s) => s.note));
     return { symbols, total, status };
   }
 
@@ -391,6 +391,14 @@ export class NavigationQueries {
 }
 
 /** Symbols by where they start (then end): the order they appear in the file. */
+/**
+ * The notes of several sessions' parts of one answer, each reason once: every part's note counts
+ * the results withheld from all of them, and a reason can open one note and end another.
+ */
+export function distinctNotes(notes: ReadonlyArray<string | undefined>): string {
+  return [...new Set(notes.flatMap((note) => (note ? note.split("; ") : [])))].join("; ");
+}
+
 function inSourceOrder(symbols: DocumentSymbol[]): DocumentSymbol[] {
   return symbols.sort(
     (a, b) =>
