@@ -142,6 +142,8 @@ export function pythonLanguage(): LanguageServerConfig {
     env: { NODE_OPTIONS: `--max-old-space-size=${SERVER_HEAP_MB}` },
     // Pyright reports no progress while it analyses the workspace.
     readinessProbe: "workspaceSymbol",
+    // A find-references cancelled before its search began breaks every later one (languageServerConfig.ts).
+    uncancelledMethods: ["textDocument/references"],
     serverDescription: `pyright ${packageVersion("pyright")}`,
     settings: {
       python: {

@@ -193,6 +193,7 @@ function overrideLanguage(base: LanguageDefinition, entry: LanguageEntry): Langu
     watchProcessTree: commandChanged ? entry.watchProcessTree : (entry.watchProcessTree ?? base.watchProcessTree),
     readinessProbe: commandChanged ? entry.readinessProbe : (entry.readinessProbe ?? base.readinessProbe),
     includeConfig: commandChanged ? undefined : base.includeConfig,
+    uncancelledMethods: commandChanged ? undefined : base.uncancelledMethods,
     indexProgress: commandChanged ? undefined : indexProgressFor(base.indexProgress, entry.args),
     diagnosticsPull: commandChanged ? entry.diagnosticsPull : (entry.diagnosticsPull ?? base.diagnosticsPull),
     workspaceSymbolLimit: commandChanged

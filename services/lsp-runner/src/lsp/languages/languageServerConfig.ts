@@ -78,6 +78,15 @@ export interface LanguageServerConfig {
    */
   readonly workspaceSymbolLimit?: WorkspaceSymbolLimit;
   /**
+   * Methods never cancelled with `$/cancelRequest`: a timeout or the caller's abort stops the wait
+   * for the answer, and the server finishes the request unasked. pyright 1.1.414 keeps the source
+   * of its last find-references and cancels it when the next one comes; when a cancelled request
+   * never reached its search, that source was disposed untouched, and cancelling it throws — every
+   * later `textDocument/references` fails "this._token.cancel is not a function" until a restart.
+   * Built-in only.
+   */
+  readonly uncancelledMethods?: readonly string[];
+  /**
    * The server's name and version for answers, when its initialize answer does not give both
    * (typescript-language-server names no version and not the TypeScript it runs).
    */

@@ -111,7 +111,10 @@ export class RequestChannel {
     const unsubscribe = failures.onEnd(canceller.stop);
     this.host.onStart();
     try {
-      const pending = this.host.connection.sendRequest(method, params, canceller.token);
+      // A method the server must not be told to cancel only stops being waited for (uncancelledMethods).
+      const pending = this.host.language.uncancelledMethods?.includes(method)
+        ? this.host.connection.sendRequest(method, params)
+        : this.host.connection.sendRequest(method, params, canceller.token);
       // Settles later (answer to a cancelled request, or disposal) with no one waiting.
       pending.catch(() => {});
       const answer = (await Promise.race([pending, canceller.stopped])) as R;
