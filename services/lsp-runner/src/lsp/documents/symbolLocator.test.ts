@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { RunnerError } from "../../errors.js";
-import { findOnLine, locateSymbol } from "./symbolLocator.js";
+import { findOnLine, locateSymbol, tripleQuotedLines } from "./symbolLocator.js";
 
 const LINES = [
   "import { greet } from '../greet';", // 1
@@ -99,4 +99,38 @@ test("without a hint, the first mention in code comes before one in a doc commen
   expect(locateSymbol(go, { name: "CheckErr" }, "cobra.go")).toEqual({ line: 4, column: 6 });
   const onlyComments = ["// CheckErr is gone", "package cobra"];
   expect(locateSymbol(onlyComments, { name: "CheckErr" }, "cobra.go")).toEqual({ line: 1, column: 4 });
+});
+
+describe("Python docstrings come after code, as comments do", () => {
+  // As Textualize/rich's rich/text.py: the class's docstring names it on the line below.
+  const text = [
+    "class Text(JupyterMixin):", // 1
+    '    """Text with color / style.', // 2
+    "", // 3
+    "    Args:", // 4
+    '        text (str, optional): Default unstyled text. Defaults to "".', // 5
+    '    """', // 6
+    "", // 7
+    '    x = """Text""" + f"Text"', // 8
+    "    def copy(self) -> Text:", // 9
+    "        r'''Text in a raw docstring'''", // 10
+    "        return Text()", // 11
+  ];
+
+  test("a hint just below the declaration lands on it, not on the docstring nearer", () => {
+    expect(locateSymbol(text, { name: "Text", lineHint: 3 }, "rich/text.py")).toEqual({ line: 1, column: 7 });
+    expect(locateSymbol(text, { name: "Text", lineHint: 4 }, "rich/text.py")).toEqual({ line: 1, column: 7 });
+  });
+
+  test("the hinted docstring line itself is still taken, and a name only in a docstring is found", () => {
+    expect(locateSymbol(text, { name: "Text", lineHint: 2 }, "rich/text.py")).toEqual({ line: 2, column: 8 });
+    expect(locateSymbol(text, { name: "unstyled", lineHint: 1 }, "rich/text.py")).toEqual({ line: 5, column: 39 });
+    expect(locateSymbol(text, { name: "Text", lineHint: 10 }, "rich/text.py")).toEqual({ line: 10, column: 13 });
+  });
+
+  test("prose lines: a docstring's lines and its first, not code that holds a one-line string", () => {
+    expect([...tripleQuotedLines(text)]).toEqual([2, 3, 4, 5, 6, 10]);
+    // A ''' inside a """ string does not close it.
+    expect([...tripleQuotedLines(['x = """a', "b ''' c", '"""', "y = 1"])]).toEqual([2, 3]);
+  });
 });

@@ -41,15 +41,42 @@ export function findOnLine(lineText: string, name: string): number[] {
  */
 const COMMENT_LINE = /^\s*(\/\/|\/\*|\*(\s|\/|$)|#(\s|!|$))/;
 
+/** A triple quote: Python's docstrings and long strings (also Java's, Kotlin's and Swift's text blocks). */
+const TRIPLE_QUOTE = /"""|'''/g;
+/** A line that starts with a triple-quoted string (a docstring's first line), string prefixes allowed. */
+const OPENS_TRIPLE_QUOTED = /^\s*[rRbBuUfF]{0,2}("""|''')/;
+
+/**
+ * 1-based lines that are prose inside triple quotes: those starting with one (a docstring's first
+ * line) and those that begin inside one. Python's docstrings stand below the declaration they
+ * document (`class Text:` then `"""Text with color / style.`), so a line hint just under a
+ * declaration would otherwise find its name there first.
+ */
+export function tripleQuotedLines(lines: readonly string[]): Set<number> {
+  const prose = new Set<number>();
+  let open: string | undefined;
+  lines.forEach((text, index) => {
+    if (open !== undefined || OPENS_TRIPLE_QUOTED.test(text)) prose.add(index + 1);
+    if (!text.includes('"""') && !text.includes("'''")) return;
+    for (const [quote] of text.matchAll(TRIPLE_QUOTE)) {
+      if (open === undefined) open = quote;
+      else if (quote === open) open = undefined;
+    }
+  });
+  return prose;
+}
+
 /**
  * Lines to try, nearest first: hint, hint+1, hint-1, hint+2, … (1-based, within the file), or every
- * line from the top without a hint. Comment lines come after the others (except the hinted line
- * itself): a name must not resolve to its mention in a doc comment above the declaration (lodash's
- * `* _.chunk(…)` examples above `function chunk`, Go's `// CheckErr prints …` above `func CheckErr`),
- * where servers find no identifier.
+ * line from the top without a hint. Comment lines, and prose in triple quotes (docstrings), come
+ * after the others (except the hinted line itself): a name must not resolve to its mention in a doc
+ * comment above the declaration (lodash's `* _.chunk(…)` examples above `function chunk`, Go's
+ * `// CheckErr prints …` above `func CheckErr`) or in a docstring below it, where servers find no
+ * identifier.
  */
 function candidateLines(lines: readonly string[], hint: number | undefined): number[] {
-  const isComment = (line: number) => COMMENT_LINE.test(lines[line - 1] ?? "");
+  const prose = tripleQuotedLines(lines);
+  const isComment = (line: number) => prose.has(line) || COMMENT_LINE.test(lines[line - 1] ?? "");
   const codeFirst = (candidates: number[]) => [
     ...candidates.filter((line) => !isComment(line)),
     ...candidates.filter(isComment),
