@@ -67,6 +67,11 @@ export class DeclarationMatches {
     this.total++;
   }
 
+  /** How many have exactly the name asked for, in the same case. */
+  get exactCase(): number {
+    return this.buckets.get(MATCH.exact)?.length ?? 0;
+  }
+
   /** How many have exactly the name asked for (case-sensitive or not), the others starting with it. */
   get exact(): number {
     return (this.buckets.get(MATCH.exact)?.length ?? 0) + (this.buckets.get(MATCH.exactIgnoringCase)?.length ?? 0);

@@ -9,7 +9,7 @@ import {
 import { expect, test } from "vitest";
 import { fitBody } from "../toolSupport/declarationBodies.js";
 import { fakeToolCall, indexed, tenantIndex } from "../toolSupport/fakeToolCall.js";
-import { fileFilterOf, findSymbolOutput, findSymbolTool, kindsOf } from "./findSymbol.js";
+import { fileFilterOf, findSymbolOutput, findSymbolTool, kindsOf, matchCounts } from "./findSymbol.js";
 
 const index = tenantIndex({
   default: {
@@ -217,8 +217,18 @@ test("a page past the end keeps the total and says where the list ends", async (
   const call = fakeToolCall({ index });
   const { text, structured } = await findSymbolTool.invoke({ name: "greet", offset: 9 }, call);
   expect(text).toBe(
-    '3 declarations named "greet" or starting so (2 exactly); offset 9 is past the last of them (offset 0 starts from the first)',
+    '3 declarations named "greet" or starting so (2 exactly, 1 starting so); offset 9 is past the last of them (offset 0 starts from the first)',
   );
   expect(structured).toMatchObject({ total: 3, truncated: false, offset: 9, symbols: [] });
   expect(structured).not.toHaveProperty("next_offset");
+});
+
+test("the header tells exact names from names that match only ignoring case", () => {
+  // Textualize/rich: "Console" is one class and 458 `console` variables.
+  expect(matchCounts({ exactCase: 1, exact: 459, total: 466 })).toBe(
+    " or starting so (1 exactly, 458 ignoring case, 7 starting so)",
+  );
+  expect(matchCounts({ exactCase: 1, exact: 200, total: 200 })).toBe(" ignoring case (1 exactly, 199 ignoring case)");
+  expect(matchCounts({ exactCase: 0, exact: 0, total: 3 })).toBe(" or starting so (0 exactly, 3 starting so)");
+  expect(matchCounts({ exactCase: 3, exact: 3, total: 3 })).toBe("");
 });

@@ -139,7 +139,7 @@ export function findSymbolAnswer(parts: FindSymbolParts): ToolAnswer<Output> {
     status,
     symbols.length > 0 || offset > 0,
     `No declaration named "${name}"${parts.filtersText}. search_symbols matches more loosely (camel case, substring, fuzzy); search_text finds it as text.`,
-    `${counted(total, "declaration")} named "${name}"${matches.exact === matches.total ? "" : ` or starting so (${matches.exact} exactly)`}${parts.filtersText}${shown}${pastEnd ? "" : ":"}`,
+    `${counted(total, "declaration")} named "${name}"${matchCounts(matches)}${parts.filtersText}${shown}${pastEnd ? "" : ":"}`,
     ...symbols.flatMap((symbol) => symbolLines(symbol, parts.showWorkspace)),
   );
   const structured: Output = {
@@ -152,6 +152,24 @@ export function findSymbolAnswer(parts: FindSymbolParts): ToolAnswer<Output> {
     ...(next === undefined ? {} : { next_offset: next }),
   };
   return { text, structured };
+}
+
+/**
+ * How the declarations match, unless all have the name exactly: `or starting so (2 exactly, 1
+ * starting so)`, ` ignoring case (1 exactly, 458 ignoring case)` — "Console" must not count its
+ * 458 `console` variables as named exactly so.
+ */
+export function matchCounts(matches: Pick<DeclarationMatches, "exactCase" | "exact" | "total">): string {
+  const exact = matches.exactCase;
+  if (exact === matches.total) return "";
+  const ignoringCase = matches.exact - exact;
+  const prefixed = matches.total - matches.exact;
+  const counts = [
+    `${exact} exactly`,
+    ...(ignoringCase > 0 ? [`${ignoringCase} ignoring case`] : []),
+    ...(prefixed > 0 ? [`${prefixed} starting so`] : []),
+  ];
+  return `${prefixed > 0 ? " or starting so" : " ignoring case"} (${counts.join(", ")})`;
 }
 
 function symbolOf(found: Declaration, body: BodyResult | undefined): SymbolOutput {
