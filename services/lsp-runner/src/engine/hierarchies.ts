@@ -34,7 +34,7 @@ interface Child {
 }
 
 /** One request's walk: converts nodes, counts what it left out. */
-class Walk {
+export class Walk {
   readonly lines: FileLines;
   nodes = 0;
   /** Items outside the workspace that may not be shown (counted as withheld). */
@@ -42,6 +42,8 @@ class Walk {
   /** Items in libraries outside the workspace (the standard library's stubs): left out, said so. */
   libraries = 0;
   truncated = false;
+  /** The cap was reached among the root's own children: less depth would not help. */
+  truncatedFirstLevel = false;
 
   constructor(
     readonly engine: EngineContext,
@@ -82,6 +84,8 @@ class Walk {
     const onPath = new Set(path).add(key);
     for (const child of await this.children(item)) {
       if (this.nodes >= MAX_NODES) {
+        // Among the root's own children, with no deeper level cut before: the first level alone is too many.
+        if (path.size === 0 && !this.truncated) this.truncatedFirstLevel = true;
         this.truncated = true;
         return;
       }
@@ -246,9 +250,7 @@ export class HierarchyQueries {
     }
     if (walk.truncated) {
       answer.status.partial = true;
-      answer.status.note = [`stopped at ${MAX_NODES} nodes; ask for less depth`, answer.status.note]
-        .filter(Boolean)
-        .join("; ");
+      answer.status.note = [truncationNote(walk.truncatedFirstLevel), answer.status.note].filter(Boolean).join("; ");
     }
     if (!root) {
       answer.status.note = [
@@ -260,6 +262,13 @@ export class HierarchyQueries {
     }
     return answer;
   }
+}
+
+/** Why a hierarchy stopped at MAX_NODES, and what to ask instead. */
+export function truncationNote(firstLevel: boolean): string {
+  return firstLevel
+    ? `stopped at ${MAX_NODES} nodes: the symbol alone has more than that at the first level, so less depth does not help; find_references lists every use, paged`
+    : `stopped at ${MAX_NODES} nodes; ask for less depth`;
 }
 
 /** The root's children from the other projects, and what the answer must admit about them. */
