@@ -121,6 +121,12 @@ function addLiveResult(
   for (const missing of result.missing ?? []) gaps.push(`${workspace}: ${missing} not answered`);
   for (const answer of result.answers) {
     const language = answer.status?.language || undefined;
+    // The server ranks exact names first, but more of them than the limit cannot all be read.
+    if (answer.total > answer.symbols.length) {
+      gaps.push(
+        `${workspace}: its ${language ?? "language"} server matched ${answer.total} names and only the best ${answer.symbols.length} were read, so more declarations may have the name; search_symbols pages through them`,
+      );
+    }
     for (const symbol of answer.symbols) {
       const { name: named, kind, location } = declaredSymbolFrom(symbol);
       // gopls names members with their type (Command.Execute): searched by the member's own name.

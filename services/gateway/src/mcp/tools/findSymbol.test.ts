@@ -232,3 +232,29 @@ test("the header tells exact names from names that match only ignoring case", ()
   expect(matchCounts({ exactCase: 0, exact: 0, total: 3 })).toBe(" or starting so (0 exactly, 3 starting so)");
   expect(matchCounts({ exactCase: 3, exact: 3, total: 3 })).toBe("");
 });
+
+test("a live answer cut at its limit says that more declarations may have the name", async () => {
+  // Textualize/rich before pyright ran: 459 names "console" among pyright's 552 matches, 200 read.
+  const call = fakeToolCall({
+    runner: {
+      workspaceSymbols: () =>
+        create(WorkspaceSymbolsAnswerSchema, {
+          status: { state: ServerState.READY, language: "python", server: "pyright" },
+          total: 552,
+          symbols: Array.from({ length: 200 }, (_, i) => ({
+            name: i === 0 ? "Console" : "console",
+            kind: i === 0 ? SymbolKind.CLASS : SymbolKind.VARIABLE,
+            location: { file: `examples/e${i}.py`, range: { start: { line: 1, column: 1 } } },
+          })),
+        }),
+    },
+  });
+  const { text, structured } = await findSymbolTool.invoke({ name: "Console", limit: 1 }, call);
+  expect(structured).toMatchObject({ partial: true, total: 200 });
+  expect((structured as Found).note).toContain(
+    "default: its python server matched 552 names and only the best 200 were read, so more declarations may have the name",
+  );
+  expect(text.split("\n")[1]).toBe(
+    '200 declarations named "Console" ignoring case (1 exactly, 199 ignoring case); showing 1-1 (offset: 1 for more):',
+  );
+});
