@@ -172,7 +172,7 @@ describe.skipIf(!languages.get("python"))("python operations (pyright)", () => {
     [
       "file rename with import updates",
       () => client.renameFile({ workspace: ws, file: "src/text/shout.py", newFile: "src/loud.py", apply: true }),
-      /workspace\/willRenameFiles/,
+      /workspace\/willRenameFiles .*; move it with apply_workspace_edit \(operations: \[\{ kind: "rename"/,
     ],
   ])("%s is UNSUPPORTED, naming the server", async (_name, call, what) => {
     const error = await failure(call());

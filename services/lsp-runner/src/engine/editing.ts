@@ -215,7 +215,7 @@ export class EditingQueries {
     if (!session.capabilities.workspace?.fileOperations?.willRename) {
       throw unsupported(
         session,
-        "workspace/willRenameFiles (updating imports when a file moves); move the file yourself",
+        'workspace/willRenameFiles (updating imports when a file moves); move it with apply_workspace_edit (operations: [{ kind: "rename", file, new_file }]) and update the imports that name it (search_text finds them)',
       );
     }
     const target = await context.paths.resolveNewFile(newFile);
