@@ -93,7 +93,9 @@ export function namedPosition(
       ? ` ${counted(passedOver.length, "other declaration")} of that name, of other kinds, passed over (${passedOver
           .slice(0, 3)
           .map((other) => declarationLine(declarationOf(other)))
-          .join("; ")}); pass file (and line) to ask about one of them.`
+          .join(
+            "; ",
+          )}${passedOver.length > 3 ? `; … and ${passedOver.length - 3} more: find_symbol lists them` : ""}); pass file (and line) to ask about one of them.`
       : "";
   const preface = `Found \`${name}\` by name: ${declarationLine(declaration)}.${others}`;
   return { outcome: "resolved", at, declaration, preface };

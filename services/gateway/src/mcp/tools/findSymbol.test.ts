@@ -251,7 +251,7 @@ test("a live answer cut at its limit says that more declarations may have the na
   });
   const { text, structured } = await findSymbolTool.invoke({ name: "Console", limit: 1 }, call);
   expect(structured).toMatchObject({ partial: true, total: 200 });
-  expect((structured as Found).note).toContain(
+  expect((structured as { note?: string }).note).toContain(
     "default: its python server matched 552 names and only the best 200 were read, so more declarations may have the name",
   );
   expect(text.split("\n")[1]).toBe(
