@@ -54,7 +54,7 @@ export function enclosingSymbol(symbols: readonly DocumentSymbol[], at: Point): 
   return innermost;
 }
 
-function sameRange(
+export function sameRange(
   a: { start?: Point | undefined; end?: Point | undefined } | undefined,
   b: { start?: Point | undefined; end?: Point | undefined } | undefined,
 ): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { lineBreakOf, type SymbolEditMode, symbolTextEdit } from "./symbolEditText.js";
+import { lineBreakOf, nameOnlyDeclaration, type SymbolEditMode, symbolTextEdit } from "./symbolEditText.js";
 import { applyTextEdits } from "./textEdits.js";
 
 // A method on lines 2-4 (its range starts at column 3, after its indentation).
@@ -104,5 +104,33 @@ describe("insert", () => {
     expect(
       edited("insertBefore", "x();\ny();", { start: { line: 2, column: 1 }, end: { line: 2, column: 5 } }, crlf),
     ).toBe("a();\r\nx();\r\ny();\r\nb();\r\n");
+  });
+});
+
+describe("a declaration whose range is only its name", () => {
+  const at = (line: number, column: number, end: number) => ({
+    start: { line, column },
+    end: { line, column: end },
+  });
+  const nameOnly = (line: number, column: number, end: number) => ({
+    range: at(line, column, end),
+    selectionRange: at(line, column, end),
+  });
+
+  test("pyright's variables: the value after the name is not in the range, so edits of it are refused", () => {
+    // Textualize/rich: rich/_spinners.py and rich/console.py.
+    const lines = ["SPINNERS = {", '    "dots": {},', "}", "RenderResult = Iterable[Segment]", "    width: int = 80"];
+    expect(nameOnlyDeclaration(lines, nameOnly(1, 1, 9))).toBe(true);
+    expect(nameOnlyDeclaration(lines, nameOnly(4, 1, 13))).toBe(true);
+    expect(nameOnlyDeclaration(lines, nameOnly(5, 5, 10))).toBe(true);
+  });
+
+  test("a whole declaration, or a name that is all of it, is kept", () => {
+    const lines = ["enum E {", "  A,", "  B = 1,", "}", "if x == 1:", "total: number = 1;"];
+    expect(nameOnlyDeclaration(lines, nameOnly(2, 3, 4))).toBe(false);
+    // Not an assignment: a comparison follows.
+    expect(nameOnlyDeclaration(["x == 1"], nameOnly(1, 1, 2))).toBe(false);
+    // typescript-language-server's declarator range runs past the name.
+    expect(nameOnlyDeclaration(lines, { range: at(6, 1, 18), selectionRange: at(6, 1, 6) })).toBe(false);
   });
 });

@@ -18,6 +18,24 @@ export type SymbolEditMode = "replace" | "insertBefore" | "insertAfter";
 
 const LINE_BREAK = /\r\n|\r|\n/;
 
+/**
+ * Whether the server gave a declaration only its name as range while the declaration goes on past
+ * it (`=` or `:` follows the name): pyright's range of `SPINNERS = {` … 460 lines … `}` and of
+ * `RenderResult = Iterable[…]` is the name alone. Replacing that range with a whole declaration
+ * leaves the old value after it (`RenderResult = Iterable[Any] = Iterable[…]`), and inserting
+ * after it writes inside the value; a TypeScript enum member without initializer (`A,`) is whole.
+ */
+export function nameOnlyDeclaration(
+  lines: readonly string[],
+  symbol: { range: Range; selectionRange: Range },
+): boolean {
+  const { range, selectionRange } = symbol;
+  const same = (a: Range["start"], b: Range["start"]) => a.line === b.line && a.column === b.column;
+  if (!same(range.start, selectionRange.start) || !same(range.end, selectionRange.end)) return false;
+  const after = [...(lines[range.end.line - 1] ?? "")].slice(range.end.column - 1).join("");
+  return /^\s*(=(?!=)|:(?!=))/.test(after);
+}
+
 /** The file's own line break: its first one, "\n" when it has none. */
 export function lineBreakOf(text: string): string {
   return LINE_BREAK.exec(text)?.[0] ?? "\n";

@@ -11,7 +11,7 @@ import { RunnerError } from "../errors.js";
 import { fromLspRange, type PositionEncoding } from "../lsp/session/positionEncoding.js";
 import type { DocumentSymbol, EditAnswer, WorkspaceRef } from "./answers.js";
 import { type EngineContext, requireCapability } from "./engineContext.js";
-import { lineBreakOf, type SymbolEditMode, symbolTextEdit } from "./symbolEditText.js";
+import { lineBreakOf, nameOnlyDeclaration, type SymbolEditMode, symbolTextEdit } from "./symbolEditText.js";
 import { findSymbolByPath, type OutlineEntry, outlineEntries } from "./symbolLocation.js";
 import { changingEdits } from "./textEdits.js";
 import { emptyEdit } from "./workspaceEdits.js";
@@ -56,6 +56,13 @@ export async function symbolEditPreview(engine: EngineContext, query: SymbolEdit
     throw new RunnerError(
       "UNSUPPORTED",
       `the ${session.language.id} language server (${session.serverName}) lists symbols without their whole range (SymbolInformation), so '${symbolPath}' cannot be ${mode === "replace" ? "replaced" : "inserted after"} safely; use insert_before_symbol, or edit by line and column (apply_workspace_edit)`,
+    );
+  }
+  if (mode !== "insertBefore" && nameOnlyDeclaration(lines, found.symbol)) {
+    const { line } = found.symbol.range.start;
+    throw new RunnerError(
+      "UNSUPPORTED",
+      `the ${session.language.id} language server (${session.serverName}) gives '${symbolPath}' only its name as its range, not its whole declaration (its value after the name is left out), so it cannot be ${mode === "replace" ? "replaced" : "inserted after"} safely; read it with read_file from line ${line} and edit it by line and column (apply_workspace_edit), or use insert_before_symbol`,
     );
   }
   const edit = symbolTextEdit(mode, lines, found.symbol.range, text, lineBreakOf(content));

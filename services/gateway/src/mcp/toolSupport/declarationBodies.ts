@@ -4,7 +4,7 @@
 // BODY_LINES lines, all of them within one character budget, cut bodies saying where to read on.
 import { z } from "zod";
 import type { Declaration } from "../../symbols/declarationLookup.js";
-import { declaredAt } from "../../symbols/outline.js";
+import { declaredAt, sameRange } from "../../symbols/outline.js";
 import type { WorkspaceTarget } from "../../workspaces.js";
 import type { ToolCall } from "../toolCall.js";
 import { toGatewayError } from "../toolErrors.js";
@@ -35,6 +35,8 @@ interface ReadBody {
   startLine: number;
   endLine: number;
   text: string;
+  /** The server's range is the name alone (pyright's variables): the declaration may go on past it. */
+  nameOnly?: boolean;
 }
 
 /** Bodies of `declarations`, in their order (at most MAX_OUTLINE_FILES of them fetched; the rest say so). */
@@ -102,7 +104,8 @@ async function readBody(
         options,
       ),
     );
-    return { startLine, endLine, text: answer.text };
+    const nameOnly = sameRange(range, declared?.symbol.selectionRange);
+    return { startLine, endLine, text: answer.text, ...(nameOnly ? { nameOnly } : {}) };
   } catch (error) {
     const coded = toGatewayError(error);
     if (!coded) throw error;
@@ -126,6 +129,10 @@ export function fitBody(read: ReadBody, budget: number): BodyOutput {
   if (next <= endLine) {
     body.truncated = true;
     body.note = `body truncated, read_file lines ${next}–${endLine}`;
+  } else if (read.nameOnly) {
+    // `SPINNERS = {` of 460 lines: the server's range ends with the name, the value is not in it.
+    body.truncated = true;
+    body.note = `the language server gives only the name's range: the declaration may go on past line ${endLine}; read_file from line ${startLine}`;
   }
   return body;
 }

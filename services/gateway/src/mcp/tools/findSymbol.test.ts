@@ -258,3 +258,14 @@ test("a live answer cut at its limit says that more declarations may have the na
     '200 declarations named "Console" ignoring case (1 exactly, 199 ignoring case); showing 1-1 (offset: 1 for more):',
   );
 });
+
+test("a body whose range is the name alone (pyright's variables) says the declaration may go on", () => {
+  // Textualize/rich: rich/_spinners.py `SPINNERS = {` runs 460 lines; pyright's range is `SPINNERS`.
+  expect(fitBody({ startLine: 22, endLine: 22, text: "SPINNERS = {\n", nameOnly: true }, 1000)).toEqual({
+    start_line: 22,
+    end_line: 22,
+    text: "SPINNERS = {\n",
+    truncated: true,
+    note: "the language server gives only the name's range: the declaration may go on past line 22; read_file from line 22",
+  });
+});
