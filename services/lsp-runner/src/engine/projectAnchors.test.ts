@@ -42,6 +42,28 @@ test("one anchor per project: its included TypeScript first; a solution file wit
   expect(found.notLoaded).toBe(0);
 });
 
+test("a config extending another without include holds its own folder, not the base's (preactjs/signals' docs)", async () => {
+  const dir = workspace({
+    "tsconfig.json": '{ "compilerOptions": { "strict": true }, "exclude": ["docs"] }',
+    "docs/tsconfig.json": '{ "extends": "../tsconfig.json", "exclude": ["node_modules", "dist"] }',
+    "docs/demos/react/tsconfig.json": '{ "extends": "../../tsconfig.json" }',
+    "global.d.ts": "export {};",
+    "packages/core/src/index.ts": "export {};",
+    "docs/index.ts": "export {};",
+    "docs/demos/react/app.ts": "export {};",
+  });
+  const found = await projectAnchors(dir, typescript, 1024 * 1024);
+  const files = (name: string) => {
+    const project = found.projects.find((candidate) => candidate.name === name)!;
+    return { unique: [...project.unique].sort(), shared: [...project.shared].sort() };
+  };
+  expect(files("docs/tsconfig.json")).toEqual({ unique: ["docs/index.ts"], shared: ["docs/demos/react/app.ts"] });
+  expect(files("docs/demos/react/tsconfig.json")).toEqual({ unique: [], shared: ["docs/demos/react/app.ts"] });
+  expect(files("tsconfig.json").unique).toEqual(["global.d.ts", "packages/core/src/index.ts"]);
+  // Every project is loaded: docs through a file of its own, the react demos through theirs.
+  expect(found.anchors.sort()).toEqual(["docs/demos/react/app.ts", "docs/index.ts", "global.d.ts"]);
+});
+
 test("binary and oversized files are never anchors: skipped with the reason, the next one used", async () => {
   const dir = workspace({
     "a_blob.py": Buffer.from([0x50, 0x00, 0x01, 0x02]),

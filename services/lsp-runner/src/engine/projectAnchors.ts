@@ -255,9 +255,13 @@ async function readProject(root: string, config: string, depth = 0): Promise<Pro
     .map((path) => (path.endsWith(".json") ? at(path) : posix.join(at(path), "tsconfig.json")));
   const files = ownFiles ?? inherited?.files;
   const include = ownInclude ?? inherited?.include;
+  // Without `files` or `include` anywhere in the chain, a project holds every file under its own
+  // folder, not under the folder of the config it extends (docs/tsconfig.json extending
+  // ../tsconfig.json holds docs/**): the default is the leaf's, so a base passes none on.
+  const leaf = depth === 0;
   return {
     files,
-    include: include ?? (files ? undefined : [includeGlob(at("**/*"))]),
+    include: include ?? (files || !leaf ? undefined : [includeGlob(at("**/*"))]),
     exclude: ownExclude ?? inherited?.exclude ?? [],
     solution: files !== undefined && files.length === 0 && include === undefined,
     references,
