@@ -1,7 +1,16 @@
 import { create } from "@bufbuild/protobuf";
 import { EditAnswerSchema, FileOperation_Kind, ServerState, WorkspaceEditSchema } from "@lspmesh/proto";
 import { describe, expect, test } from "vitest";
-import { editAnswer, editFrom, editPreview, touchedFiles, workspaceEditFrom, workspaceEditInput } from "./edits.js";
+import { TEXT_BUDGET } from "../text.js";
+import {
+  changeLinesWithin,
+  editAnswer,
+  editFrom,
+  editPreview,
+  touchedFiles,
+  workspaceEditFrom,
+  workspaceEditInput,
+} from "./edits.js";
 
 const edit = create(WorkspaceEditSchema, {
   files: [
@@ -65,6 +74,39 @@ describe("workspace edits", () => {
     expect(answer.structured.delta).toMatchObject({ partial: true, edited_files: ["src/grüße.ts"] });
     const without = editAnswer(create(EditAnswerSchema, { status, edit, applied: true }), "renaming x", "nothing");
     expect(without.structured).not.toHaveProperty("delta");
+  });
+
+  test("an applied edit too long to list keeps its delta in the text: the edit lines are cut, and say so", () => {
+    const status = { state: ServerState.READY, language: "typescript" };
+    const many = create(WorkspaceEditSchema, {
+      files: Array.from({ length: 20 }, (_, index) => ({
+        file: `packages/react/runtime/test/browser/file${index}.test.tsx`,
+        edits: Array.from({ length: 20 }, (_, line) => ({
+          range: { start: { line: line + 1, column: 13 }, end: { line: line + 1, column: 19 } },
+          newText: "createSignal",
+        })),
+      })),
+    });
+    const delta = { editedFiles: ["packages/core/src/index.ts"], partial: true, note: "no diagnostics in time" };
+    const answer = editAnswer(
+      create(EditAnswerSchema, { status, edit: many, applied: true, delta }),
+      "renaming `signal`",
+      "nothing",
+    );
+    expect(answer.text.length).toBeLessThan(TEXT_BUDGET);
+    expect(answer.text).toMatch(/^Applied renaming `signal`: 400 edits in 20 files\./);
+    expect(answer.text).toMatch(/\n… \d+ more changes not shown \(structuredContent's edit has all 400\)\.\n/);
+    expect(answer.text.split("\n").slice(-2)).toEqual([
+      "Diagnostics after the edit: 0 new, 0 fixed, 0 unchanged in 1 file (1 edited, 0 importers).",
+      "Incomplete: no diagnostics in time. 0 new proves nothing.",
+    ]);
+    expect(answer.structured.edit.files.flatMap((file) => file.edits)).toHaveLength(400);
+    expect(changeLinesWithin(["a", "b"], 10)).toEqual(["a", "b"]);
+    expect(changeLinesWithin(["abc", "def", "ghi"], 8)).toEqual([
+      "abc",
+      "def",
+      "… 1 more change not shown (structuredContent's edit has all 3).",
+    ]);
   });
 
   test("apply_workspace_edit input round-trips to the runner's edit", () => {

@@ -3,7 +3,7 @@
 // apply_workspace_edit.
 import { type EditAnswer, FileOperation_Kind, type WorkspaceEdit } from "@lspmesh/proto";
 import { z } from "zod";
-import { answerText, counted, lines } from "../text.js";
+import { answerText, counted, lines, TEXT_BUDGET } from "../text.js";
 import { deltaFrom, deltaText, diagnosticsDeltaOutput } from "./diagnosticsDelta.js";
 import { answerStatusShape, fileArgument, oneBased, rangeFrom, rangeShape, statusFrom } from "./shared.js";
 
@@ -113,11 +113,34 @@ export function editPreview(edit: WorkspaceEditOutput): string[] {
   return summary ? [summary, ...out] : [];
 }
 
+/** Characters of an edit answer's text kept for its status, summary and the line saying edits were left out. */
+const EDIT_TEXT_MARGIN = 2_000;
+
+/**
+ * The change lines that fit in `room` characters, and a line saying how many more there are: a
+ * rename with hundreds of edits must not push what follows them (the diagnostics delta, whether it
+ * is partial) past the end of the text answer.
+ */
+export function changeLinesWithin(changes: readonly string[], room: number): string[] {
+  let used = 0;
+  let shown = 0;
+  while (shown < changes.length && used + changes[shown]!.length + 1 <= room) used += changes[shown++]!.length + 1;
+  if (shown === changes.length) return [...changes];
+  return [
+    ...changes.slice(0, shown),
+    `… ${counted(changes.length - shown, "more change")} not shown (structuredContent's edit has all ${changes.length}).`,
+  ];
+}
+
 /** Common text of edit answers: what was (or would be) done, or why nothing is; then the delta, if asked. */
 export function editAnswer(answer: EditAnswer, what: string, nothing: string) {
   const status = statusFrom(answer.status);
   const edit = editFrom(answer.edit);
   const preview = editPreview(edit);
+  const structured: z.output<typeof editAnswerOutput> = { ...status, edit, applied: answer.applied };
+  if (answer.delta) structured.delta = deltaFrom(answer.delta);
+  const after = structured.delta ? deltaText(structured.delta, "Diagnostics after the edit:") : [];
+  const room = TEXT_BUDGET - EDIT_TEXT_MARGIN - lines(...after).length - (status.note?.length ?? 0);
   const text = answerText(
     status,
     preview.length > 0,
@@ -125,12 +148,9 @@ export function editAnswer(answer: EditAnswer, what: string, nothing: string) {
     answer.applied
       ? `Applied ${what}: ${preview[0]}.`
       : `Preview of ${what} (not applied; call again with apply: true to write it): ${preview[0]}.`,
-    ...preview.slice(1),
+    ...changeLinesWithin(preview.slice(1), Math.max(room, 0)),
   );
-  const structured: z.output<typeof editAnswerOutput> = { ...status, edit, applied: answer.applied };
-  if (!answer.delta) return { text, structured };
-  structured.delta = deltaFrom(answer.delta);
-  return { text: lines(text, ...deltaText(structured.delta, "Diagnostics after the edit:")), structured };
+  return { text: after.length > 0 ? lines(text, ...after) : text, structured };
 }
 
 // ---------------------------------------------------------------------------------------------
