@@ -79,3 +79,50 @@ test("a loose file's diagnostics are as when it is opened alone: JavaScript is n
   // Only tsserver's suggestion that a CommonJS module may be converted, never a type error.
   expect(file.diagnostics.every((d) => d.severity === 4)).toBe(true);
 });
+
+// Shaped like preactjs/signals' devtools-ui: a package with its own tsconfig.json whose sources
+// import the core package through a `paths` alias, and a test outside its `include` that imports
+// them relatively. An external project is the default project of every file it holds: one that
+// pulled ui/src in (through the test's import) took those files from the ui project, which then
+// no longer answered for them, so the uses in ui/src were missing from a complete answer.
+test("cold: a loose test importing a package's sources leaves their references to its project", async () => {
+  const project = await startFixtureRunner({
+    files: {
+      "tsconfig.json": '{ "compilerOptions": { "strict": true }, "exclude": ["ui"] }\n',
+      "core/index.ts": "export function signal(value: number): number {\n  return value;\n}\n",
+      "ui/tsconfig.json":
+        '{ "compilerOptions": { "strict": true, "paths": { "@core": ["../core/index.ts"] } }, "include": ["src"] }\n',
+      "ui/src/model.ts": 'import { signal } from "@core";\n\nexport const answer = signal(42);\n',
+      "ui/test/model.test.ts": 'import { answer } from "../src/model";\n\nconsole.log(answer);\n',
+      "ui/vitest.config.mjs": "export default {};\n",
+    },
+    languages: new LanguageRegistry([typescriptLanguage()]),
+  });
+  try {
+    const answer = await project.client.findReferences({
+      workspace: ws,
+      at: { file: "core/index.ts", target: { case: "symbol", value: { name: "signal", lineHint: 1, occurrence: 0 } } },
+      includeDeclaration: true,
+      limit: 100,
+    });
+    expect(places(answer.locations)).toEqual(["core/index.ts:1:17", "ui/src/model.ts:1:10", "ui/src/model.ts:3:23"]);
+    expect(answer.status?.partial).toBe(false);
+    // The test's own uses are still found (it is opened, in an inferred project of its own).
+    const uses = await project.client.findReferences({
+      workspace: ws,
+      at: {
+        file: "ui/src/model.ts",
+        target: { case: "symbol", value: { name: "answer", lineHint: 3, occurrence: 0 } },
+      },
+      includeDeclaration: true,
+      limit: 100,
+    });
+    expect(places(uses.locations)).toEqual([
+      "ui/src/model.ts:3:14",
+      "ui/test/model.test.ts:1:10",
+      "ui/test/model.test.ts:3:13",
+    ]);
+  } finally {
+    await project.close();
+  }
+});

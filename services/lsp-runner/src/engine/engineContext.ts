@@ -32,7 +32,9 @@ import { openedDocumentsChecked } from "./openedPackages.js";
 import {
   firstOpenableFile,
   isProjectBased,
+  LOOSE_GROUP,
   MAX_LOOSE_FILES,
+  MAX_LOOSE_FILES_OPENED,
   MAX_PROJECTS,
   type ProjectAnchors,
   type ProjectGroup,
@@ -486,30 +488,52 @@ export class EngineContext {
   }
 
   private async openAnchors(context: DocumentContext): Promise<ProjectLoad> {
-    const { session, paths } = context;
     const found = await this.projectsOf(context);
     const notes: string[] = [];
     const opened: string[] = [];
     // The scan is shared (projectGroups): what fails to open here is added to a copy.
     const skipped = [...found.skipped];
-    for (const anchor of found.anchors) {
-      if (anchor === context.file.path) continue;
-      try {
-        const file = await paths.resolveFile(anchor);
-        const match = this.options.languages.forFile(file.path);
-        if (match) opened.push((await session.syncDocument(file, match.languageId)).uri);
-      } catch (error) {
-        skipped.push({ file: anchor, reason: error instanceof Error ? error.message : String(error) });
-      }
-    }
+    opened.push(...(await this.openEach(context, found.anchors, skipped)));
     if (found.notLoaded > 0) notes.push(`${found.notLoaded} more project(s) not loaded (the limit is ${MAX_PROJECTS})`);
-    const loose = await this.loadLooseFiles(context, found.looseFiles, found.looseNotLoaded);
+    // A few files outside the projects of a workspace that has some (a package's tests beside its
+    // tsconfig.json include) are opened one by one instead: tsserver makes an external project the
+    // default project of every file it holds, so one that pulled a package's sources in through a
+    // test's import took them from their project, whose references there were lost (preactjs/signals:
+    // 16 uses of core's signal in devtools-ui). Opened alone, each is in an inferred project, last.
+    const fewBesideProjects =
+      found.projects.some((project) => project.name !== LOOSE_GROUP) &&
+      found.looseNotLoaded === 0 &&
+      found.looseFiles.length <= MAX_LOOSE_FILES_OPENED;
+    if (fewBesideProjects) opened.push(...(await this.openEach(context, found.looseFiles, skipped)));
+    const loose = fewBesideProjects
+      ? { notes: [], incomplete: false }
+      : await this.loadLooseFiles(context, found.looseFiles, found.looseNotLoaded);
     notes.push(...loose.notes);
     if (skipped.length > 0) {
       const listed = skipped.slice(0, 3).map((skip) => `${skip.file} (${skip.reason})`);
       notes.push(`skipped ${skipped.length} file(s): ${listed.join(", ")}${skipped.length > 3 ? ", …" : ""}`);
     }
     return { notes, incomplete: found.notLoaded > 0 || loose.incomplete, anchorUris: opened };
+  }
+
+  /** Opens each of `files` but the asked one; the URIs opened. What cannot be opened is added to `skipped`. */
+  private async openEach(
+    { session, paths, file: asked }: DocumentContext,
+    files: readonly string[],
+    skipped: Array<{ file: string; reason: string }>,
+  ): Promise<string[]> {
+    const opened: string[] = [];
+    for (const path of files) {
+      if (path === asked.path) continue;
+      try {
+        const file = await paths.resolveFile(path);
+        const match = this.options.languages.forFile(file.path);
+        if (match) opened.push((await session.syncDocument(file, match.languageId)).uri);
+      } catch (error) {
+        skipped.push({ file: path, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return opened;
   }
 
   /**

@@ -32,6 +32,13 @@ export function isProjectBased(languageId: string): boolean {
 export const MAX_PROJECTS = 24;
 /** Files outside every project given to a project-based server as one project, at most (default 2 000). */
 export const MAX_LOOSE_FILES = 2_000;
+/**
+ * Files outside every project opened one by one (each in an inferred project) rather than given as
+ * one external project, at most, in a workspace that has projects (engineContext.ts says why).
+ */
+export const MAX_LOOSE_FILES_OPENED = 32;
+/** The name of the group of files outside every project, in `projects`. */
+export const LOOSE_GROUP = "the files outside every project";
 /** Source and project files looked at when choosing anchors. */
 const FILES_SCANNED = 20_000;
 /** How deep `extends` and `references` chains are followed. */
@@ -109,8 +116,7 @@ export async function projectAnchors(
   }
   const loose = projects.length > 0 ? sources.filter((file) => !projects.some((p) => includes(p, file))) : sources;
   groups.push(sourcesBeforeTests(loose));
-  if (loose.length > 0)
-    foundProjects.push({ name: "the files outside every project", unique: new Set(loose), shared: new Set() });
+  if (loose.length > 0) foundProjects.push({ name: LOOSE_GROUP, unique: new Set(loose), shared: new Set() });
 
   const skipped: ProjectAnchors["skipped"] = [];
   const anchors: string[] = [];
