@@ -56,3 +56,15 @@ test("ranges hold their start, not their end", () => {
   expect(contains(range, { line: 4, column: 1 })).toBe(false);
   expect(contains(range, { line: 2, column: 4 })).toBe(false);
 });
+
+test("a function assigned to a property is found at the property's name, before its range", () => {
+  // tsserver's outline of \`Signal.prototype.subscribe = function (fn) {…}\` spans the function (column 30).
+  const subscribe = create(DocumentSymbolSchema, {
+    name: "subscribe",
+    kind: SymbolKind.FUNCTION,
+    range: { start: { line: 427, column: 30 }, end: { line: 435, column: 2 } },
+    selectionRange: { start: { line: 427, column: 30 }, end: { line: 427, column: 30 } },
+  });
+  expect(declaredAt([subscribe], { line: 427, column: 18 }, "subscribe")?.symbol.range?.end?.line).toBe(435);
+  expect(declaredAt([subscribe], { line: 427, column: 18 }, "other")).toBeUndefined();
+});

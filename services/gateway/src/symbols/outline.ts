@@ -19,11 +19,15 @@ export interface OutlineSymbol {
 
 /**
  * The symbol whose name starts at `at` (a declaration's position from the symbol index); else the
- * innermost symbol called `name` whose range holds `at` (servers disagree on the exact name span).
+ * innermost symbol called `name` whose range holds `at` (servers disagree on the exact name span);
+ * else one called `name` whose range starts later on that line (a function assigned to a property).
  */
 export function declaredAt(symbols: readonly DocumentSymbol[], at: Point, name: string): OutlineSymbol | undefined {
   let holding: OutlineSymbol | undefined;
   let found: OutlineSymbol | undefined;
+  // A function assigned to a property (`Signal.prototype.subscribe = function …`) is named before
+  // its range, which starts at the function, on the same line.
+  let assigned: OutlineSymbol | undefined;
   walk(symbols, [], (symbol, path) => {
     if (found) return false;
     const start = symbol.selectionRange?.start ?? symbol.range?.start;
@@ -31,11 +35,14 @@ export function declaredAt(symbols: readonly DocumentSymbol[], at: Point, name: 
       found = outlineSymbol(symbol, path);
       return false;
     }
+    const rangeStart = symbol.range?.start;
+    if (symbol.name === name && rangeStart?.line === at.line && rangeStart.column > at.column)
+      assigned ??= outlineSymbol(symbol, path);
     if (!contains(symbol.range, at)) return false;
     if (symbol.name === name) holding = outlineSymbol(symbol, path);
     return true;
   });
-  return found ?? holding;
+  return found ?? holding ?? assigned;
 }
 
 /**

@@ -62,3 +62,19 @@ declare namespace Deno {
     source.close();
   }
 });
+
+test("a function assigned to a property is at its property's name, where position tools find it", () => {
+  const text = `function Signal(this: any) {}
+Signal.prototype.subscribe = function (fn: () => void) {
+  return fn;
+};
+`;
+  const source = new TypescriptSyntaxSource();
+  try {
+    const symbols = source.symbols("packages/core/src/index.ts", text, splitLines(text));
+    // preactjs/signals: the name, column 18, not the function keyword at column 30.
+    expect(symbols.find((symbol) => symbol.name === "subscribe")).toMatchObject({ line: 2, column: 18 });
+  } finally {
+    source.close();
+  }
+});

@@ -146,12 +146,27 @@ export class TypescriptSyntaxSource {
   }
 }
 
-/** Where an item's name starts within one of its spans: its name span when inside, else the name's first occurrence. */
+/**
+ * Where an item's name starts within one of its spans: its name span when inside, else the name
+ * assigned just before the span (`Signal.prototype.subscribe = function (fn) {…}`: the navigation
+ * tree's span is the function, its name the property), else the name's first occurrence.
+ */
 function nameOffset(text: string, item: ts.NavigationTree, span: ts.TextSpan): number {
   const { nameSpan } = item;
   if (nameSpan && nameSpan.start >= span.start && nameSpan.start < span.start + span.length) return nameSpan.start;
+  const assigned = assignedName(text, item.text, span.start);
+  if (assigned !== undefined) return assigned;
   const found = text.indexOf(item.text, span.start);
   return found >= 0 && found < span.start + span.length ? found : span.start;
+}
+
+/** The offset of `name` when the code before `start` on its line ends with `name =` (`x.name = `, `name = `). */
+function assignedName(text: string, name: string, start: number): number | undefined {
+  const lineStart = text.lastIndexOf("\n", start - 1) + 1;
+  const before = text.slice(lineStart, start);
+  const match = /(^|[^\w$])([\w$]+)\s*=\s*$/.exec(before);
+  if (!match || match[2] !== name) return undefined;
+  return lineStart + match.index + match[1]!.length;
 }
 
 /** typescript-language-server leaves out anonymous items. */
