@@ -60,7 +60,9 @@ test("incoming calls say so too", async () => {
   });
   expect(answer.root?.children.map((child) => child.callSitesFile)).toEqual(["src/greetings/cli.py"]);
   expect(answer.status?.partial).toBe(true);
-  expect(answer.status?.note).toContain("1 file(s) left out that mention `greet` (tests/test_core.py) were not searched");
+  expect(answer.status?.note).toContain(
+    "1 file(s) left out that mention `greet` (tests/test_core.py) were not searched",
+  );
 });
 
 test("once the file left out is open, pyright searches it: the answer is complete", async () => {
