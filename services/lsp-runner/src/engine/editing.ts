@@ -43,6 +43,7 @@ import {
 } from "./engineContext.js";
 import { invalidRenameReason, wordAt } from "./identifiers.js";
 import type { ApplyEditQuery, CodeActionsQuery, FormatQuery, RenameFileQuery, RenameSymbolQuery } from "./queries.js";
+import { keptNameNote } from "./renameAliases.js";
 import { changingEdits } from "./textEdits.js";
 import { emptyEdit, fromLspWorkspaceEdit, isEmptyEdit } from "./workspaceEdits.js";
 
@@ -205,6 +206,8 @@ export class EditingQueries {
     );
     const edit = await fromLspWorkspaceEdit(context.paths, session, result);
     const answer = await this.finish(ref, context, edit, apply, at.symbol ? resolved : undefined, projects);
+    const kept = keptNameNote(edit, current, newName);
+    if (kept) answer.status.note = [answer.status.note, kept].filter((note) => note).join("; ");
     return { ...answer, rename: target };
   }
 
