@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { RunnerError } from "../../errors.js";
-import { findOnLine, locateSymbol, tripleQuotedLines } from "./symbolLocator.js";
+import { findOnLine, locateSymbol, outsideStrings, tripleQuotedLines } from "./symbolLocator.js";
 
 const LINES = [
   "import { greet } from '../greet';", // 1
@@ -132,5 +132,23 @@ describe("Python docstrings come after code, as comments do", () => {
     expect([...tripleQuotedLines(text)]).toEqual([2, 3, 4, 5, 6, 10]);
     // A ''' inside a """ string does not close it.
     expect([...tripleQuotedLines(['x = """a', "b ''' c", '"""', "y = 1"])]).toEqual([2, 3]);
+  });
+});
+
+describe("without an occurrence, a match in code comes before one in a string", () => {
+  const lines = ['\tt.Errorf("ClientIP: want %q, got %q", want, got) // 🎉 got', "x := `got` + 'got'"];
+
+  test("the variable after the format string, not the word inside it", () => {
+    expect(locateSymbol(lines, { name: "got", lineHint: 1 }, "f.go")).toEqual({ line: 1, column: 46 });
+    expect(locateSymbol(lines, { name: "got", lineHint: 1, occurrence: 1 }, "f.go")).toEqual({ line: 1, column: 31 });
+  });
+
+  test("every match quoted: the first", () => {
+    expect(locateSymbol(lines, { name: "got", lineHint: 2 }, "f.go")).toEqual({ line: 2, column: 7 });
+  });
+
+  test("escaped quotes stay inside their string", () => {
+    expect(outsideStrings('s := "a \\" got" + got', [12, 19])).toBe(19);
+    expect(outsideStrings("'it''s' name", [9])).toBe(9);
   });
 });

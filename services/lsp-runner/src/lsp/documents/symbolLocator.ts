@@ -36,6 +36,30 @@ export function findOnLine(lineText: string, name: string): number[] {
 }
 
 /**
+ * The first of `columns` (1-based code points) not inside a quoted string of `lineText` ("…",
+ * '…', `…`, backslash escapes); undefined when every one is. A line-level guess: a string left
+ * open carries to the line's end.
+ */
+export function outsideStrings(lineText: string, columns: readonly number[]): number | undefined {
+  const quoted = new Set<number>();
+  let quote: string | undefined;
+  let column = 0;
+  let escaped = false;
+  for (const char of lineText) {
+    column++;
+    if (quote === undefined) {
+      if (char === '"' || char === "'" || char === "`") quote = char;
+      continue;
+    }
+    quoted.add(column);
+    if (escaped) escaped = false;
+    else if (char === "\\") escaped = true;
+    else if (char === quote) quote = undefined;
+  }
+  return columns.find((start) => !quoted.has(start));
+}
+
+/**
  * A line that is only a comment in the common syntaxes: `//`, `/*`, a block comment's `*` line,
  * `# ` (Python, shell; not C's `#define`).
  */
@@ -110,7 +134,10 @@ export function locateSymbol(lines: readonly string[], query: SymbolQuery, file:
   for (const line of candidateLines(lines, query.lineHint)) {
     const columns = findOnLine(lines[line - 1] ?? "", name);
     if (columns.length === 0) continue;
-    const column = columns[occurrence - 1];
+    // No occurrence asked: the first in code, not in a string (`t.Errorf("got %q", got)`).
+    const column = query.occurrence
+      ? columns[occurrence - 1]
+      : (outsideStrings(lines[line - 1] ?? "", columns) ?? columns[0]);
     if (column === undefined) {
       throw new RunnerError(
         "SYMBOL_NOT_FOUND",
