@@ -113,8 +113,9 @@ function notFound(
     status.partial && status.note
       ? `; the lookup is not complete (${status.note})${settling ? ", so retry shortly" : ""}`
       : "";
+  // Not found yet, while a server or index is still filling in: a program reading the code retries.
   return new GatewayError(
-    "NOT_FOUND",
+    status.partial && settling ? "SERVER_STARTING" : "NOT_FOUND",
     `no declaration named '${name}' in workspace '${workspace}'${alike}${incomplete}; check the spelling, give file with symbol to point at it in a file, or use search_text to find it as text`,
   );
 }

@@ -47,6 +47,9 @@ test("each match shows kind, name, container and where it is declared", () => {
 test("no matches: plain from a ready server, not-ready wording while indexing", () => {
   const ready = create(WorkspaceSymbolsAnswerSchema, { status: { state: ServerState.READY } });
   expect(workspaceSymbolsAnswer(ready, "nothing", 100).text).toBe('No symbols match "nothing".');
+  expect(workspaceSymbolsAnswer(ready, "Console.print", 100).text).toBe(
+    'No symbols match "Console.print". The server matches a symbol\'s own name, not a path: find_symbol takes "Console.print" as container and name.',
+  );
   const indexing = create(WorkspaceSymbolsAnswerSchema, {
     status: { state: ServerState.INDEXING, language: "go", partial: true },
   });

@@ -111,7 +111,7 @@ export function mergedWorkspaceSymbolsAnswer(
   const text = answerText(
     status,
     total > 0,
-    `No symbols match "${query}".`,
+    `No symbols match "${query}".${qualifiedHint(query)}`,
     `${counted(total, "symbol")} matching "${query}"${shown}${pastEnd ? "" : ":"}`,
     ...symbols.map(symbolLine),
   );
@@ -119,6 +119,13 @@ export function mergedWorkspaceSymbolsAnswer(
     text,
     structured: { ...status, query, symbols, total, offset, ...(next !== undefined ? { next_offset: next } : {}) },
   };
+}
+
+/** Servers match a symbol's own name: a name path (`Console.print`, `ns::f`) is find_symbol's to resolve. */
+function qualifiedHint(query: string): string {
+  return /\.|::/.test(query.trim())
+    ? ` The server matches a symbol's own name, not a path: find_symbol takes "${query.trim()}" as container and name.`
+    : "";
 }
 
 export const workspaceSymbolsTool = defineTool({
