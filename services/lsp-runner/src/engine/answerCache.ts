@@ -128,7 +128,9 @@ export class AnswerCache {
       this.counts.miss++;
       const flight = this.ask(session, entry, key, method, ask, {
         caller: signal,
-        reask: this.reaskOf(session, key, method, ask),
+        reask: session.language?.uncancelledMethods?.includes(method)
+          ? undefined
+          : this.reaskOf(session, key, method, ask),
       });
       entry.inFlight.set(key, flight);
       return (await flight.join(signal)) as R;

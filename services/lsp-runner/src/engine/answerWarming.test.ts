@@ -70,6 +70,19 @@ describe("AnswerWarming", () => {
     expect(cache.counts.hit - before.hit).toBe(3);
   });
 
+  it("never asks again a method the server must not be told to cancel", async () => {
+    const references = "textDocument/references";
+    const cache = new AnswerCache(undefined, new Set([DEFINITION, references]), { maxAnswers: 10, idleMs: 1 });
+    const s = { ...session(), language: { uncancelledMethods: [references] } };
+    const srv = server(s);
+    await cache.answer(s, references, at(1), srv.ask(1));
+    await cache.answer(s, DEFINITION, at(2), srv.ask(2));
+    move(cache, s, "opened");
+    await settle(cache, s);
+    expect(srv.asked).toEqual([1, 2, 2]);
+    expect(cache.warming.counts.asked).toBe(1);
+  });
+
   it("forgets its questions on a real change, and never keeps an answer for an epoch gone by", async () => {
     const cache = new AnswerCache(undefined, READ_ONLY, { maxAnswers: 10, idleMs: 1 });
     const s = session();

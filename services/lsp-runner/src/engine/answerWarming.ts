@@ -18,6 +18,11 @@ export interface WarmableSession {
   readonly isAlive?: boolean;
   /** Requests, syncs or waits under way (a re-ask in flight included). */
   readonly isBusy?: boolean;
+  /**
+   * Methods the server must never be told to cancel (pyright's references): not asked again in
+   * the background, since a re-ask given up for a caller would still run to its end on the server.
+   */
+  readonly language?: { readonly uncancelledMethods?: readonly string[] };
 }
 
 export interface WarmingSettings {
