@@ -19,7 +19,7 @@ import {
   toLspPosition,
 } from "../lsp/session/positionEncoding.js";
 import { openLooseFilesProject } from "../lsp/session/tsserverLooseFiles.js";
-import { readRegularFile } from "../workspace/metadata.js";
+import { readRegularFileBeneath } from "../workspace/metadata.js";
 import type { WorkspaceLocator } from "../workspace/workspaceLocator.js";
 import { type ResolvedFile, WorkspacePaths } from "../workspace/workspacePaths.js";
 import { AnswerCache, type ServerAnswer } from "./answerCache.js";
@@ -423,9 +423,9 @@ export class EngineContext {
     if (files.length > MAX_GAP_FILES_READ || !/^[\p{L}\p{N}_$]+$/u.test(name)) return undefined;
     const read = await Promise.all(
       files.map((file) =>
-        readRegularFile(join(paths.root, file)).then(
-          (bytes) =>
-            bytes.length > this.options.sessions.maxFileBytes ? undefined : hasWord(bytes.toString("utf8"), name),
+        // A tenant's file: never through a symlink or out of the workspace, never past the size cap.
+        readRegularFileBeneath(paths.root, join(paths.root, file), this.options.sessions.maxFileBytes).then(
+          ({ bytes }) => (bytes ? hasWord(bytes.toString("utf8"), name) : undefined),
           () => undefined,
         ),
       ),
