@@ -108,3 +108,32 @@ describe.skipIf(!needs("gopls", "runnerGo"))("gopls answers, positions exact", (
     expect(messages.join("\n")).not.toContain(env.dir);
   });
 });
+
+describe.skipIf(!needs("gopls", "runnerGo"))("a file of a module below the root module", () => {
+  // As go-chi/chi's _examples/rest: a go.mod of its own requiring a published version of the root
+  // module; gopls (no go.work) reads its files alone.
+  let env: FixtureRunner;
+  beforeAll(async () => {
+    env = await startFixtureRunner({
+      files: {
+        "go.mod": "module example.com/chi\n\ngo 1.19\n",
+        "chi.go": 'package chi\n\n// Greet says hello.\nfunc Greet(name string) string { return "hello " + name }\n',
+        "_examples/rest/go.mod": "module rest-example\n\ngo 1.19\n\nrequire example.com/chi v1.0.1\n",
+        "_examples/rest/main.go":
+          'package main\n\nimport "example.com/chi"\n\nfunc main() {\n\tprintln(chi.Greet("x"))\n}\n',
+      },
+    });
+  });
+  afterAll(() => env?.close());
+
+  test("answers about it are partial naming its module; the root module's are not", async () => {
+    const nested = await env.client.hover({ workspace: ws, at: symbol("_examples/rest/main.go", "Greet", 6) });
+    expect(nested.status?.partial).toBe(true);
+    expect(nested.status?.note).toContain(
+      "_examples/rest/main.go belongs to the module in _examples/rest/ (its own go.mod), which the go language server does not load from this workspace",
+    );
+    const root = await env.client.hover({ workspace: ws, at: symbol("chi.go", "Greet", 4) });
+    expect(root.contents).toMatch(/func Greet\(name string\) string/);
+    expect(root.status?.note ?? "").not.toContain("belongs to the module");
+  });
+});

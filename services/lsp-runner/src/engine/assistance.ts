@@ -95,7 +95,7 @@ export class AssistanceQueries {
       ...chosen.slice(resolveCount).map((item) => this.convertCompletion(context, item, false)),
     ];
     return this.engine.withStatus<CompletionAnswer>(
-      context.session,
+      context,
       { items, incomplete: list.isIncomplete, total: matching.length },
       { empty: items.length === 0, resolved: at.symbol ? resolved : undefined },
     );
@@ -130,7 +130,7 @@ export class AssistanceQueries {
       .filter(Boolean)
       .join("\n\n");
     return this.engine.withStatus<SignatureHelpAnswer>(
-      context.session,
+      context,
       {
         signatures: signatures.map((s) => s.label),
         activeSignature,

@@ -8,6 +8,7 @@ import { RunnerError } from "../errors.js";
 import type { OpenDocument } from "../lsp/documents/openDocument.js";
 import { locateSymbol } from "../lsp/documents/symbolLocator.js";
 import { shownLineCount } from "../lsp/documents/textDocument.js";
+import { nestedGoModuleOf } from "../lsp/languages/goModuleScope.js";
 import type { LanguageRegistry, LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
 import type { SessionManager } from "../lsp/pool/sessionManager.js";
 import type { LanguageSession } from "../lsp/session/languageSession.js";
@@ -55,6 +56,8 @@ export interface DocumentContext {
   document: OpenDocument;
   /** The document was open in the session before this query. */
   wasOpen: boolean;
+  /** Why the server's answers about this file may miss or mislead (a Go file of a nested module). */
+  fileNote?: string;
 }
 
 /** Where a server's location lies: its file as answers name it. */
@@ -207,7 +210,21 @@ export class EngineContext {
     const session = await this.options.sessions.get({ ...ref, root: paths.root }, match.language);
     const wasOpen = session.document(pathToFileURL(file.absolute).href) !== undefined;
     const document = await session.syncDocument(file, match.languageId);
-    return { paths, file, session, document, wasOpen };
+    const fileNote = await this.fileScopeNote(session, paths.root, file.path);
+    return { paths, file, session, document, wasOpen, ...(fileNote ? { fileNote } : {}) };
+  }
+
+  /**
+   * gopls reads a file of a module below the workspace's root module as a file alone (no go.work
+   * names that module): its imports and its package's other files are not loaded, so what it says
+   * about the file may be empty or point at the workspace's code instead of the version required.
+   */
+  private async fileScopeNote(session: LanguageSession, root: string, file: string): Promise<string | undefined> {
+    if (session.language.includeConfig !== "go") return undefined;
+    const module = await nestedGoModuleOf(root, file).catch(() => undefined);
+    return module
+      ? `${file} belongs to the module in ${module}/ (its own go.mod), which the ${session.language.id} language server does not load from this workspace: it reads the file alone, so answers about it may miss or mislead; serve ${module} as a workspace of its own, or add a go.work that uses it`
+      : undefined;
   }
 
   resolvePosition(context: DocumentContext, at: PositionTarget): Position {
@@ -602,7 +619,7 @@ export class EngineContext {
 
   /** Adds the server state; an empty answer from a server that is not ready is marked partial. */
   withStatus<T extends { status: AnswerStatus }>(
-    session: LanguageSession,
+    of: LanguageSession | DocumentContext,
     body: Omit<T, "status">,
     facts: {
       empty: boolean;
@@ -615,9 +632,12 @@ export class EngineContext {
       fileOnly?: boolean;
     },
   ): T {
+    const session = "session" in of ? of.session : of;
     const status = this.statusOf(session);
     if (facts.resolved) status.resolved = facts.resolved;
     const notes = this.incompleteNotes(session, facts.empty, facts.fileOnly);
+    // Asked about a file the server reads alone: its answer about that file may miss or mislead.
+    if ("session" in of && of.fileNote) notes.push(of.fileNote);
     if (notes.length > 0) status.partial = true;
     if (facts.omitted)
       notes.push(`${facts.omitted} result${facts.omitted === 1 ? "" : "s"} outside your workspaces withheld`);

@@ -240,7 +240,7 @@ export class HierarchyQueries {
     const root = first ? await walk.node(first) : undefined;
     if (root && first) await walk.expand(root, first, depth, new Set());
     const answer = this.engine.withStatus<HierarchyAnswer>(
-      context.session,
+      context,
       { root },
       { empty: !root, resolved: at.symbol ? resolved : undefined, omitted: walk.omitted, projects },
     );

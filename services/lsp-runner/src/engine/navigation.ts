@@ -93,7 +93,7 @@ export class NavigationQueries {
     }
     const converted = await this.engine.convertLocations(context, locations);
     return this.engine.withStatus<LocationsAnswer>(
-      context.session,
+      context,
       { locations: converted.locations },
       {
         empty: converted.locations.length === 0,
@@ -128,7 +128,7 @@ export class NavigationQueries {
     const converted = await this.engine.convertLocationPage(context, result ?? [], offset, limit);
     const { locations, total } = converted;
     return this.engine.withStatus<ReferencesAnswer>(
-      context.session,
+      context,
       { locations, total },
       {
         empty: total === 0,
@@ -154,7 +154,7 @@ export class NavigationQueries {
       ? fromLspRange(context.document.lines, result.range, context.session.encoding)
       : undefined;
     return this.engine.withStatus<HoverAnswer>(
-      context.session,
+      context,
       { contents, range },
       {
         empty: contents === "",

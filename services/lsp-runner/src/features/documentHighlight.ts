@@ -41,7 +41,7 @@ export async function documentHighlights(
     kind: KIND_NAMES[highlight.kind ?? DocumentHighlightKind.Text] ?? "text",
   }));
   return engine.withStatus<DocumentHighlightsAnswer>(
-    context.session,
+    context,
     { highlights },
     { empty: highlights.length === 0, resolved: at.symbol ? resolved : undefined, fileOnly: true },
   );

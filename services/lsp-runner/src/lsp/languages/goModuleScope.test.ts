@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
-import { outsideGoModule } from "./goModuleScope.js";
+import { nestedGoModuleOf, outsideGoModule } from "./goModuleScope.js";
 
 let root: string;
 beforeEach(() => {
@@ -67,4 +67,15 @@ test("nothing when every file is the root module's, with no go.mod at the root, 
   expect(await outsideGoModule(root, ["a.go", "pkg/b.go", "pkg/testdata/c.go"])).toBeUndefined();
   write("go.work", "go 1.22\nuse (\n\t.\n\t./_examples/rest\n)\n");
   expect(await outsideGoModule(root, sources)).toBeUndefined();
+});
+
+test("a file's own module below the root is named, the root module's files are not", async () => {
+  write("go.mod", "module github.com/go-chi/chi/v5\n");
+  write("_examples/rest/go.mod", "module rest-example\n\nrequire github.com/go-chi/chi/v5 v5.0.1\n");
+  expect(await nestedGoModuleOf(root, "_examples/rest/main.go")).toBe("_examples/rest");
+  expect(await nestedGoModuleOf(root, "_examples/rest/handlers/a.go")).toBe("_examples/rest");
+  expect(await nestedGoModuleOf(root, "_examples/hello-world/main.go")).toBeUndefined();
+  expect(await nestedGoModuleOf(root, "chi.go")).toBeUndefined();
+  write("go.work", "go 1.22\nuse (\n\t.\n\t./_examples/rest\n)\n");
+  expect(await nestedGoModuleOf(root, "_examples/rest/main.go")).toBeUndefined();
 });

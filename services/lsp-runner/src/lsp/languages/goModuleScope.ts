@@ -54,6 +54,21 @@ export async function outsideGoModule(root: string, sources: readonly string[]):
   return { outside, nestedModules: [...nested].sort() };
 }
 
+/**
+ * The folder (workspace-relative) of the module below the root that holds `file`, when the root
+ * is a module on its own (a go.mod, no go.work): gopls reads such a file alone, as a loose file,
+ * so what it answers about it may miss or mislead. Undefined for files of the root module.
+ */
+export async function nestedGoModuleOf(root: string, file: string): Promise<string | undefined> {
+  if (!(await isFile(join(root, "go.mod"))) || (await isFile(join(root, "go.work")))) return undefined;
+  const folders = foldersOf(file);
+  for (let depth = folders.length; depth >= 1; depth--) {
+    const folder = folders.slice(0, depth).join("/");
+    if (await isFile(join(root, folder, "go.mod"))) return folder;
+  }
+  return undefined;
+}
+
 /** The folder names on a workspace-relative path, outermost first (none for a file at the root). */
 function foldersOf(file: string): string[] {
   const folder = posix.dirname(file);
