@@ -135,5 +135,12 @@ describe.skipIf(!needs("gopls", "runnerGo"))("a file of a module below the root 
     const root = await env.client.hover({ workspace: ws, at: symbol("chi.go", "Greet", 4) });
     expect(root.contents).toMatch(/func Greet\(name string\) string/);
     expect(root.status?.note ?? "").not.toContain("belongs to the module");
+    const diagnostics = await env.client.diagnostics({
+      workspace: ws,
+      files: ["_examples/rest/main.go"],
+      waitMs: 2_000,
+    });
+    expect(diagnostics.status?.partial).toBe(true);
+    expect(diagnostics.status?.note).toContain("_examples/rest/main.go belongs to the module in _examples/rest/");
   });
 });

@@ -97,12 +97,9 @@ export class DiagnosticsQueries {
       else skipped.push({ file: targets[index]!, reason: outcome.reason.message.replace(/; name a source file$/, "") });
     }
     if (contexts.length === 0 && opened[0]?.status === "rejected") throw opened[0].reason;
-    if (skipped.length > 0) {
-      const listed = skipped.slice(0, 5).map((skip) => `${skip.file} (${skip.reason})`);
-      const more = skipped.length > 5 ? `, and ${skipped.length - 5} more` : "";
-      notes.push(`${skipped.length} file(s) skipped: ${listed.join("; ")}${more}`);
-    }
+    if (skipped.length > 0) notes.push(skippedNote(skipped));
     const sessions = [...new Set(contexts.map((c) => c.session))];
+    notes.push(...readAloneNotes(contexts));
     const deadline = Date.now() + waitMs;
     // Waiting for pushes costs nothing; pulls make the server work, so a few at a time.
     const pullSlot = concurrencyLimit(PULL_CONCURRENCY);
@@ -314,4 +311,25 @@ function concurrencyLimit(limit: number): <R>(work: () => Promise<R>) => Promise
       waiting.shift()?.();
     }
   };
+}
+
+/** The files passed over, the first five with why. */
+function skippedNote(skipped: readonly SkippedFile[]): string {
+  const listed = skipped.slice(0, 5).map((skip) => `${skip.file} (${skip.reason})`);
+  const more = skipped.length > 5 ? `, and ${skipped.length - 5} more` : "";
+  return `${skipped.length} file(s) skipped: ${listed.join("; ")}${more}`;
+}
+
+/**
+ * What the server says about files it reads alone (a Go file of a module below the root) may miss
+ * or mislead: one file's own note, or a count naming the first few.
+ */
+function readAloneNotes(contexts: readonly DocumentContext[]): string[] {
+  const alone = contexts.filter((context) => context.fileNote);
+  if (alone.length <= 1) return alone.map((context) => context.fileNote!);
+  const listed = alone.slice(0, 3).map((context) => context.file.path);
+  const more = alone.length > 3 ? `, and ${alone.length - 3} more` : "";
+  return [
+    `${alone.length} files (${listed.join(", ")}${more}) are read alone by their language server (${alone[0]!.fileNote})`,
+  ];
 }
