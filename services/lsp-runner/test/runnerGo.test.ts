@@ -119,6 +119,9 @@ describe.skipIf(!needs("gopls", "runnerGo"))("a file of a module below the root 
         "go.mod": "module example.com/chi\n\ngo 1.19\n",
         "chi.go": 'package chi\n\n// Greet says hello.\nfunc Greet(name string) string { return "hello " + name }\n',
         "_examples/rest/go.mod": "module rest-example\n\ngo 1.19\n\nrequire example.com/chi v1.0.1\n",
+        "gen.go":
+          "//go:build ignore\n\npackage main\n\nfunc main() { println(Generate()) }\n\nfunc Generate() int { return 1 }\n",
+        "term_windows.go": "package chi\n\nfunc Console() int { return 2 }\n",
         "_examples/rest/main.go":
           'package main\n\nimport "example.com/chi"\n\nfunc main() {\n\tprintln(chi.Greet("x"))\n}\n',
       },
@@ -126,7 +129,7 @@ describe.skipIf(!needs("gopls", "runnerGo"))("a file of a module below the root 
   });
   afterAll(() => env?.close());
 
-  test("answers about it are partial naming its module; the root module's are not", async () => {
+  test("answers about it, or about a file not built here, are partial saying why; the root module's are not", async () => {
     const nested = await env.client.hover({ workspace: ws, at: symbol("_examples/rest/main.go", "Greet", 6) });
     expect(nested.status?.partial).toBe(true);
     expect(nested.status?.note).toContain(
@@ -135,6 +138,14 @@ describe.skipIf(!needs("gopls", "runnerGo"))("a file of a module below the root 
     const root = await env.client.hover({ workspace: ws, at: symbol("chi.go", "Greet", 4) });
     expect(root.contents).toMatch(/func Greet\(name string\) string/);
     expect(root.status?.note ?? "").not.toContain("belongs to the module");
+    for (const [file, name, line, why] of [
+      ["gen.go", "Generate", 5, "its build constraint (//go:build ignore) leaves it out on linux/"],
+      ["term_windows.go", "Console", 3, "its name (_windows) leaves it out on linux/"],
+    ] as const) {
+      const excluded = await env.client.hover({ workspace: ws, at: symbol(file, name, line) });
+      expect(excluded.status?.partial).toBe(true);
+      expect(excluded.status?.note).toContain(`${file} is not built here: ${why}`);
+    }
     const diagnostics = await env.client.diagnostics({
       workspace: ws,
       files: ["_examples/rest/main.go"],

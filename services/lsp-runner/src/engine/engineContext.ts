@@ -8,6 +8,7 @@ import { RunnerError } from "../errors.js";
 import type { OpenDocument } from "../lsp/documents/openDocument.js";
 import { locateSymbol } from "../lsp/documents/symbolLocator.js";
 import { shownLineCount } from "../lsp/documents/textDocument.js";
+import { goBuildExclusion } from "../lsp/languages/goBuildConstraints.js";
 import { nestedGoModuleOf } from "../lsp/languages/goModuleScope.js";
 import type { LanguageRegistry, LanguageServerConfig } from "../lsp/languages/languageRegistry.js";
 import type { SessionManager } from "../lsp/pool/sessionManager.js";
@@ -210,7 +211,7 @@ export class EngineContext {
     const session = await this.options.sessions.get({ ...ref, root: paths.root }, match.language);
     const wasOpen = session.document(pathToFileURL(file.absolute).href) !== undefined;
     const document = await session.syncDocument(file, match.languageId);
-    const fileNote = await this.fileScopeNote(session, paths.root, file.path);
+    const fileNote = await this.fileScopeNote(session, paths.root, file.path, document.text);
     return { paths, file, session, document, wasOpen, ...(fileNote ? { fileNote } : {}) };
   }
 
@@ -218,12 +219,22 @@ export class EngineContext {
    * gopls reads a file of a module below the workspace's root module as a file alone (no go.work
    * names that module): its imports and its package's other files are not loaded, so what it says
    * about the file may be empty or point at the workspace's code instead of the version required.
+   * A file the go tool would not build here (`_windows.go`, `//go:build ignore`) it does not check.
    */
-  private async fileScopeNote(session: LanguageSession, root: string, file: string): Promise<string | undefined> {
+  private async fileScopeNote(
+    session: LanguageSession,
+    root: string,
+    file: string,
+    text: string,
+  ): Promise<string | undefined> {
     if (session.language.includeConfig !== "go") return undefined;
+    const server = `the ${session.language.id} language server`;
     const module = await nestedGoModuleOf(root, file).catch(() => undefined);
-    return module
-      ? `${file} belongs to the module in ${module}/ (its own go.mod), which the ${session.language.id} language server does not load from this workspace: it reads the file alone, so answers about it may miss or mislead; serve ${module} as a workspace of its own, or add a go.work that uses it`
+    if (module)
+      return `${file} belongs to the module in ${module}/ (its own go.mod), which ${server} does not load from this workspace: it reads the file alone, so answers about it may miss or mislead; serve ${module} as a workspace of its own, or add a go.work that uses it`;
+    const excluded = goBuildExclusion(file, text);
+    return excluded
+      ? `${file} is not built here: ${excluded}, so ${server} does not check it and answers little or nothing about it; its build tags or GOOS/GOARCH would have to be set in the language's settings (gopls buildFlags, env)`
       : undefined;
   }
 
