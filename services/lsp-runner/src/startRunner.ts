@@ -58,7 +58,9 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     installed: languages.installed().map((language) => language.id),
   });
   const workspaces = settings.workspaces;
-  const sandbox = await runnerSandbox(settings.sandbox ?? "none");
+  // No setting (lspmesh serve, lspmesh mcp): one user's own folder, served unsandboxed.
+  const sandbox =
+    settings.sandbox === undefined ? { reason: "one user's own folder" } : await runnerSandbox(settings.sandbox);
   if ("root" in workspaces && (settings.workers ?? "off") === "auto") {
     const landlock = landlockStatus();
     if (landlock.abi > 0) {
@@ -74,7 +76,7 @@ export async function startRunner(settings: RunnerSettings, hooks: RunnerHooks =
     hooks.log?.({ level: "warn", msg: "LSPMESH_WORKER_LISTEN ignored: this runner has no tenant workers" });
   const tenantsTrustEachOther = (settings.tenants?.length ?? 0) > 0;
   hooks.log?.({
-    level: sandbox.sandbox || tenantsTrustEachOther ? "info" : "warn",
+    level: sandbox.sandbox || tenantsTrustEachOther || settings.sandbox === undefined ? "info" : "warn",
     msg: sandbox.sandbox
       ? "language servers run sandboxed (bubblewrap)"
       : tenantsTrustEachOther
