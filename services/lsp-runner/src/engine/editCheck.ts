@@ -15,9 +15,9 @@ import {
   type DiagnosticChange,
 } from "./diagnosticDelta.js";
 import type { DiagnosticsQueries } from "./diagnosticsQueries.js";
+import { distinctNotes } from "./distinctNotes.js";
 import type { DocumentContext, EngineContext } from "./engineContext.js";
 import { findImporters, IMPORTERS_CAP, readsImportsOf } from "./importers.js";
-import { distinctNotes } from "./navigation.js";
 import { applyTextEdits } from "./textEdits.js";
 
 /** Budget of a check (diagnostics before and after), ms (default 15 000). */

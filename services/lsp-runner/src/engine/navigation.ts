@@ -37,6 +37,7 @@ import type {
   WorkspaceRef,
   WorkspaceSymbolsAnswer,
 } from "./answers.js";
+import { distinctNotes } from "./distinctNotes.js";
 import { type DocumentContext, type EngineContext, type ProjectLoad, requireCapability } from "./engineContext.js";
 import { FileLines } from "./fileLines.js";
 import { normaliseLocations } from "./lspLocations.js";
@@ -391,14 +392,6 @@ export class NavigationQueries {
 }
 
 /** Symbols by where they start (then end): the order they appear in the file. */
-/**
- * The notes of several sessions' parts of one answer, each reason once: every part's note counts
- * the results withheld from all of them, and a reason can open one note and end another.
- */
-export function distinctNotes(notes: ReadonlyArray<string | undefined>): string {
-  return [...new Set(notes.flatMap((note) => (note ? note.split("; ") : [])))].join("; ");
-}
-
 function inSourceOrder(symbols: DocumentSymbol[]): DocumentSymbol[] {
   return symbols.sort(
     (a, b) =>

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { distinctNotes } from "./navigation.js";
+import { distinctNotes } from "./distinctNotes.js";
 
 test("workspace symbols from several sessions say each reason once", () => {
   // clangd's part and pyright's of one workspace: the withheld count is each part's.
