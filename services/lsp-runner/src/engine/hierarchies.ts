@@ -7,14 +7,14 @@ import {
   CallHierarchyIncomingCallsRequest,
   CallHierarchyOutgoingCallsRequest,
   CallHierarchyPrepareRequest,
-  ErrorCodes,
   type TextDocumentPositionParams,
   TypeHierarchyPrepareRequest,
   TypeHierarchySubtypesRequest,
   TypeHierarchySupertypesRequest,
 } from "vscode-languageserver-protocol";
-import { invalidArgument, RunnerError } from "../errors.js";
+import { invalidArgument } from "../errors.js";
 import { fromLspRange, type Position } from "../lsp/session/positionEncoding.js";
+import { isMethodNotFound } from "../lsp/session/serverErrors.js";
 import { askOtherProjects } from "./acrossProjects.js";
 import type { HierarchyAnswer, HierarchyNode, PositionTarget, Range } from "./answers.js";
 import { type DocumentContext, type EngineContext, type ProjectLoad, requireCapability } from "./engineContext.js";
@@ -314,13 +314,6 @@ const LEGACY_TYPE_HIERARCHY = "textDocument/typeHierarchy";
 interface LegacyItem extends TypeHierarchyItem {
   children?: LegacyItem[];
   parents?: LegacyItem[];
-}
-
-/** The server has no such method (UNSUPPORTED from its MethodNotFound). */
-function isMethodNotFound(error: unknown): boolean {
-  if (!(error instanceof RunnerError) || error.code !== "UNSUPPORTED") return false;
-  const cause = error.cause as { code?: unknown } | undefined;
-  return cause?.code === ErrorCodes.MethodNotFound;
 }
 
 function checkDepth(depth: number): number {

@@ -1,7 +1,7 @@
 // A server's refusal or failure, with the failure the server shows (gopls: "Error loading
 // workspace: …") when it shows one: that is usually why it could not answer.
-import { ErrorCodes } from "vscode-languageserver-protocol";
 import { RunnerError } from "../errors.js";
+import { isMethodNotFound } from "../lsp/session/serverErrors.js";
 
 /**
  * `error` with `shownFailure` (the session's note on the failure it shows, when it shows one)
@@ -11,6 +11,6 @@ import { RunnerError } from "../errors.js";
 export function withShownFailure(error: unknown, shownFailure: string | undefined): unknown {
   if (!shownFailure || !(error instanceof RunnerError)) return error;
   if (error.code !== "SERVER_FAILED" && error.code !== "UNSUPPORTED") return error;
-  if ((error.cause as { code?: unknown } | undefined)?.code === ErrorCodes.MethodNotFound) return error;
+  if (isMethodNotFound(error)) return error;
   return new RunnerError(error.code, `${error.message} (${shownFailure})`, { cause: error.cause });
 }

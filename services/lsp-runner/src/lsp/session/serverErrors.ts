@@ -43,6 +43,12 @@ export function isRetryable(error: { code: number; data?: unknown; message?: str
   return (error.data as { retriggerRequest?: boolean } | undefined)?.retriggerRequest !== false;
 }
 
+/** The server has no such method: the UNSUPPORTED serverAnswerError makes of its MethodNotFound. */
+export function isMethodNotFound(error: unknown): boolean {
+  if (!(error instanceof RunnerError) || error.code !== "UNSUPPORTED") return false;
+  return (error.cause as { code?: unknown } | undefined)?.code === ErrorCodes.MethodNotFound;
+}
+
 /** The RunnerError for an error a `language` server answered `method` with (kept as its cause). */
 export function serverAnswerError(
   language: string,
