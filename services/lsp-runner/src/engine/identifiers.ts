@@ -52,10 +52,14 @@ export function invalidRenameReason(language: string, currentName: string, newNa
   return undefined;
 }
 
+/** The characters of an identifier, in a RegExp class (letters, digits, marks, `_` and `$`). */
+const WORD_CHARS = "\\p{L}\\p{N}\\p{Mn}\\p{Mc}\\p{Pc}$";
+const WORD_CHAR = new RegExp(`[${WORD_CHARS}]`, "u");
+
 /** The identifier around a column (1-based, code points) of a line; "" when none is there. */
 export function wordAt(line: string, column: number): string {
   const chars = [...line];
-  const isWord = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}\p{Mn}\p{Mc}\p{Pc}$]/u.test(c);
+  const isWord = (c: string | undefined) => c !== undefined && WORD_CHAR.test(c);
   let start = column - 1;
   let end = column - 1;
   while (start > 0 && isWord(chars[start - 1])) start--;
@@ -66,8 +70,5 @@ export function wordAt(line: string, column: number): string {
 /** Whether `text` has `name` as a whole word (not inside a longer identifier). */
 export function hasWord(text: string, name: string): boolean {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(
-    `(?<![\\p{L}\\p{N}\\p{Mn}\\p{Mc}\\p{Pc}$])${escaped}(?![\\p{L}\\p{N}\\p{Mn}\\p{Mc}\\p{Pc}$])`,
-    "u",
-  ).test(text);
+  return new RegExp(`(?<![${WORD_CHARS}])${escaped}(?![${WORD_CHARS}])`, "u").test(text);
 }

@@ -25,7 +25,7 @@ export interface GoModuleScope {
  * load error), or a go.work (which names the modules it loads).
  */
 export async function outsideGoModule(root: string, sources: readonly string[]): Promise<GoModuleScope | undefined> {
-  if (!(await isFile(join(root, "go.mod"))) || (await isFile(join(root, "go.work")))) return undefined;
+  if (!(await isModuleAlone(root))) return undefined;
   const modules = new Map<string, Promise<GoMod>>();
   const goModOf = (folder: string) => {
     let known = modules.get(folder);
@@ -60,13 +60,21 @@ export async function outsideGoModule(root: string, sources: readonly string[]):
  * so what it answers about it may miss or mislead. Undefined for files of the root module.
  */
 export async function nestedGoModuleOf(root: string, file: string): Promise<string | undefined> {
-  if (!(await isFile(join(root, "go.mod"))) || (await isFile(join(root, "go.work")))) return undefined;
+  if (!(await isModuleAlone(root))) return undefined;
   const folders = foldersOf(file);
   for (let depth = folders.length; depth >= 1; depth--) {
     const folder = folders.slice(0, depth).join("/");
     if (await isFile(join(root, folder, "go.mod"))) return folder;
   }
   return undefined;
+}
+
+/**
+ * The root is a module on its own: a go.mod, and no go.work (which names the modules gopls loads).
+ * Without a go.mod at the root gopls shows its own load error.
+ */
+async function isModuleAlone(root: string): Promise<boolean> {
+  return (await isFile(join(root, "go.mod"))) && !(await isFile(join(root, "go.work")));
 }
 
 /** The folder names on a workspace-relative path, outermost first (none for a file at the root). */
