@@ -229,7 +229,7 @@ export class EngineContext {
   ): Promise<string | undefined> {
     if (session.language.includeConfig !== "go") return undefined;
     const server = `the ${session.language.id} language server`;
-    const module = await nestedGoModuleOf(root, file).catch(() => undefined);
+    const module = await this.nestedModuleOf(session, root, file);
     if (module)
       return `${file} belongs to the module in ${module}/ (its own go.mod), which ${server} does not load from this workspace: it reads the file alone, so answers about it may miss or mislead; serve ${module} as a workspace of its own, or add a go.work that uses it`;
     const excluded = goBuildExclusion(file, text);
@@ -237,6 +237,30 @@ export class EngineContext {
       ? `${file} is not built here: ${excluded}, so ${server} does not check it and answers little or nothing about it; its build tags or GOOS/GOARCH would have to be set in the language's settings (gopls buildFlags, env)`
       : undefined;
   }
+
+  /**
+   * A Go file's module below the root, looked up once per file while the session's file layout
+   * holds (a go.mod or go.work appearing or going moves it, as for the project scan): not a few
+   * stats on every call.
+   */
+  private nestedModuleOf(session: LanguageSession, root: string, file: string): Promise<string | undefined> {
+    let known = this.nestedModules.get(session);
+    if (known?.layoutEpoch !== session.layoutEpoch) {
+      known = { layoutEpoch: session.layoutEpoch, byFile: new Map() };
+      this.nestedModules.set(session, known);
+    }
+    let module = known.byFile.get(file);
+    if (!module) {
+      module = nestedGoModuleOf(root, file).catch(() => undefined);
+      known.byFile.set(file, module);
+    }
+    return module;
+  }
+
+  private readonly nestedModules = new WeakMap<
+    LanguageSession,
+    { layoutEpoch: number; byFile: Map<string, Promise<string | undefined>> }
+  >();
 
   resolvePosition(context: DocumentContext, at: PositionTarget): Position {
     if (at.symbol) return locateSymbol(context.document.lines, at.symbol, context.file.path);
