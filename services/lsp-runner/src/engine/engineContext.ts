@@ -454,7 +454,7 @@ export class EngineContext {
     let closed = left.outside.filter(
       (file) => !open.has(file) && !(left.byFolder && openFolders.has(posix.dirname(file))),
     );
-    const named = name ? await this.filesNaming(paths, closed, name) : undefined;
+    const named = name ? await this.gapFilesNaming(session, paths, closed, name) : undefined;
     if (named) closed = named;
     if (closed.length === 0) return undefined;
     const some = `${closed.slice(0, 3).join(", ")}${closed.length > 3 ? ", …" : ""}`;
@@ -467,6 +467,35 @@ export class EngineContext {
    * The files of `files` that have `name` as a word; undefined (not known: count them all) when
    * there are too many to read or one cannot be read.
    */
+  /**
+   * filesNaming, read once per name while the session's content holds (its epoch moves on every
+   * document opened or changed and every file event): the files left out are the same then, and a
+   * references question asked again must not read them all again.
+   */
+  private gapFilesNaming(
+    session: LanguageSession,
+    paths: WorkspacePaths,
+    files: readonly string[],
+    name: string,
+  ): Promise<string[] | undefined> {
+    let known = this.gapNames.get(session);
+    if (known?.contentEpoch !== session.contentEpoch) {
+      known = { contentEpoch: session.contentEpoch, byName: new Map() };
+      this.gapNames.set(session, known);
+    }
+    let named = known.byName.get(name);
+    if (!named) {
+      named = this.filesNaming(paths, files, name);
+      known.byName.set(name, named);
+    }
+    return named;
+  }
+
+  private readonly gapNames = new WeakMap<
+    LanguageSession,
+    { contentEpoch: number; byName: Map<string, Promise<string[] | undefined>> }
+  >();
+
   private async filesNaming(
     paths: WorkspacePaths,
     files: readonly string[],
